@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** Deployed clients send numbers either as JSON numbers or as digit strings. */
+export function intLike(min: number, max: number) {
+  return z
+    .union([z.number().int(), z.string().regex(/^\d{1,9}$/, 'expected an integer').transform(Number)])
+    .pipe(z.number().int().min(min).max(max));
+}
+
+/** A destination address: international digits, optional leading +, at most 15 digits. */
+export const AddressSchema = z
+  .union([
+    z.string().trim(),
+    z.number().int().nonnegative().transform((n) => String(n)),
+  ])
+  .pipe(z.string().regex(/^\+?\d{1,15}$/, 'expected international digits with an optional +, at most 15 digits'))
+  .transform((s) => s.replace(/^\+/, ''));
+
+/** Sender: a number of up to 15 digits, or an alphanumeric sender of up to 11 characters. */
+export const SenderSchema = z
+  .union([z.string().trim(), z.number().int().nonnegative().transform((n) => String(n))])
+  .pipe(
+    z.string().refine((s) => /^\+?\d{1,15}$/.test(s) || /^[A-Za-z0-9 ._&@'!#%*+,\/:?-]{1,11}$/.test(s), {
+      message: 'expected up to 15 digits or up to 11 alphanumeric characters',
+    }),
+  );
+
+export const HttpUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'expected an http or https URL');
+
+/** Money is a decimal string end to end, so no float ever rounds a cent. */
+export const MoneySchema = z
+  .union([z.number().finite(), z.string().regex(/^-?\d{1,14}(\.\d{1,6})?$/, 'expected a decimal number')])
+  .transform((v) => String(v))
+  .refine((s) => /^-?\d{1,14}(\.\d{1,6})?$/.test(s), 'expected a decimal number with at most 6 decimals');

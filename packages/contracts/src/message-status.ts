@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { MESSAGE_STATES } from './states';
+
+/** GET /secure/messages/{id} */
+export const MessageStatusSchema = z.object({
+  data: z.object({
+    id: z.string(),
+    state: z.enum(MESSAGE_STATES),
+    to: z.string(),
+    from: z.string().nullable(),
+    batchId: z.string().nullable(),
+    smscId: z.string().nullable(),
+    segments: z.number().int(),
+    coding: z.number().int(),
+    cost: z.string(),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    submittedAt: z.string().nullable(),
+    updatedAt: z.string(),
+  }),
+});
+export type MessageStatus = z.infer<typeof MessageStatusSchema>;

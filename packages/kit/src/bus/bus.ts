@@ -1,0 +1,44 @@
+import type { BusPayload, Topic } from '@smsgw/contracts';
+
+export interface ConsumeOptions<T extends Topic> {
+  /** The consumer's own queue (QUEUES in contracts). */
+  queue: string;
+  topic: T;
+  /** How many deliveries may be in the handler at once. */
+  prefetch?: number;
+  /** Delay before each retry; its length is the number of retries before dead-lettering. */
+  retryDelaysMs?: number[];
+}
+
+export interface DeliveryInfo {
+  /** 1 on first delivery, then 2, 3, … for each retry through the delay queues. */
+  attempt: number;
+  /** The broker delivered it again after a consumer died without acking. */
+  redelivered: boolean;
+}
+
+/** Resolve: ack. Throw: retry after the next delay, or dead-letter when retries are spent. */
+export type Handler<T extends Topic> = (payload: BusPayload<T>, info: DeliveryInfo) => Promise<void>;
+
+/** Thrown by a handler for a message no retry can help: it goes straight to the dead-letter queue. */
+export class PoisonMessageError extends Error {
+  override name = 'PoisonMessageError';
+}
+
+export interface Consumer {
+  /** Stop taking deliveries and wait for the handlers in progress; unacked ones return to the queue. */
+  cancel(): Promise<void>;
+}
+
+export interface Bus {
+  /** Resolves once the broker has confirmed the message is stored. */
+  publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void>;
+  consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer>;
+  /** Messages parked in the consumer's dead-letter queue (for operators and tests). */
+  deadLetterCount(queue: string): Promise<number>;
+  /** True while the broker connection is usable (for /readyz). */
+  isReady(): boolean;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RETRY_DELAYS_MS = [1000, 5000, 30000, 120000];

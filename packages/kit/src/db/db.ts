@@ -1,0 +1,22 @@
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * One interface in front of node-postgres and PGlite (TRAPS.md: PGlite is not a drop-in for pg).
+ * Both run the same plain-Postgres SQL.
+ */
+export interface Db extends Queryable {
+  /** Runs fn in one transaction; rolls back and rethrows when fn throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Several statements at once, no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** True while the database answers (for /readyz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
