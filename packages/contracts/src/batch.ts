@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema } from './fields';
-import { checkMessageRules, messageParams, normalizeAliases } from './message';
+import { FIELD_ALIASES, checkMessageRules, messageParams, normalizeAliases } from './message';
+import { BATCH_STATES } from './states';
 
 export const BatchMessageSchema = z.preprocess(
   normalizeAliases,
@@ -33,3 +34,51 @@ export const BatchRequestSchema = z.strictObject({
   batch_config: BatchConfigSchema.optional(),
 });
 export type BatchRequest = z.output<typeof BatchRequestSchema>;
+
+/**
+ * Renames dashed aliases to underscores (as normalizeAliases does), unless both spellings are in
+ * the object: then it is left as given, so validation reports the field given twice.
+ */
+function canonicalKeys(input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const canonical = FIELD_ALIASES[key] ?? key;
+    if (canonical in out || (canonical !== key && canonical in input)) return input;
+    out[canonical] = value;
+  }
+  return out;
+}
+
+/**
+ * A batch message with `globals` applied (spec 4.3 rule 2): a parameter the message sets wins. A
+ * message that chooses its content (text or binary) replaces both content fields of the globals.
+ */
+export function applyGlobals(globals: Record<string, unknown> | undefined, message: Record<string, unknown>): Record<string, unknown> {
+  const own = canonicalKeys(message);
+  const inherited = { ...canonicalKeys(globals ?? {}) };
+  if ('content' in own || 'hex_content' in own) {
+    delete inherited['content'];
+    delete inherited['hex_content'];
+  }
+  return { ...inherited, ...own };
+}
+
+/** GET /secure/batches/{batchId} */
+export const BatchStatusSchema = z.object({
+  data: z.object({
+    batchId: z.string(),
+    state: z.enum(BATCH_STATES),
+    scheduledAt: z.string().nullable(),
+    createdAt: z.string(),
+    completedAt: z.string().nullable(),
+    counts: z.object({
+      total: z.number().int(),
+      queued: z.number().int(),
+      sent: z.number().int(),
+      delivered: z.number().int(),
+      failed: z.number().int(),
+      cancelled: z.number().int(),
+    }),
+  }),
+});
+export type BatchStatus = z.infer<typeof BatchStatusSchema>;

@@ -18,7 +18,12 @@ export const QUEUES = {
 } as const;
 
 /** The job carries only the id: the dispatcher reads the message in the same UPDATE that claims it. */
-export const MessageSubmitJobSchema = z.object({ messageId: z.string().uuid() });
+export const MessageSubmitJobSchema = z.object({
+  messageId: z.string().uuid(),
+  /** For pacing before the claim: the account's cap, and the PDUs the message needs. */
+  accountId: z.string().uuid().optional(),
+  segments: z.number().int().min(1).max(255).optional(),
+});
 export type MessageSubmitJob = z.infer<typeof MessageSubmitJobSchema>;
 
 export const MessageResultEventSchema = z.object({
@@ -29,6 +34,8 @@ export const MessageResultEventSchema = z.object({
   outcome: z.enum(['submitted', 'failed']),
   smscId: z.string().nullable(),
   error: z.string().nullable(),
+  /** The connector that answered (DLR callbacks report it). */
+  connector: z.string().default(''),
   at: z.string(),
 });
 export type MessageResultEvent = z.infer<typeof MessageResultEventSchema>;
@@ -36,11 +43,19 @@ export type MessageResultEvent = z.infer<typeof MessageResultEventSchema>;
 export const BatchAcceptedEventSchema = z.object({ batchId: z.string().uuid() });
 export type BatchAcceptedEvent = z.infer<typeof BatchAcceptedEventSchema>;
 
+/** A message's handset receipt, once every part has one (level 2 delivery reports). */
 export const MessageDlrEventSchema = z.object({
   messageId: z.string().uuid(),
   smscId: z.string(),
+  /** DELIVRD when every part was delivered, else the stat of the first part that was not. */
   status: z.string(),
   err: z.string().nullable(),
+  connector: z.string().default(''),
+  sub: z.string().default(''),
+  dlvrd: z.string().default(''),
+  submitDate: z.string().default(''),
+  doneDate: z.string().default(''),
+  text: z.string().default(''),
   at: z.string(),
 });
 export type MessageDlrEvent = z.infer<typeof MessageDlrEventSchema>;

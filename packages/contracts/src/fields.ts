@@ -42,3 +42,8 @@ export const MoneySchema = z
   .union([z.number().finite(), z.string().regex(/^-?\d{1,14}(\.\d{1,6})?$/, 'expected a decimal number')])
   .transform((v) => String(v))
   .refine((s) => /^-?\d{1,14}(\.\d{1,6})?$/.test(s), 'expected a decimal number with at most 6 decimals');
+
+/** Trims a numeric(20,6) as Postgres prints it to what a person wrote: "10.500000" → "10.5". */
+export function formatDecimal(value: string): string {
+  return value.includes('.') ? value.replace(/\.?0+$/, '') : value;
+}

@@ -7,3 +7,4 @@ export * from './states';
 export * from './message-status';
 export * from './admin';
 export * from './bus';
+export * from './openapi';

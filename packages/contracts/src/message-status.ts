@@ -15,6 +15,8 @@ export const MessageStatusSchema = z.object({
     cost: z.string(),
     attempts: z.number().int(),
     error: z.string().nullable(),
+    /** Set when a callback or delivery report for this message was given up. */
+    callbackError: z.string().nullable(),
     createdAt: z.string(),
     submittedAt: z.string().nullable(),
     updatedAt: z.string(),

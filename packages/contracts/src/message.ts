@@ -73,6 +73,9 @@ export function checkMessageRules(m: Params, ctx: z.RefinementCtx): void {
   }
 }
 
+/** A Message as documented (OpenAPI): one destination, underscore names. */
+export const MessageObjectSchema = z.strictObject({ to: AddressSchema, ...messageParams });
+
 /** The body of POST /secure/send: one Message with one destination. */
 export const SendRequestSchema = z.preprocess(
   normalizeAliases,

@@ -30,10 +30,19 @@ export interface Consumer {
   cancel(): Promise<void>;
 }
 
+export interface QueueBinding<T extends Topic> {
+  queue: string;
+  topic: T;
+}
+
 export interface Bus {
+  /** The queue exists and keeps its topic's messages from now on, whether or not anyone consumes yet. */
+  declare<T extends Topic>(binding: QueueBinding<T>): Promise<void>;
   /** Resolves once the broker has confirmed the message is stored. */
   publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void>;
   consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer>;
+  /** Messages waiting in a consumer's queue, not yet delivered (the queue-depth metric). */
+  queueDepth(queue: string): Promise<number>;
   /** Messages parked in the consumer's dead-letter queue (for operators and tests). */
   deadLetterCount(queue: string): Promise<number>;
   /** True while the broker connection is usable (for /readyz). */

@@ -11,9 +11,14 @@ export interface Queryable {
  * One interface in front of node-postgres and PGlite (TRAPS.md: PGlite is not a drop-in for pg).
  * Both run the same plain-Postgres SQL.
  */
+/** Inside a transaction: statements, and multi-statement SQL for migrations. */
+export interface Transaction extends Queryable {
+  exec(sql: string): Promise<void>;
+}
+
 export interface Db extends Queryable {
   /** Runs fn in one transaction; rolls back and rethrows when fn throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Several statements at once, no parameters (migrations). */
   exec(sql: string): Promise<void>;
   /** True while the database answers (for /readyz). */

@@ -1,0 +1,3 @@
+export * from './program';
+export * from './gateway-client';
+export * from './cli-settings';

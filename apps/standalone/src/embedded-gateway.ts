@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import { authSettings, createAuthService } from '@smsgw/auth';
+import { createGatewayService, gatewaySettings } from '@smsgw/api-gateway';
+import { createSchedulerService } from '@smsgw/batch-scheduler';
+import { createNotifierService, notifierSettings } from '@smsgw/callback-notifier';
+import { createDispatcherService, dispatcherSettings, openRateLimiter, openSmscLink } from '@smsgw/dispatcher';
+import {
+  closeServer,
+  createHttpApp,
+  createRegistry,
+  finishApp,
+  listen,
+  migrate,
+  openBus,
+  openDb,
+  type Logger,
+  type ShutdownStep,
+} from '@smsgw/kit';
+import type { z } from 'zod';
+import type { standaloneConfigShape } from './config';
+
+type Config = z.output<z.ZodObject<typeof standaloneConfigShape>>;
+
+export interface EmbeddedGateway {
+  server: Server;
+  port: number;
+  /** In shutdown order: stop intake, finish in-flight work, close. */
+  shutdownSteps: ShutdownStep[];
+}
+
+/** All five services in one process behind one HTTP port (DESIGN.md 6). */
+export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: string; JWT_SECRET: string }, logger: Logger): Promise<EmbeddedGateway> {
+  const registry = createRegistry('standalone');
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  await migrate(db, { logger });
+  const bus = await openBus({ amqpUrl: config.AMQP_URL, namespace: config.BUS_NAMESPACE, logger });
+  const smsc = await openSmscLink(config.SMSC_URL, logger);
+
+  const auth = createAuthService({ db, ...authSettings(config) });
+  const gateway = createGatewayService({
+    registry,
+    db,
+    bus,
+    verifier: auth.verifier,
+    logger,
+    ...gatewaySettings(config),
+  });
+  const dispatcher = createDispatcherService({
+    db,
+    bus,
+    connector: smsc.connector,
+    logger,
+    registry,
+    ...dispatcherSettings(config),
+    rateLimiter: openRateLimiter(config.REDIS_URL, config.BUS_NAMESPACE),
+    connectorThroughput: smsc.throughput,
+  });
+  const scheduler = createSchedulerService({ db, bus, logger, registry });
+  const notifier = createNotifierService({ db, bus, logger, registry, ...notifierSettings(config) });
+
+  const app = createHttpApp({
+    logger,
+    registry,
+    readiness: async () => ({ database: await db.ping(), bus: bus.isReady(), ...dispatcher.readiness() }),
+  });
+  app.use(auth.routes);
+  app.use(gateway.routes);
+  finishApp(app, logger);
+
+  await scheduler.start();
+  await notifier.start();
+  await dispatcher.start();
+  const server = await listen(app, config.PORT, config.HOST);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+
+  return {
+    server,
+    port,
+    shutdownSteps: [
+      { name: 'http', run: () => closeServer(server) },
+      { name: 'dispatcher', run: () => dispatcher.stop() },
+      { name: 'scheduler', run: () => scheduler.stop() },
+      { name: 'notifier', run: () => notifier.stop() },
+      { name: 'smsc', run: () => smsc.close() },
+      { name: 'bus', run: () => bus.close() },
+      { name: 'database', run: () => db.close() },
+    ],
+  };
+}

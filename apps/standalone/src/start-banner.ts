@@ -1,0 +1,34 @@
+export interface BannerFacts {
+  host: string;
+  port: number;
+  dataDir: string;
+  adminToken: string;
+  adminTokenFromEnv: boolean;
+  simulator: boolean;
+}
+
+/** What a newcomer needs right after `pnpm start`: where it listens and how to get credentials. */
+export function startBanner(f: BannerFacts): string {
+  const shownHost = f.host === '0.0.0.0' || f.host === '::' ? '127.0.0.1' : f.host;
+  const base = `http://${shownHost}:${f.port}`;
+  const token = f.adminTokenFromEnv ? '$ADMIN_TOKEN (from the environment)' : `${f.adminToken}  (kept in ${f.dataDir}/admin-token)`;
+  return [
+    '',
+    `sms-gateway is running (embedded mode) on ${base}`,
+    `  REST API      ${base}/secure/send  /secure/balance`,
+    `  tokens        ${base}/auth/v1/login/application`,
+    `  admin API     ${base}/admin/v1   (Authorization: Bearer <admin token>)`,
+    `  health        ${base}/healthz  ${base}/readyz  ${base}/metrics`,
+    `  data          ${f.dataDir}`,
+    `  SMSC          ${f.simulator ? 'built-in SMPP simulator (set SMSC_URL=smpp://user:pass@host:port for a real one)' : 'SMSC_URL'}`,
+    `  admin token   ${token}`,
+    '',
+    'Create an account, then send:',
+    `  pnpm smsgw accounts create alice --password 's3cret-pass' --balance 100`,
+    `  curl -u alice:s3cret-pass -H 'Content-Type: application/json' \\`,
+    `       -d '{"to":"41790000001","content":"Hello"}' ${base}/secure/send`,
+    `  curl -u alice:s3cret-pass ${base}/secure/balance`,
+    'Callbacks to this machine are refused unless allowed: CALLBACK_ALLOWED_HOSTS=127.0.0.1,localhost',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { QUEUES } from '@smsgw/contracts';
+import { createTestDatabase, deleteBusNamespace, startService, type ServiceProcess } from '@smsgw/kit';
+import { SmppSimulator } from '@smsgw/smsc';
+
+/** The dispatcher's retry delays with the default MAX_SUBMIT_ATTEMPTS (see submitRetryDelays). */
+const SUBMIT_RETRY_DELAYS = [1000, 4000, 16000, 64000];
+
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
+
+export interface Cluster {
+  gateway: ServiceProcess;
+  auth: ServiceProcess;
+  dispatchers: ServiceProcess[];
+  services: ServiceProcess[];
+  sim: SmppSimulator;
+  createAccount(username: string, extra?: Record<string, unknown>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Distributed mode on this machine: each service a process, a fresh database and bus namespace. */
+export async function startCluster(options: { dispatchers?: number; smscQuery?: string; latencyMs?: number } = {}): Promise<Cluster> {
+  const database = await createTestDatabase();
+  const env = {
+    DATABASE_URL: database.url,
+    AMQP_URL: process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672',
+    REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+    BUS_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'warn',
+  };
+  const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: options.latencyMs ?? 0 });
+  const { port } = await sim.start();
+  const started: ServiceProcess[] = [];
+  const start = async (name: string, extra: Record<string, string>, nodeArgs: string[] = []) => {
+    const service = await startService(name, { ...env, ...extra }, 45_000, nodeArgs);
+    started.push(service);
+    return service;
+  };
+  let auth: ServiceProcess, gateway: ServiceProcess, scheduler: ServiceProcess, notifier: ServiceProcess;
+  const dispatchers: ServiceProcess[] = [];
+  try {
+    auth = await start('auth', { ADMIN_TOKEN, JWT_SECRET });
+    gateway = await start('api-gateway', { AUTH_URL: auth.url });
+    scheduler = await start('batch-scheduler', {});
+    notifier = await start('callback-notifier', {});
+    for (let i = 0; i < (options.dispatchers ?? 1); i++) {
+      // BENCH_PROFILE=<dir>: a CPU profile of each dispatcher, written when it stops.
+      const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
+      dispatchers.push(await start('dispatcher', { SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}` }, profile));
+    }
+  } catch (err) {
+    // A half-started cluster is stopped, not left running against the broker.
+    await Promise.all(started.map((s) => s.stop()));
+    await sim.stop();
+    await database.drop();
+    throw err;
+  }
+  const services = [auth, gateway, scheduler, notifier, ...dispatchers];
+  return {
+    gateway,
+    auth,
+    dispatchers,
+    services,
+    sim,
+    async createAccount(username, extra = {}) {
+      const reply = await fetch(`${auth.url}/admin/v1/accounts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password: 'bench-password', ...extra }),
+      });
+      if (reply.status !== 201) throw new Error(`account: HTTP ${reply.status}`);
+      return `Basic ${Buffer.from(`${username}:bench-password`).toString('base64')}`;
+    },
+    async stop() {
+      await Promise.all(services.map((s) => s.stop()));
+      await sim.stop();
+      await database.drop();
+      await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, { [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS });
+    },
+  };
+}
+
+/** Peak resident memory of a process so far (VmHWM), in MB. */
+export function peakRssMb(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

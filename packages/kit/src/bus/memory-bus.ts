@@ -1,0 +1,216 @@
+import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
+import type { Logger } from '../logger';
+import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
+
+const DEFAULT_PREFETCH = 16;
+
+interface Envelope {
+  payload: unknown;
+  attempt: number;
+}
+
+export interface DeadLetter {
+  payload: unknown;
+  attempt: number;
+  reason: 'poison' | 'retries-exhausted';
+  error: string;
+}
+
+interface MemoryConsumer {
+  handler: Handler<Topic>;
+  prefetch: number;
+  retryDelaysMs: number[];
+  inFlight: Set<Promise<void>>;
+}
+
+interface QueueState {
+  name: string;
+  topic: Topic;
+  ready: Envelope[];
+  dead: DeadLetter[];
+  /** Competing consumers, served round-robin within their prefetch. */
+  consumers: MemoryConsumer[];
+  next: number;
+  pumpScheduled: boolean;
+}
+
+export interface MemoryBusOptions {
+  logger?: Logger;
+}
+
+/**
+ * The in-process bus of embedded mode, with the AMQP bus's semantics: a topic fans out to every
+ * queue bound to it, each queue is FIFO with competing consumers, prefetch bounds the handlers
+ * running at once, a failing handler is retried after the same delays (attempt 2, 3, …), then
+ * dead-lettered; PoisonMessageError dead-letters at once. Payloads are validated on publish and
+ * each delivery gets its own copy, as a serialized message would.
+ *
+ * It keeps nothing across a restart: in embedded mode the dispatcher's recovery sweep re-publishes
+ * from Postgres at start (DESIGN.md 6). Handlers start asynchronously, never inside `publish`.
+ */
+export class MemoryBus implements Bus {
+  private readonly queues = new Map<string, QueueState>();
+  /**
+   * Messages of a topic no queue is bound to yet. In RabbitMQ a queue is declared by its service,
+   * and a publish before that is refused (mandatory); in one process the services start in some
+   * order, and the API may accept a message before the dispatcher has called `consume`. Rather
+   * than drop those (or fail the request), the bus holds them per topic and hands them to the
+   * first queue bound to the topic (by `declare` or `consume`). Later queues of the topic start
+   * empty, as a newly declared AMQP queue would.
+   */
+  private readonly pending = new Map<Topic, Envelope[]>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly logger: Logger | undefined;
+  private closed = false;
+
+  constructor(options: MemoryBusOptions = {}) {
+    this.logger = options.logger;
+  }
+
+  async declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
+    if (this.closed) throw new Error('bus is closed');
+    this.queueFor(binding.queue, binding.topic);
+  }
+
+  async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
+    if (this.closed) throw new Error('bus is closed');
+    const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
+    const bound = [...this.queues.values()].filter((q) => q.topic === topic);
+    if (bound.length === 0) {
+      const list = this.pending.get(topic) ?? [];
+      list.push({ payload: parsed, attempt: 1 });
+      this.pending.set(topic, list);
+      return;
+    }
+    for (const queue of bound) {
+      queue.ready.push({ payload: parsed, attempt: 1 });
+      this.schedulePump(queue);
+    }
+  }
+
+  async consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer> {
+    if (this.closed) throw new Error('bus is closed');
+    const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0)) throw new Error('retryDelaysMs must be non-negative integers');
+    const queue = this.queueFor(options.queue, options.topic);
+    const consumer: MemoryConsumer = {
+      handler: handler as Handler<Topic>,
+      prefetch: Math.max(1, Math.floor(options.prefetch ?? DEFAULT_PREFETCH)),
+      retryDelaysMs,
+      inFlight: new Set(),
+    };
+    queue.consumers.push(consumer);
+    this.schedulePump(queue);
+    let cancelling: Promise<void> | undefined;
+    return {
+      cancel: () =>
+        (cancelling ??= (async () => {
+          const at = queue.consumers.indexOf(consumer);
+          if (at >= 0) queue.consumers.splice(at, 1);
+          await Promise.allSettled([...consumer.inFlight]);
+        })()),
+    };
+  }
+
+  async queueDepth(queue: string): Promise<number> {
+    return this.queues.get(queue)?.ready.length ?? 0;
+  }
+
+  async deadLetterCount(queue: string): Promise<number> {
+    return this.queues.get(queue)?.dead.length ?? 0;
+  }
+
+  /** The dead letters of a queue, oldest first (tests and the embedded CLI). */
+  deadLetters(queue: string): readonly DeadLetter[] {
+    return this.queues.get(queue)?.dead ?? [];
+  }
+
+  isReady(): boolean {
+    return !this.closed;
+  }
+
+  /** Stops deliveries, drops pending retries, waits for the handlers in progress. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const inFlight: Promise<void>[] = [];
+    for (const queue of this.queues.values()) {
+      for (const consumer of queue.consumers) inFlight.push(...consumer.inFlight);
+      queue.consumers = [];
+    }
+    await Promise.allSettled(inFlight);
+  }
+
+  private queueFor(name: string, topic: Topic): QueueState {
+    let queue = this.queues.get(name);
+    if (queue) {
+      if (queue.topic !== topic) throw new Error(`queue ${name} is bound to ${queue.topic}, not ${topic}`);
+      return queue;
+    }
+    queue = { name, topic, ready: this.pending.get(topic) ?? [], dead: [], consumers: [], next: 0, pumpScheduled: false };
+    this.pending.delete(topic);
+    this.queues.set(name, queue);
+    return queue;
+  }
+
+  private schedulePump(queue: QueueState): void {
+    if (queue.pumpScheduled) return;
+    queue.pumpScheduled = true;
+    queueMicrotask(() => {
+      queue.pumpScheduled = false;
+      this.pump(queue);
+    });
+  }
+
+  /** Hands ready messages to consumers with room, round-robin. */
+  private pump(queue: QueueState): void {
+    while (!this.closed && queue.ready.length > 0) {
+      const consumer = this.nextWithRoom(queue);
+      if (!consumer) return;
+      const envelope = queue.ready.shift()!;
+      const run: Promise<void> = this.deliver(queue, consumer, envelope).finally(() => {
+        consumer.inFlight.delete(run);
+        this.schedulePump(queue);
+      });
+      consumer.inFlight.add(run);
+    }
+  }
+
+  private nextWithRoom(queue: QueueState): MemoryConsumer | undefined {
+    const n = queue.consumers.length;
+    for (let i = 0; i < n; i++) {
+      const consumer = queue.consumers[(queue.next + i) % n]!;
+      if (consumer.inFlight.size < consumer.prefetch) {
+        queue.next = (queue.next + i + 1) % n;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private async deliver(queue: QueueState, consumer: MemoryConsumer, envelope: Envelope): Promise<void> {
+    try {
+      await consumer.handler(structuredClone(envelope.payload) as BusPayload<Topic>, { attempt: envelope.attempt, redelivered: false });
+    } catch (err) {
+      const delay = consumer.retryDelaysMs[envelope.attempt - 1];
+      const error = err instanceof Error ? err.message : String(err);
+      if (err instanceof PoisonMessageError || delay === undefined) {
+        const reason = err instanceof PoisonMessageError ? 'poison' : 'retries-exhausted';
+        this.logger?.warn({ err, queue: queue.name, attempt: envelope.attempt, reason }, 'bus message dead-lettered');
+        queue.dead.push({ payload: envelope.payload, attempt: envelope.attempt, reason, error });
+        return;
+      }
+      if (this.closed) return; // retries are not kept across a close; the recovery sweep re-publishes
+      this.logger?.debug({ err, queue: queue.name, attempt: envelope.attempt, delay }, 'bus message will be retried');
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        queue.ready.push({ payload: envelope.payload, attempt: envelope.attempt + 1 });
+        this.schedulePump(queue);
+      }, delay);
+      timer.unref();
+      this.timers.add(timer);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const url = (protocols: string[]) =>
+  z.string().refine((s) => {
+    try {
+      return protocols.includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, `expected a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}`);
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** Every variable of DESIGN.md 4.4 (and the few we added, documented in docs/configuration.md). */
+export const envVars = {
+  PORT: int(0, 65535),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  AMQP_URL: url(['amqp:', 'amqps:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  BUS_NAMESPACE: z.string().regex(/^[a-z0-9_.-]{1,64}$/).default('smsgw'),
+  AUTH_URL: url(['http:', 'https:']),
+  SMSC_URL: url(['smpp:', 'http:', 'https:']).optional(),
+  HTTP_THROUGHPUT_PER_WORKER: z.coerce.number().min(0).default(0),
+  SMART_QOS: bool.default(false),
+  TOKEN_TTL_SECONDS: int(60, 31 * 24 * 3600).default(3600),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  CALLBACK_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
+  CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
+  CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
+  CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),
+  CALLBACK_HOST_CONCURRENCY: int(1, 1000).default(8),
+  MAX_PARTS: int(1, 255).default(10),
+  MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(1024 * 1024),
+  MAX_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
+  MAX_SCHEDULE_DAYS: int(1, 366).default(30),
+  DATA_DIR: z.string().min(1).default('.data'),
+  TZ: z.string().optional(),
+  SWEEP_INTERVAL_MS: int(100, 3600_000).default(10_000),
+  SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
+  SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
+  MAX_SUBMIT_ATTEMPTS: int(1, 100).default(5),
+};
+
+export type EnvVarName = keyof typeof envVars;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly variable: string, detail: string) {
+    super(`${variable}: ${detail}`);
+  }
+}
+
+/** Validates the environment variables a service reads; the first bad one is named in the error. */
+export function parseConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessEnv): z.output<z.ZodObject<S>> {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(shape)) {
+    const value = env[key];
+    input[key] = value === '' ? undefined : value;
+  }
+  const result = z.object(shape).safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'config');
+    const detail = input[variable] === undefined && issue.code === 'invalid_type' ? 'is required' : issue.message;
+    throw new ConfigError(variable, detail);
+  }
+  return result.data;
+}
+
+/** For main.ts: on a bad variable, print one line and exit 1 instead of a stack trace. */
+export function loadConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessEnv = process.env): z.output<z.ZodObject<S>> {
+  try {
+    return parseConfig(shape, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** What every service process reads. */
+export const serviceEnv = {
+  HOST: envVars.HOST,
+  LOG_LEVEL: envVars.LOG_LEVEL,
+  DATABASE_URL: envVars.DATABASE_URL,
+  DATA_DIR: envVars.DATA_DIR,
+  SHUTDOWN_TIMEOUT_MS: envVars.SHUTDOWN_TIMEOUT_MS,
+};
+
+/** What every service on the bus reads. */
+export const busEnv = {
+  AMQP_URL: envVars.AMQP_URL,
+  BUS_NAMESPACE: envVars.BUS_NAMESPACE,
+};

@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import type { Logger } from '../logger';
+import type { Db } from './db';
+import { PgDb } from './pg-db';
+import { PgliteDb } from './pglite-db';
+
+/**
+ * Postgres when DATABASE_URL is set (distributed mode), else embedded Postgres (PGlite) persisted
+ * under `<dataDir>/pgdata` (DESIGN.md 6). Does not migrate: call migrate() (embedded mode) or run
+ * migrate-main (distributed mode).
+ */
+export async function openDb(options: { databaseUrl?: string | undefined; dataDir: string; logger: Logger }): Promise<Db> {
+  if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
+    return new PgDb({ connectionString: options.databaseUrl, logger: options.logger });
+  }
+  const dataDir = join(options.dataDir, 'pgdata');
+  options.logger.info({ dataDir }, 'DATABASE_URL unset: using embedded Postgres');
+  return PgliteDb.open({ dataDir, logger: options.logger });
+}

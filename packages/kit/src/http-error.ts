@@ -1,0 +1,32 @@
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorItem } from '@smsgw/contracts';
+
+/** An error meant for the caller: it becomes the error body of DESIGN.md 4.2. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { field?: string; errors?: ErrorItem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  body(): ErrorBody {
+    const detail: ErrorBody['detail'] = { code: this.code, message: this.message };
+    if (this.extra.field !== undefined) detail.field = this.extra.field;
+    if (this.extra.errors !== undefined) detail.errors = this.extra.errors;
+    return { detail };
+  }
+
+  static invalid(field: string, message: string): HttpError {
+    return new HttpError('INVALID_PARAMETER', `${field}: ${message}`, { field });
+  }
+  static unauthorized(message = 'Authentication credentials were not provided or are wrong'): HttpError {
+    return new HttpError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Basic realm="sms-gateway"' } });
+  }
+  static notFound(message = 'Not found'): HttpError {
+    return new HttpError('NOT_FOUND', message);
+  }
+}

@@ -1,0 +1,79 @@
+import { readdirSync } from 'node:fs';
+import pino from 'pino';
+import { MIGRATIONS_DIR, PgDb, createTestDatabase, findTestDatabaseServer, migrate, openDb } from '../src';
+import { describeDbConformance } from './db-conformance';
+
+const server = findTestDatabaseServer();
+const allMigrations = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+
+if (server === undefined) {
+  // jest.config.js runs this file only with DATABASE_URL set; run by hand without a server, it fails.
+  describe('Db conformance: Postgres', () => {
+    it('needs a Postgres server (set DATABASE_URL)', () => {
+      throw new Error('DATABASE_URL is unset and no Postgres answers at 127.0.0.1:5432');
+    });
+  });
+} else {
+  // With DATABASE_URL set this must run: a server that is down fails the tests (createTestDatabase throws).
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  describeDbConformance('Postgres', {
+    async open() {
+      database ??= await createTestDatabase(server.url);
+      return new PgDb({ connectionString: database.url, max: 4 });
+    },
+    cleanup: async () => database?.drop(),
+  });
+
+  describe('PgDb', () => {
+    let fresh: { url: string; drop(): Promise<void> };
+    beforeEach(async () => {
+      fresh = await createTestDatabase(server.url);
+    });
+    afterEach(() => fresh.drop());
+
+    it('applies migrations once when several services start together', async () => {
+      const dbs = [0, 1, 2, 3].map(() => new PgDb({ connectionString: fresh.url, max: 2 }));
+      try {
+        const results = await Promise.all(dbs.map((db) => migrate(db)));
+        expect(results.flat().sort()).toEqual(allMigrations);
+        expect((await dbs[0]!.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name)).toEqual(allMigrations);
+      } finally {
+        await Promise.all(dbs.map((db) => db.close()));
+      }
+    });
+
+    it('openDb with a URL gives a PgDb', async () => {
+      const db = await openDb({ databaseUrl: fresh.url, dataDir: '/nonexistent', logger: pino({ level: 'silent' }) });
+      try {
+        expect(db).toBeInstanceOf(PgDb);
+        expect(await db.ping()).toBe(true);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('ping is false, not a hang, when the server is unreachable', async () => {
+      const db = new PgDb({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+      try {
+        expect(await db.ping()).toBe(false);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('createTestDatabase drops its database, even with open connections', async () => {
+      const db = new PgDb({ connectionString: fresh.url });
+      await db.query('SELECT 1');
+      await fresh.drop();
+      await fresh.drop();
+      const admin = new PgDb({ connectionString: server.url, max: 1 });
+      try {
+        const name = new URL(fresh.url).pathname.slice(1);
+        expect((await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount).toBe(0);
+      } finally {
+        await admin.close();
+        await db.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import type { Logger } from '@smsgw/kit';
+import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
+import { SmscError, normalizeSmscId, type DeliveryReceipt, type SmscConnector, type SubmitRequest, type SubmitResult } from './smsc-connector';
+
+export interface HttpConnectorOptions {
+  /** The upstream's base URL, without credentials: `<base>/send` is called. */
+  baseUrl: string;
+  username: string;
+  password: string;
+  /** Requests in progress at once. */
+  window: number;
+  timeoutMs: number;
+  name?: string;
+}
+
+/** `http(s)://user:password@host:port/path?window=10&timeout_ms=10000`. */
+export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('SMSC_URL: expected http:// or https://');
+  const number = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = parsed.searchParams.get(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+  for (const key of parsed.searchParams.keys()) if (key !== 'window' && key !== 'timeout_ms') throw new Error(`SMSC_URL: unknown parameter ${key}`);
+  const options = {
+    username: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    window: number('window', 10, 1, 1000),
+    timeoutMs: number('timeout_ms', 10_000, 100, 600_000),
+  };
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  return { baseUrl: parsed.toString().replace(/\/$/, ''), ...options };
+}
+
+/**
+ * Forwards to an upstream gateway speaking the simpler HTTP interface (`GET /send?username&password
+ * &to&from&content|hex-content&coding`, answering `Success "<id>"`), so this gateway can front
+ * another one. The upstream splits long texts itself: the parts are joined back into the text.
+ */
+export class HttpConnector implements SmscConnector {
+  readonly name: string;
+  readonly window: number;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private up = true;
+  private stopped = false;
+
+  constructor(
+    private readonly options: HttpConnectorOptions,
+    private readonly logger: Logger,
+  ) {
+    this.name = options.name ?? 'http';
+    this.window = options.window;
+  }
+
+  async start(): Promise<void> {
+    this.logger.info({ connector: this.name, upstream: this.options.baseUrl }, 'HTTP connector ready');
+  }
+
+  onReceipt(_listener: (receipt: DeliveryReceipt) => void): void {
+    // The simpler HTTP interface has no receipts on this path: messages stay `submitted`.
+  }
+
+  isUp(): boolean {
+    return this.up && !this.stopped;
+  }
+
+  private async slot(): Promise<() => void> {
+    if (this.active >= this.window) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    return () => {
+      this.active--;
+      this.waiting.shift()?.();
+    };
+  }
+
+  /** The message as the upstream wants it: text for text codings, hex for the rest. */
+  private params(request: SubmitRequest): URLSearchParams {
+    const esmClass = request.parts.length > 1 ? 0x40 : 0;
+    const body = Buffer.concat(request.parts.map((part) => stripUdh(part, esmClass).body));
+    const params = new URLSearchParams({ username: this.options.username, password: this.options.password, to: request.to });
+    if (request.from) params.set('from', request.from);
+    params.set('coding', String(request.dataCoding));
+    if (TEXT_CODINGS.includes(request.dataCoding)) params.set('content', decodeText(body, request.dataCoding));
+    else params.set('hex-content', body.toString('hex'));
+    if (request.priority !== undefined) params.set('priority', String(request.priority));
+    if (request.validityMinutes !== undefined) params.set('validity-period', String(request.validityMinutes));
+    return params;
+  }
+
+  async submit(request: SubmitRequest): Promise<SubmitResult> {
+    if (this.stopped) throw new SmscError('STOPPED', false, 'connector is stopping');
+    const release = await this.slot();
+    try {
+      const pending = fetch(`${this.options.baseUrl}/send?${this.params(request).toString()}`, { signal: AbortSignal.timeout(this.options.timeoutMs) });
+      request.onWritten?.();
+      let response: Response;
+      try {
+        response = await pending;
+      } catch (err) {
+        this.up = false;
+        const timeout = (err as Error).name === 'TimeoutError';
+        throw new SmscError(timeout ? 'TIMEOUT' : 'CONNECTION_LOST', false, `upstream: ${(err as Error).message}`);
+      }
+      this.up = true;
+      const text = (await response.text()).trim();
+      const success = /^Success "([^"]+)"?$/.exec(text);
+      if (response.ok && success) return { smscIds: [normalizeSmscId(success[1]!)] };
+      const code = `HTTP_${response.status}`;
+      // 4xx: the upstream refused this message (bad number, credentials, content); retrying cannot help.
+      throw new SmscError(code, response.status >= 400 && response.status < 500, `upstream answered ${response.status}: ${text.slice(0, 200)}`);
+    } finally {
+      release();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const deadline = Date.now() + 5000;
+    while (this.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,6 @@
+export * from './smsc-connector';
+export * from './encoding';
+export * from './smpp-url';
+export * from './smpp-connector';
+export * from './smpp-simulator';
+export * from './http-connector';

@@ -1,0 +1,440 @@
+import type { Logger } from '@smsgw/kit';
+import type { PDU, Session } from 'smpp';
+import { parseReceipt } from './receipt-text';
+import { shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
+import type { SmppConnectorOptions } from './smpp-url';
+import { SmscError, normalizeSmscId, type DeliveryReceipt, type SmscConnector, type SubmitRequest, type SubmitResult } from './smsc-connector';
+
+const smpp = useRawShortMessages();
+
+/** Answers that no retry can fix; everything else (ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, …) is worth trying again later. */
+const PERMANENT = new Set([
+  'ESME_RINVMSGLEN', 'ESME_RINVDSTADR', 'ESME_RINVSRCADR', 'ESME_RINVESMCLASS', 'ESME_RINVDCS', 'ESME_RINVSRCTON',
+  'ESME_RINVSRCNPI', 'ESME_RINVDSTTON', 'ESME_RINVDSTNPI', 'ESME_RINVREGDLVFLG', 'ESME_RINVPRTFLG', 'ESME_RINVSCHED',
+  'ESME_RINVEXPIRY', 'ESME_RPROHIBITED', 'ESME_RINVTLVVAL', 'ESME_RINVSERTYP', 'ESME_RSERTYPDENIED', 'ESME_RSERTYPUNAUTH',
+  'ESME_RINVSRCADDRSUBUNIT', 'ESME_RINVDSTADDRSUBUNIT', 'ESME_RINVNUMDESTS', 'ESME_RINVDFTMSGID',
+]);
+const BAD_CREDENTIALS = new Set(['ESME_RINVPASWD', 'ESME_RINVSYSID', 'ESME_RBINDFAIL', 'ESME_RINVSYSTYP']);
+
+/** node-smpp writes short_message with a one-octet length; SMPP 3.4 allows 254 octets at most. */
+const MAX_SHORT_MESSAGE = 254;
+const BACKOFF_MIN_MS = 200;
+const BACKOFF_MAX_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  resolve: (pdu: PDU) => void;
+  reject: (err: SmscError) => void;
+}
+
+interface Waiter {
+  slots: number;
+  grant: () => void;
+  fail: (err: SmscError) => void;
+  timer: NodeJS.Timeout;
+}
+
+export type SmppConnectorConfig = SmppConnectorOptions & {
+  name?: string;
+  /** Told when the session becomes bound (true) or stops being bound (false). */
+  onSessionChange?: (up: boolean) => void;
+};
+
+/**
+ * One SMPP 3.4 transceiver session with what node-smpp lacks (TRAPS.md): a window of outstanding
+ * submit_sm, response timeouts, a liveness check, reconnect with backoff and jitter, receipts
+ * parsed from raw bytes.
+ */
+export class SmppConnector implements SmscConnector {
+  readonly name: string;
+  readonly window: number;
+  private session: Session | undefined;
+  private bound = false;
+  private stopped = false;
+  private outstanding = 0;
+  private readonly waiting: Waiter[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners: ((receipt: DeliveryReceipt) => void)[] = [];
+  private readonly sessionListeners: ((up: boolean) => void)[] = [];
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private firstBind: { resolve: () => void; reject: (err: Error) => void } | undefined;
+
+  constructor(
+    private readonly options: SmppConnectorConfig,
+    private readonly logger: Logger,
+  ) {
+    this.name = options.name ?? 'smsc';
+    this.window = options.window;
+    if (options.onSessionChange) this.sessionListeners.push(options.onSessionChange);
+  }
+
+  /** Connects and binds; resolves on the first successful bind, rejects at once on refused credentials. */
+  start(): Promise<void> {
+    if (this.stopped) return Promise.reject(new SmscError('STOPPED', false, 'connector was stopped'));
+    if (this.session || this.firstBind) return Promise.reject(new Error('SmppConnector.start() called twice'));
+    return new Promise((resolve, reject) => {
+      this.firstBind = { resolve, reject };
+      this.connect();
+    });
+  }
+
+  onReceipt(listener: (receipt: DeliveryReceipt) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** For the session gauge and logs. */
+  onSessionChange(listener: (up: boolean) => void): void {
+    this.sessionListeners.push(listener);
+  }
+
+  isUp(): boolean {
+    return this.bound;
+  }
+
+  /** submit_sm written and not yet answered (for metrics and tests). */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  private connect(): void {
+    const { host, port, enquireLinkMs, responseTimeoutMs } = this.options;
+    // The options-object form: connect(url, options) would read the options as a port (TRAPS.md).
+    const session = smpp.connect({ url: `smpp://${host.includes(':') ? `[${host}]` : host}:${port}`, auto_enquire_link_period: enquireLinkMs });
+    this.session = session;
+    let lastHeard = Date.now();
+    let liveness: NodeJS.Timeout | undefined;
+    // No TCP connection or no bind answer in time: drop it and let the reconnect loop try again.
+    let linkTimer: NodeJS.Timeout | undefined = setTimeout(() => {
+      this.logger.warn({ connector: this.name, host, port }, 'SMPP connect timed out');
+      session.destroy();
+    }, Math.max(CONNECT_TIMEOUT_MS, responseTimeoutMs));
+    linkTimer.unref();
+
+    session.on('connect', () => {
+      // Without it a window of 1 runs at ~50 submits/s (Nagle, TRAPS.md).
+      session.socket.setNoDelay(true);
+      clearTimeout(linkTimer);
+      linkTimer = setTimeout(() => {
+        this.logger.warn({ connector: this.name }, 'SMSC did not answer bind_transceiver in time');
+        session.destroy();
+      }, responseTimeoutMs);
+      linkTimer.unref();
+      // interface_version defaults to 0x50 in node-smpp, which 3.4 SMSCs refuse (TRAPS.md).
+      session.bind_transceiver(
+        { system_id: this.options.systemId, password: this.options.password, system_type: this.options.systemType, interface_version: 0x34 },
+        (pdu) => {
+          clearTimeout(linkTimer);
+          linkTimer = undefined;
+          this.bindAnswered(session, pdu);
+        },
+      );
+      // node-smpp sends enquire_link every enquireLinkMs but never checks the answer: a half-open
+      // link would look up forever. Anything heard counts; silence past one period plus a response
+      // timeout drops the session.
+      liveness = setInterval(() => {
+        if (Date.now() - lastHeard > enquireLinkMs + responseTimeoutMs) {
+          this.logger.warn({ connector: this.name, silentMs: Date.now() - lastHeard }, 'SMSC silent; dropping the session');
+          session.destroy();
+        }
+      }, Math.min(enquireLinkMs, 1000));
+      liveness.unref();
+    });
+    session.on('pdu', () => {
+      lastHeard = Date.now();
+    });
+    session.on('error', (err: Error) => {
+      this.logger.warn({ err: err.message, connector: this.name }, 'SMPP session error');
+      // After a PDU it cannot parse node-smpp stops reading the socket for good; socket errors end
+      // in 'close' anyway. Either way this session is done.
+      session.destroy();
+    });
+    session.on('close', () => {
+      clearTimeout(linkTimer);
+      clearInterval(liveness);
+      this.closed(session);
+    });
+    session.on('deliver_sm', (pdu: PDU) => this.deliverSm(session, pdu));
+    session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
+    session.on('unknown', (pdu: PDU) => session.send(pdu.response()));
+    session.on('unbind', (pdu: PDU) => {
+      this.logger.warn({ connector: this.name }, 'SMSC unbound the session');
+      this.markDown();
+      session.send(pdu.response());
+      session.close();
+    });
+  }
+
+  private markDown(): void {
+    if (!this.bound) return;
+    this.bound = false;
+    for (const l of this.sessionListeners) l(false);
+  }
+
+  private bindAnswered(session: Session, pdu: PDU): void {
+    if (this.session !== session) return;
+    if (pdu.command_status === 0) {
+      if (this.stopped) {
+        session.close();
+        return;
+      }
+      this.bound = true;
+      this.attempt = 0;
+      this.logger.info({ connector: this.name, host: this.options.host, port: this.options.port }, 'SMPP session bound');
+      for (const l of this.sessionListeners) l(true);
+      this.firstBind?.resolve();
+      this.firstBind = undefined;
+      this.grantSlots();
+      return;
+    }
+    const status = statusName(pdu.command_status);
+    if (BAD_CREDENTIALS.has(status) && this.firstBind) {
+      this.firstBind.reject(new Error(`SMSC ${this.options.host}:${this.options.port} refused the bind: ${status} (check system_id and password in SMSC_URL)`));
+      this.firstBind = undefined;
+      this.stopped = true;
+    } else {
+      // ESME_RALYBND after a restart: the SMSC still holds the old bind; back off and retry.
+      this.logger[BAD_CREDENTIALS.has(status) ? 'error' : 'warn']({ connector: this.name, status }, 'SMPP bind refused; will retry');
+    }
+    session.close();
+  }
+
+  private closed(session: Session): void {
+    if (this.session !== session) return;
+    const wasBound = this.bound;
+    this.markDown();
+    this.session = undefined;
+    for (const [sequence, p] of this.pending) {
+      this.pending.delete(sequence);
+      p.reject(new SmscError('CONNECTION_LOST', false, 'SMPP session closed before the SMSC answered'));
+    }
+    if (this.stopped) return;
+    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(this.attempt++, 20));
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.logger[wasBound ? 'warn' : 'debug']({ connector: this.name, delayMs: Math.round(delay), attempt: this.attempt }, 'SMPP session closed; reconnecting');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (!this.stopped) this.connect();
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  private deliverSm(session: Session, pdu: PDU): void {
+    // Always answered, or the SMSC redelivers (and eventually throttles us).
+    session.send(pdu.response());
+    const esmClass = Number(pdu['esm_class'] ?? 0);
+    if ((esmClass & 0x3c) !== 0x04) {
+      this.logger.debug({ connector: this.name, esmClass }, 'deliver_sm that is not a delivery receipt (mobile-originated) ignored');
+      return;
+    }
+    let bytes = shortMessageBytes(pdu['short_message']);
+    if (bytes.length === 0 && pdu['message_payload'] !== undefined) bytes = shortMessageBytes(pdu['message_payload']);
+    const text = Number(pdu['data_coding'] ?? 0) === 0x08 ? Buffer.from(bytes).swap16().toString('utf16le') : bytes.toString('latin1');
+    const tlvId = typeof pdu['receipted_message_id'] === 'string' && pdu['receipted_message_id'] !== '' ? pdu['receipted_message_id'] : undefined;
+    const parsed = parseReceipt(text, {
+      ...(tlvId !== undefined && { receiptedMessageId: tlvId }),
+      ...(typeof pdu['message_state'] === 'number' && { messageState: pdu['message_state'] }),
+    });
+    if (!parsed) {
+      this.logger.warn({ connector: this.name, text }, 'delivery receipt without an id');
+      return;
+    }
+    const { rawId, ...rest } = parsed;
+    // receipted_message_id carries the id as submit_sm_resp wrote it; the text is where SMSCs switch to decimal.
+    const smscId = normalizeSmscId(rawId, tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat);
+    const receipt: DeliveryReceipt = { smscId, ...rest };
+    for (const listener of this.listeners) {
+      try {
+        listener(receipt);
+      } catch (err) {
+        this.logger.error({ err, connector: this.name }, 'receipt listener failed');
+      }
+    }
+  }
+
+  private grantSlots(): void {
+    while (this.bound && this.waiting.length > 0 && this.outstanding + this.waiting[0]!.slots <= this.window) {
+      const next = this.waiting.shift()!;
+      clearTimeout(next.timer);
+      this.outstanding += next.slots;
+      next.grant();
+    }
+  }
+
+  /**
+   * Places in the window, taken all at once (two multipart submits each holding half their slots
+   * would otherwise wait on each other forever) and in arrival order; bounded by the response timeout.
+   */
+  private acquire(slots: number): Promise<void> {
+    if (this.stopped) return Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'));
+    if (this.bound && this.waiting.length === 0 && this.outstanding + slots <= this.window) {
+      this.outstanding += slots;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const entry: Waiter = {
+        slots,
+        grant: resolve,
+        fail: reject,
+        timer: setTimeout(() => {
+          const at = this.waiting.indexOf(entry);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(new SmscError(this.bound ? 'WINDOW_TIMEOUT' : 'NOT_BOUND', false, this.bound ? 'no SMPP window slot in time' : 'SMPP session not bound'));
+          // A big request leaving the head of the queue may let smaller ones behind it through.
+          this.grantSlots();
+        }, this.options.responseTimeoutMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+
+  private release(slots = 1): void {
+    this.outstanding -= slots;
+    this.grantSlots();
+  }
+
+  /** Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer. */
+  private writePart(session: Session, request: SubmitRequest, part: Buffer, esmClass: number): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const pdu = new smpp.PDU('submit_sm', {
+        source_addr_ton: this.options.sourceTon,
+        source_addr_npi: this.options.sourceNpi,
+        source_addr: request.from ?? '',
+        dest_addr_ton: this.options.destTon,
+        dest_addr_npi: this.options.destNpi,
+        destination_addr: request.to,
+        esm_class: esmClass,
+        priority_flag: request.priority ?? 0,
+        registered_delivery: request.registeredDelivery ? 1 : 0,
+        // Explicit, with a Buffer body: node-smpp then writes the bytes untouched (TRAPS.md).
+        data_coding: request.dataCoding,
+        short_message: part,
+        ...(request.scheduleDeliveryTime !== undefined && { schedule_delivery_time: request.scheduleDeliveryTime }),
+        ...(request.validityMinutes !== undefined && { validity_period: relativeValidity(request.validityMinutes) }),
+      });
+      let settled = false;
+      const finish = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        clearTimeout(timer);
+        this.pending.delete(pdu.sequence_number);
+        this.release();
+        return true;
+      };
+      const timer = setTimeout(() => {
+        delete session._callbacks[pdu.sequence_number];
+        if (finish()) reject(new SmscError('TIMEOUT', false, `no submit_sm_resp within ${this.options.responseTimeoutMs} ms`));
+      }, this.options.responseTimeoutMs);
+      const entry: Pending = {
+        resolve: (response) => {
+          if (!finish()) return;
+          if (response.command_status === 0) {
+            resolve(normalizeSmscId(String(response['message_id'] ?? ''), this.options.idFormat));
+          } else {
+            const code = statusName(response.command_status);
+            reject(new SmscError(code, PERMANENT.has(code), `SMSC answered ${code} (0x${response.command_status.toString(16)})`, response.command_status));
+          }
+        },
+        reject: (err) => {
+          if (finish()) reject(err);
+        },
+      };
+      if (!session.send(pdu, (response) => entry.resolve(response))) {
+        entry.reject(new SmscError('NOT_BOUND', false, 'SMPP socket is not writable'));
+        return;
+      }
+      this.pending.set(pdu.sequence_number, entry);
+    });
+  }
+
+  /**
+   * Takes window slots for every part first (at most a window's worth at a time), then writes them
+   * in one synchronous run and calls onWritten after the last write: nothing can happen between the
+   * last write and the caller's commit. Resolves when every part is answered.
+   */
+  async submit(request: SubmitRequest): Promise<SubmitResult> {
+    if (request.parts.length === 0) throw new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
+    const tooLong = request.parts.findIndex((p) => p.length > MAX_SHORT_MESSAGE);
+    if (tooLong >= 0) throw new SmscError('MESSAGE_TOO_LONG', true, `part ${tooLong + 1} has ${request.parts[tooLong]!.length} octets; short_message holds ${MAX_SHORT_MESSAGE}`);
+    if (request.scheduleDeliveryTime !== undefined && !/^\d{12}\d{3}[-+R]$/.test(request.scheduleDeliveryTime)) {
+      // node-smpp would quietly turn a short string into a relative time.
+      throw new SmscError('INVALID_SCHEDULE', true, 'schedule_delivery_time must be SMPP time format YYMMDDhhmmsstnnp');
+    }
+    const esmClass = request.parts.length > 1 ? 0x40 : 0;
+    const answers: Promise<string>[] = [];
+    try {
+      let next = 0;
+      while (next < request.parts.length) {
+        const slots = Math.min(request.parts.length - next, this.window);
+        await this.acquire(slots);
+        const session = this.session;
+        if (!session || !this.bound) {
+          this.release(slots);
+          throw new SmscError('NOT_BOUND', false, 'SMPP session is not bound');
+        }
+        for (let i = 0; i < slots; i++, next++) answers.push(this.writePart(session, request, request.parts[next]!, esmClass));
+      }
+    } catch (err) {
+      // Parts already written still settle (and free their slots); their answers no longer matter.
+      for (const a of answers) a.catch(() => undefined);
+      throw err;
+    }
+    request.onWritten?.();
+    return { smscIds: await Promise.all(answers) };
+  }
+
+  /** Refuses new work, waits (≤ 5 s) for outstanding answers, unbinds and closes; never reconnects afterwards. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    if (this.firstBind) {
+      this.firstBind.reject(new SmscError('STOPPED', false, 'connector stopped before the first bind'));
+      this.firstBind = undefined;
+    }
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.fail(new SmscError('STOPPED', false, 'connector is stopping'));
+    }
+    const deadline = Date.now() + 5000;
+    while (this.pending.size > 0 && this.session && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const session = this.session;
+    if (!session) return;
+    if (this.bound) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        const sent = session.unbind({}, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (!sent) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }
+    this.markDown();
+    await new Promise<void>((resolve) => {
+      if (session.socket.destroyed) return resolve();
+      const timer = setTimeout(() => {
+        session.destroy();
+        resolve();
+      }, 1000);
+      session.socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      session.close();
+    });
+    this.session = undefined;
+  }
+}
+
+/** SMPP relative time format YYMMDDhhmmsstnnR, at most 99 days. */
+export function relativeValidity(minutes: number): string {
+  const total = Math.max(1, Math.min(Math.round(minutes), 99 * 1440 + 23 * 60 + 59));
+  const days = Math.floor(total / 1440);
+  const hours = Math.floor((total % 1440) / 60);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `0000${p(days)}${p(hours)}${p(total % 60)}00000R`;
+}

@@ -1,0 +1,31 @@
+import * as smpp from 'smpp';
+
+/**
+ * node-smpp decodes an incoming short_message into text with its own guess of the alphabet, which
+ * changes GSM characters such as @ and $ (TRAPS.md). We need the bytes as sent, so decoding of
+ * short_message and message_payload is turned off for this process: both arrive as Buffers.
+ */
+let applied = false;
+export function useRawShortMessages(): typeof smpp {
+  if (!applied) {
+    smpp.filters.message.decode = (value: unknown) => value;
+    applied = true;
+  }
+  return smpp;
+}
+
+/** short_message as bytes, whatever shape it arrived in. */
+export function shortMessageBytes(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (value && typeof value === 'object' && 'message' in value) {
+    const message = (value as { message: unknown }).message;
+    return Buffer.isBuffer(message) ? message : Buffer.from(String(message), 'latin1');
+  }
+  return Buffer.from(typeof value === 'string' ? value : '', 'latin1');
+}
+
+const statusNames = new Map<number, string>(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
+
+export function statusName(status: number): string {
+  return statusNames.get(status) ?? `ESME_0x${status.toString(16).padStart(4, '0')}`;
+}

@@ -1,0 +1,329 @@
+import type { AddressInfo } from 'node:net';
+import type { PDU, Server, Session } from 'smpp';
+import { decodeText } from './encoding';
+import { formatReceipt } from './receipt-text';
+import { shortMessageBytes, useRawShortMessages } from './smpp-raw';
+import { normalizeSmscId } from './smsc-connector';
+
+const smpp = useRawShortMessages();
+
+export interface SmppSimulatorOptions {
+  host?: string;
+  /** 0: a free port. */
+  port?: number;
+  /** When set, binds must present these. */
+  systemId?: string;
+  password?: string;
+  /** Delay before each submit_sm_resp: fixed, or [min, max]. */
+  latencyMs?: number | [number, number];
+  /** Share of submits answered ESME_RSYSERR. */
+  failureRate?: number;
+  /** Share of submits answered ESME_RTHROTTLED. */
+  throttleRate?: number;
+  /** Destinations answered ESME_RINVDSTADR. */
+  rejectDestinations?: RegExp;
+  /** Send a delivery receipt when registered_delivery asks for one. */
+  deliveryReceipts?: boolean;
+  receiptDelayMs?: number;
+  /** Send the receipt before the submit_sm_resp (as SMSCs with separate binds can), to test the hold-and-match. */
+  receiptBeforeResponse?: boolean;
+  /** The receipt's stat (default DELIVRD), fixed or per destination. */
+  receiptStat?: string | ((to: string) => string);
+  /** Share of receipts (0–1) reporting UNDELIV when receiptStat does not decide. */
+  undeliverableRate?: number;
+  random?: () => number;
+  /** Told of every accepted submit_sm (embedded mode logs them, so a newcomer sees what the SMSC got). */
+  onReceived?: (submit: ReceivedSubmit, text: string) => void;
+}
+
+export interface ReceivedSubmit {
+  /** The id as the simulator answered it in submit_sm_resp (uppercase hex). */
+  messageId: string;
+  /** The same id normalised, as SmppConnector reports it. */
+  smscId: string;
+  to: string;
+  from: string;
+  dataCoding: number;
+  esmClass: number;
+  registeredDelivery: number;
+  shortMessage: Buffer;
+  receivedAt: Date;
+}
+
+export interface SimulatedMessage {
+  to: string;
+  from: string;
+  text: string;
+  dataCoding: number;
+  parts: number;
+  smscIds: string[];
+}
+
+export interface BindRecord {
+  systemId: string;
+  interfaceVersion: number;
+  command: string;
+}
+
+const STATUS = { ROK: 0, RINVBNDSTS: 0x04, RSYSERR: 0x08, RINVDSTADR: 0x0b, RINVPASWD: 0x0e, RTHROTTLED: 0x58 };
+
+/**
+ * An SMSC for tests, embedded mode and benchmarks, built on the same library as the connector.
+ * Ids are answered in hex and written in receipts in decimal, as real SMSCs do (TRAPS.md), and the
+ * hex always has a letter so the connector's automatic detection has something to detect.
+ */
+export class SmppSimulator {
+  readonly received: ReceivedSubmit[] = [];
+  readonly binds: BindRecord[] = [];
+  /** unbind PDUs received from clients. */
+  unbinds = 0;
+  /** Most submit_sm the simulator held unanswered at once (checks a client's window). */
+  maxOutstanding = 0;
+  private outstanding = 0;
+  private nextId = 0xa0000000;
+  private server: Server | undefined;
+  private readonly sessions = new Set<Session>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly random: () => number;
+
+  constructor(private readonly options: SmppSimulatorOptions = {}) {
+    this.random = options.random ?? Math.random;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  start(): Promise<{ host: string; port: number }> {
+    const server = smpp.createServer({}, (session) => this.accept(session));
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => {
+        const address = server.address() as AddressInfo;
+        resolve({ host: address.address, port: address.port });
+      });
+    });
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (ms <= 0) {
+      fn();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  /** Draws only when the rate can matter, so tests can script the draws of the rates they set. */
+  private chance(rate: number | undefined): boolean {
+    return rate !== undefined && rate > 0 && this.random() < rate;
+  }
+
+  private latency(): number {
+    const l = this.options.latencyMs ?? 0;
+    return Array.isArray(l) ? l[0] + this.random() * (l[1] - l[0]) : l;
+  }
+
+  private accept(session: Session): void {
+    session.socket.setNoDelay(true);
+    // A client killed with unread data resets the connection; Node then destroys the socket with
+    // PDUs still in its read buffer, unparsed. A real SMSC reads what reached it before the reset,
+    // so the simulator parses what is buffered before the socket goes.
+    const socket = session.socket;
+    const destroy = socket.destroy.bind(socket);
+    socket.destroy = (error?: Error) => {
+      try {
+        (session as unknown as { _extractPDUs(): void })._extractPDUs();
+      } catch {
+        // a half PDU: nothing more to read
+      }
+      return destroy(error);
+    };
+    this.sessions.add(session);
+    let bound = false;
+    session.on('close', () => this.sessions.delete(session));
+    session.on('error', () => undefined);
+    for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver']) {
+      session.on(command, (pdu: PDU) => {
+        const systemId = String(pdu['system_id'] ?? '');
+        this.binds.push({ systemId, interfaceVersion: Number(pdu['interface_version']), command });
+        const wrong =
+          (this.options.systemId !== undefined && systemId !== this.options.systemId) ||
+          (this.options.password !== undefined && pdu['password'] !== this.options.password);
+        if (wrong) {
+          session.send(pdu.response({ command_status: STATUS.RINVPASWD }));
+          return;
+        }
+        bound = true;
+        session.send(pdu.response({ system_id: 'simulator' }));
+      });
+    }
+    session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
+    session.on('unbind', (pdu: PDU) => {
+      this.unbinds++;
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('deliver_sm_resp', () => undefined);
+    session.on('submit_sm', (pdu: PDU) => {
+      if (!bound) {
+        session.send(pdu.response({ command_status: STATUS.RINVBNDSTS }));
+        return;
+      }
+      this.submitted(session, pdu);
+    });
+  }
+
+  private submitted(session: Session, pdu: PDU): void {
+    const to = String(pdu['destination_addr'] ?? '');
+    let status = STATUS.ROK;
+    if (this.options.rejectDestinations?.test(to)) status = STATUS.RINVDSTADR;
+    else if (this.chance(this.options.throttleRate)) status = STATUS.RTHROTTLED;
+    else if (this.chance(this.options.failureRate)) status = STATUS.RSYSERR;
+
+    this.outstanding++;
+    this.maxOutstanding = Math.max(this.maxOutstanding, this.outstanding);
+    let messageId = '';
+    let record: ReceivedSubmit | undefined;
+    if (status === STATUS.ROK) {
+      const id = this.nextId++;
+      messageId = id.toString(16).toUpperCase();
+      // Recorded on arrival: from here on the SMSC has the message, answered or not.
+      record = {
+        messageId,
+        smscId: normalizeSmscId(messageId, 'hex'),
+        to,
+        from: String(pdu['source_addr'] ?? ''),
+        dataCoding: Number(pdu['data_coding'] ?? 0),
+        esmClass: Number(pdu['esm_class'] ?? 0),
+        registeredDelivery: Number(pdu['registered_delivery'] ?? 0),
+        shortMessage: shortMessageBytes(pdu['short_message']),
+        receivedAt: new Date(),
+      };
+      this.received.push(record);
+      this.options.onReceived?.(record, decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding));
+    }
+    const wantsReceipt = record !== undefined && (record.registeredDelivery & 0x03) !== 0 && this.options.deliveryReceipts === true;
+    if (wantsReceipt && this.options.receiptBeforeResponse) this.sendReceipt(session, record!);
+    this.later(this.latency(), () => {
+      this.outstanding--;
+      if (!this.sessions.has(session)) return;
+      session.send(status === STATUS.ROK ? pdu.response({ message_id: messageId }) : pdu.response({ command_status: status }));
+      if (record && wantsReceipt && !this.options.receiptBeforeResponse) {
+        const done = record;
+        this.later(this.options.receiptDelayMs ?? 0, () => this.sendReceipt(session, done));
+      }
+    });
+  }
+
+  private sendReceipt(session: Session, record: ReceivedSubmit): void {
+    if (!this.sessions.has(session)) return;
+    const chosen = this.options.receiptStat;
+    const stat =
+      (typeof chosen === 'function' ? chosen(record.to) : chosen) ??
+      (this.chance(this.options.undeliverableRate) ? 'UNDELIV' : 'DELIVRD');
+    const text = formatReceipt({
+      id: normalizeSmscId(record.messageId, 'hex'),
+      stat,
+      err: stat === 'DELIVRD' ? '000' : '001',
+      submitted: record.receivedAt,
+      done: new Date(),
+      text: decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding),
+    });
+    session.deliver_sm({
+      source_addr: record.to,
+      destination_addr: record.from,
+      esm_class: 0x04,
+      data_coding: 0,
+      short_message: Buffer.from(text, 'latin1'),
+    });
+  }
+
+  /** What arrived, with concatenated parts joined (by UDH reference) and text decoded. */
+  messages(): SimulatedMessage[] {
+    const out: (SimulatedMessage & { order: number })[] = [];
+    const open = new Map<string, { first: number; parts: Map<number, ReceivedSubmit>; total: number }>();
+    const groups: { first: number; parts: Map<number, ReceivedSubmit>; total: number }[] = [];
+    this.received.forEach((r, index) => {
+      const { udh, body } = stripUdh(r.shortMessage, r.esmClass);
+      const concat = udh ? concatInfo(udh) : undefined;
+      if (concat) {
+        const key = `${r.from}|${r.to}|${concat.ref}|${concat.total}`;
+        let group = open.get(key);
+        // A reference is reused once it wraps: a part number seen again starts a new message.
+        if (!group || group.parts.has(concat.seq)) {
+          group = { first: index, parts: new Map(), total: concat.total };
+          open.set(key, group);
+          groups.push(group);
+        }
+        group.parts.set(concat.seq, r);
+        return;
+      }
+      out.push({ order: index, to: r.to, from: r.from, text: decodeText(body, r.dataCoding), dataCoding: r.dataCoding, parts: 1, smscIds: [r.smscId] });
+    });
+    for (const group of groups) {
+      if (group.parts.size !== group.total) continue;
+      const ordered = [...group.parts.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+      const body = Buffer.concat(ordered.map((r) => stripUdh(r.shortMessage, r.esmClass).body));
+      const first = ordered[0]!;
+      out.push({ order: group.first, to: first.to, from: first.from, text: decodeText(body, first.dataCoding), dataCoding: first.dataCoding, parts: ordered.length, smscIds: ordered.map((r) => r.smscId) });
+    }
+    return out.sort((a, b) => a.order - b.order).map(({ order: _order, ...message }) => message);
+  }
+
+  /** Resolves once at least count submit_sm were accepted; bounded in time. */
+  async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.received.length < count) {
+      if (Date.now() > deadline) throw new Error(`simulator received ${this.received.length} of ${count} submit_sm within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Changes the share of submits answered ESME_RTHROTTLED, e.g. to end a simulated overload. */
+  setThrottleRate(rate: number): void {
+    this.options.throttleRate = rate;
+  }
+
+  reset(): void {
+    this.received.length = 0;
+    this.binds.length = 0;
+    this.unbinds = 0;
+    this.maxOutstanding = this.outstanding;
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const session of this.sessions) session.socket.destroy();
+    this.sessions.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Splits a short_message into its UDH (length octet included) and body when esm_class says it has one. */
+function stripUdh(shortMessage: Buffer, esmClass: number): { udh: Buffer | null; body: Buffer } {
+  if ((esmClass & 0x40) === 0 || shortMessage.length === 0) return { udh: null, body: shortMessage };
+  const length = Math.min(shortMessage[0]! + 1, shortMessage.length);
+  return { udh: shortMessage.subarray(0, length), body: shortMessage.subarray(length) };
+}
+
+/** The concatenation element of a UDH (IEI 0x00, 8-bit reference, or 0x08, 16-bit), if any. */
+function concatInfo(udh: Buffer): { ref: number; total: number; seq: number } | undefined {
+  let at = 1;
+  while (at + 1 < udh.length) {
+    const iei = udh[at]!;
+    const length = udh[at + 1]!;
+    const data = udh.subarray(at + 2, at + 2 + length);
+    if (iei === 0x00 && length === 3 && data.length === 3) return { ref: data[0]!, total: data[1]!, seq: data[2]! };
+    if (iei === 0x08 && length === 4 && data.length === 4) return { ref: data.readUInt16BE(0), total: data[2]!, seq: data[3]! };
+    at += 2 + length;
+  }
+  return undefined;
+}

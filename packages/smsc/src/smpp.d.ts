@@ -1,0 +1,43 @@
+// The npm `smpp` package ships no types (TRAPS.md); this declares only what we use.
+declare module 'smpp' {
+  import { EventEmitter } from 'node:events';
+  import type { Server as NetServer, Socket } from 'node:net';
+
+  export interface PduFields {
+    [field: string]: unknown;
+  }
+
+  export class PDU {
+    constructor(command: string, options?: PduFields);
+    command: string;
+    command_status: number;
+    sequence_number: number;
+    [field: string]: unknown;
+    isResponse(): boolean;
+    response(options?: PduFields): PDU;
+  }
+
+  export class Session extends EventEmitter {
+    socket: Socket;
+    /** Response callbacks by sequence number; we remove ours when a response timed out. */
+    _callbacks: Record<number, (pdu: PDU) => void>;
+    send(pdu: PDU, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
+    bind_transceiver(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    unbind(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    deliver_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    submit_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    enquire_link(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    close(callback?: () => void): void;
+    destroy(callback?: () => void): void;
+  }
+
+  export class Server extends NetServer {
+    sessions: Session[];
+  }
+
+  export function connect(options: { url: string; auto_enquire_link_period?: number }, listener?: () => void): Session;
+  export function createServer(options: Record<string, unknown>, listener: (session: Session) => void): Server;
+
+  export const errors: Record<string, number>;
+  export const filters: { message: { decode: (value: unknown, skipUdh?: boolean) => unknown } };
+}

@@ -1,0 +1,97 @@
+/**
+ * The seam between the dispatcher and an SMSC (DESIGN.md 3: one interface, one implementation per
+ * file). Connectors take already-encoded parts (see encoding.ts), so every connector sends exactly
+ * the bytes and data_coding the gateway charged for.
+ */
+
+export interface SubmitRequest {
+  /** Destination, digits only (international format without '+'). */
+  to: string;
+  /** Sender; alphanumeric or digits. null lets the SMSC choose. */
+  from: string | null;
+  /** SMPP data_coding, always explicit (TRAPS.md). */
+  dataCoding: number;
+  /** One short_message body per part, each already carrying its UDH when there are several. */
+  parts: Buffer[];
+  /** Ask the SMSC for a delivery receipt (registered_delivery 1). */
+  registeredDelivery: boolean;
+  /** SMPP priority_flag 0–3. */
+  priority?: number;
+  /** Minutes until the SMSC may give up (validity_period, relative). */
+  validityMinutes?: number;
+  /** SMPP absolute time string for schedule_delivery_time. */
+  scheduleDeliveryTime?: string;
+  /**
+   * Called synchronously right after the last part was written to the SMSC's socket, before any
+   * answer: the dispatcher commits its claim here, so a crash cannot fall between the two.
+   */
+  onWritten?: () => void;
+}
+
+export interface SubmitResult {
+  /** The SMSC's id for each part, normalised (normalizeSmscId), in part order. */
+  smscIds: string[];
+}
+
+export type ReceiptState = 'delivered' | 'undelivered' | 'expired' | 'rejected' | 'deleted' | 'accepted' | 'unknown' | 'enroute';
+
+/** A delivery receipt (deliver_sm with esm_class 0x04), parsed. */
+export interface DeliveryReceipt {
+  /** Normalised SMSC message id (normalizeSmscId): matches SubmitResult.smscIds. */
+  smscId: string;
+  state: ReceiptState;
+  /** The receipt's own fields, as the SMSC sent them (DLR callbacks forward them). */
+  stat: string;
+  err: string;
+  sub: string;
+  dlvrd: string;
+  submitDate: string;
+  doneDate: string;
+  text: string;
+}
+
+/** An SMSC refusal or a failure to get an answer. */
+export class SmscError extends Error {
+  override name = 'SmscError';
+  constructor(
+    /** Stable code for logs, metrics and the message's error column, e.g. ESME_RTHROTTLED, TIMEOUT. */
+    readonly code: string,
+    /** true: retrying cannot help (bad destination, rejected content). false: try again later. */
+    readonly permanent: boolean,
+    message?: string,
+    /** SMPP command_status when the SMSC answered. */
+    readonly commandStatus?: number,
+  ) {
+    super(message ?? code);
+  }
+}
+
+export interface SmscConnector {
+  /** Connector name for metrics and DLR callbacks (`connector` parameter). */
+  readonly name: string;
+  /** Most submissions that may be outstanding at once (the SMPP window). */
+  readonly window: number;
+  /** Connects and binds; resolves once the first bind succeeded, keeps reconnecting afterwards. */
+  start(): Promise<void>;
+  /** Submits every part; rejects with SmscError. Resolves only once every part has its response. */
+  submit(request: SubmitRequest): Promise<SubmitResult>;
+  /** Called for every delivery receipt the SMSC sends. */
+  onReceipt(listener: (receipt: DeliveryReceipt) => void): void;
+  /** true while bound (for /readyz and the smsgw_smsc_session_up gauge). */
+  isUp(): boolean;
+  /** Waits for outstanding responses (bounded), unbinds and closes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * SMSCs write the same id in hex in submit_sm_resp and in decimal in the receipt, or change case
+ * and leading zeros (TRAPS.md). Ids of only hex digits are compared as numbers: a hex id containing
+ * a-f and a decimal id of only digits are both read as what they most plausibly are.
+ */
+export function normalizeSmscId(raw: string, hint: 'hex' | 'decimal' | 'auto' = 'auto'): string {
+  const id = raw.trim().replace(/\0+$/, '');
+  if (id === '') return id;
+  if (/^[0-9]+$/.test(id) && hint !== 'hex') return BigInt(id).toString(10);
+  if (/^[0-9a-fA-F]+$/.test(id) && hint !== 'decimal') return BigInt('0x' + id).toString(10);
+  return id.toLowerCase();
+}

@@ -1,0 +1,107 @@
+import { BatchMessageSchema, BatchRequestSchema, GlobalsSchema, applyGlobals, type ErrorItem } from '@smsgw/contracts';
+import { HttpError, describeIssues, parseInput } from '@smsgw/kit';
+import { EncodingError, planMessage } from '@smsgw/smsc';
+
+export interface BatchLimits {
+  maxParts: number;
+  maxRecipients: number;
+  maxScheduleDays: number;
+}
+
+export interface PlannedEntry {
+  from: string | null;
+  content: string | null;
+  hexContent: string | null;
+  coding: number;
+  segments: number;
+  params: Record<string, unknown>;
+  recipients: string[];
+}
+
+export interface BatchPlan {
+  entries: PlannedEntry[];
+  recipients: number;
+  /** Σ segments × recipients: what is charged. */
+  segments: number;
+  scheduledAt: Date | null;
+  callbackUrl: string | null;
+  errbackUrl: string | null;
+}
+
+/** Errors listed in a 400; beyond this a batch is bad enough that more detail does not help. */
+const MAX_LISTED_ERRORS = 100;
+
+/** `YYYY-MM-DD HH:MM:SS` in the server's time zone (TZ), or `<seconds>s` from now (spec 2.4). */
+export function parseScheduleAt(value: string, now: Date): Date | undefined {
+  const relative = /^(\d+)s$/.exec(value);
+  if (relative) return new Date(now.getTime() + Number(relative[1]) * 1000);
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(y, mo - 1, d, h, mi, s);
+  // Date rolls 2026-02-30 over to March: a date that does not exist is refused, not moved.
+  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || date.getHours() !== h || date.getMinutes() !== mi) return undefined;
+  return date;
+}
+
+/**
+ * Validates a whole batch before anything is charged (promise 5): every message with the globals
+ * applied, its encoding and parts, the schedule and the size. All faults are reported at once.
+ */
+export function planBatch(body: unknown, limits: BatchLimits, now: Date): BatchPlan {
+  const request = parseInput(BatchRequestSchema, body);
+  const errors: ErrorItem[] = [];
+  const globals = GlobalsSchema.safeParse(request.globals ?? {});
+  if (!globals.success) for (const item of describeIssues(globals.error)) errors.push({ ...item, field: `globals.${item.field}` });
+
+  const entries: PlannedEntry[] = [];
+  let recipients = 0;
+  let segments = 0;
+  request.messages.forEach((raw, index) => {
+    const parsed = BatchMessageSchema.safeParse(applyGlobals(request.globals, raw));
+    if (!parsed.success) {
+      for (const item of describeIssues(parsed.error)) errors.push({ index, ...item });
+      return;
+    }
+    const { to, from, content, hex_content, coding, ...params } = parsed.data;
+    let plan;
+    try {
+      plan = planMessage({ content, hexContent: hex_content, coding }, limits.maxParts);
+    } catch (err) {
+      if (!(err instanceof EncodingError)) throw err;
+      errors.push({ index, field: hex_content !== undefined ? 'hex_content' : 'content', message: err.message });
+      return;
+    }
+    const list = Array.isArray(to) ? to : [to];
+    recipients += list.length;
+    segments += plan.segments * list.length;
+    entries.push({ from: from ?? null, content: content ?? null, hexContent: hex_content ?? null, coding: plan.coding, segments: plan.segments, params, recipients: list });
+  });
+
+  let scheduledAt: Date | null = null;
+  const scheduleAt = request.batch_config?.schedule_at;
+  if (scheduleAt !== undefined) {
+    const at = parseScheduleAt(scheduleAt, now);
+    if (!at) errors.push({ field: 'batch_config.schedule_at', message: 'not a valid date and time' });
+    else if (at.getTime() < now.getTime() - 1000) errors.push({ field: 'batch_config.schedule_at', message: 'is in the past' });
+    else if (at.getTime() > now.getTime() + limits.maxScheduleDays * 86_400_000) {
+      errors.push({ field: 'batch_config.schedule_at', message: `is more than ${limits.maxScheduleDays} days ahead` });
+    } else scheduledAt = at;
+  }
+  if (errors.length > 0) {
+    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+    const more = errors.length > listed.length ? ` (the first ${listed.length} are listed)` : '';
+    throw new HttpError('INVALID_PARAMETER', `The batch has ${errors.length} invalid value${errors.length === 1 ? '' : 's'}${more}; nothing was sent`, { errors: listed });
+  }
+  if (recipients > limits.maxRecipients) {
+    throw HttpError.invalid('messages', `the batch has ${recipients} recipients; at most ${limits.maxRecipients} are allowed`);
+  }
+  return {
+    entries,
+    recipients,
+    segments,
+    scheduledAt,
+    callbackUrl: request.batch_config?.callback_url ?? null,
+    errbackUrl: request.batch_config?.errback_url ?? null,
+  };
+}

@@ -1,0 +1,14 @@
+import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
+
+/** The environment variables api-gateway reads (DESIGN.md 4.4); tests check deployments provide them. */
+export const gatewayConfigShape = {
+  PORT: envVars.PORT.default(8080),
+  ...serviceEnv,
+  ...busEnv,
+  AUTH_URL: envVars.AUTH_URL,
+  MAX_PARTS: envVars.MAX_PARTS,
+  MAX_BODY_BYTES: envVars.MAX_BODY_BYTES,
+  MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,
+  MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
+  MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
+};

@@ -1,0 +1,65 @@
+import type { Router } from 'express';
+import type { Registry } from 'prom-client';
+import { createGatewayMetrics } from './metrics';
+import type { Bus, Db, Logger } from '@smsgw/kit';
+import type { CredentialVerifier } from './credential-client';
+import { BatchIntake } from './batch-intake';
+import { BatchStore } from './batch-store';
+import { MessageIntake } from './message-intake';
+import { MessageStore } from './message-store';
+import { createGatewayRoutes } from './routes';
+
+export interface GatewayOptions {
+  registry: Registry;
+  db: Db;
+  bus: Bus;
+  verifier: CredentialVerifier;
+  logger: Logger;
+  maxParts: number;
+  maxBodyBytes: number;
+  maxBatchBytes: number;
+  maxBatchRecipients: number;
+  maxScheduleDays: number;
+}
+
+/** The gateway's settings from its environment (distributed and embedded mode alike). */
+export function gatewaySettings(config: {
+  MAX_PARTS: number;
+  MAX_BODY_BYTES: number;
+  MAX_BATCH_BYTES: number;
+  MAX_BATCH_RECIPIENTS: number;
+  MAX_SCHEDULE_DAYS: number;
+}): Pick<GatewayOptions, 'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'> {
+  return {
+    maxParts: config.MAX_PARTS,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    maxBatchBytes: config.MAX_BATCH_BYTES,
+    maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
+    maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+  };
+}
+
+export function createGatewayService(options: GatewayOptions): { routes: Router; store: MessageStore; intake: MessageIntake } {
+  const store = new MessageStore(options.db);
+  const { accepted } = createGatewayMetrics(options.registry);
+  const intake = new MessageIntake(store, options.bus, options.logger, options.maxParts, () => accepted.inc({ kind: 'single' }));
+  const batchStore = new BatchStore(options.db);
+  const batches = new BatchIntake(
+    batchStore,
+    options.bus,
+    options.logger,
+    { maxParts: options.maxParts, maxRecipients: options.maxBatchRecipients, maxScheduleDays: options.maxScheduleDays },
+    (recipients) => accepted.inc({ kind: 'batch' }, recipients),
+  );
+  const routes = createGatewayRoutes({
+    verifier: options.verifier,
+    intake,
+    store,
+    batches,
+    batchStore,
+    maxBodyBytes: options.maxBodyBytes,
+    maxBatchBytes: options.maxBatchBytes,
+    maxParts: options.maxParts,
+  });
+  return { routes, store, intake };
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { TOPICS, type MessageParams, type SendRequest } from '@smsgw/contracts';
+import { HttpError, type Bus, type Logger } from '@smsgw/kit';
+import type { MessageStore } from './message-store';
+import { planMessage } from './message-plan';
+
+export interface AcceptedMessage {
+  id: string;
+  cost: string;
+  segments: number;
+}
+
+/** Dashed names as clients wrote them never reach storage: params are kept under canonical names. */
+function extraParams(m: MessageParams): Record<string, unknown> {
+  const { content: _c, hex_content: _h, coding: _k, from: _f, ...rest } = m;
+  return rest;
+}
+
+/**
+ * Accepts one message: plan its encoding and segments, charge and record it in one statement,
+ * then hand it to the dispatcher through the bus (DESIGN.md promise 1).
+ */
+export class MessageIntake {
+  constructor(
+    private readonly store: MessageStore,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly maxParts: number,
+    private readonly onAccepted: () => void = () => undefined,
+  ) {}
+
+  async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
+    const plan = planMessage(request, this.maxParts);
+    const id = randomUUID();
+    const outcome = await this.store.accept({
+      id,
+      accountId,
+      batchId: null,
+      to: request.to,
+      from: request.from ?? null,
+      content: request.content ?? null,
+      hexContent: request.hex_content ?? null,
+      coding: plan.coding,
+      segments: plan.segments,
+      params: extraParams(request),
+    });
+    if (!outcome.ok) {
+      throw new HttpError(
+        outcome.reason,
+        outcome.reason === 'INSUFFICIENT_CREDIT' ? 'Not enough credit for this message' : 'Message quota exhausted',
+      );
+    }
+    this.onAccepted();
+    try {
+      await this.bus.publish(TOPICS.messageSubmit, { messageId: id, accountId, segments: plan.segments });
+      await this.store.markQueued(id);
+    } catch (err) {
+      // Committed already: the dispatcher's sweep re-publishes messages left in `accepted`.
+      this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');
+    }
+    return { id, cost: outcome.cost, segments: plan.segments };
+  }
+}

@@ -1,0 +1,132 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { SendRequestSchema, buildOpenApiDocument, sendSuccessText, type BalanceResult, type BatchResult, type BatchStatus, type MessageStatus, type SendResult } from '@smsgw/contracts';
+import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import { CODING_NAMES } from '@smsgw/smsc';
+import { planMessage } from './message-plan';
+import type { BatchIntake } from './batch-intake';
+import type { BatchStore } from './batch-store';
+import type { CredentialVerifier } from './credential-client';
+import type { MessageIntake } from './message-intake';
+import type { MessageStore } from './message-store';
+
+export interface GatewayRoutesDeps {
+  verifier: CredentialVerifier;
+  intake: MessageIntake;
+  store: MessageStore;
+  batches: BatchIntake;
+  batchStore: BatchStore;
+  maxBodyBytes: number;
+  maxBatchBytes: number;
+  maxParts: number;
+}
+
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const wrap =
+  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+
+export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
+  const router = Router();
+
+  // Authentication comes before the body is read: an unauthenticated caller gets 401, not 400.
+  const authenticate: RequestHandler = (req, res, next) => {
+    deps.verifier.verify(req.headers.authorization).then((principal) => {
+      res.locals['principal'] = principal;
+      next();
+    }, next);
+  };
+  const accountId = (res: Response): string => (res.locals['principal'] as { accountId: string }).accountId;
+
+  router.use(createApiDocsRouter(buildOpenApiDocument()));
+  router.use('/secure', authenticate);
+
+  router.post(
+    '/secure/send',
+    ...jsonBody(deps.maxBodyBytes),
+    wrap(async (req, res) => {
+      const request = parseInput(SendRequestSchema, req.body);
+      const accepted = await deps.intake.accept(accountId(res), request);
+      const body: SendResult = { data: sendSuccessText(accepted.id) };
+      res.json(body);
+    }),
+  );
+
+  router.post(
+    '/secure/sendbatch',
+    ...jsonBody(deps.maxBatchBytes),
+    wrap(async (req, res) => {
+      const accepted = await deps.batches.accept(accountId(res), req.body);
+      const body: BatchResult = { data: accepted };
+      res.json(body);
+    }),
+  );
+
+  const batchId = (req: Request): string => {
+    const id = String(req.params['id']);
+    if (!UUID.test(id)) throw HttpError.notFound(`No batch ${id}`);
+    return id.toLowerCase();
+  };
+
+  router.get(
+    '/secure/batches/:id',
+    wrap(async (req, res) => {
+      const status = await deps.batchStore.status(accountId(res), batchId(req));
+      if (!status) throw HttpError.notFound(`No batch ${String(req.params['id'])}`);
+      const body: BatchStatus = { data: status };
+      res.json(body);
+    }),
+  );
+
+  router.delete(
+    '/secure/batches/:id',
+    wrap(async (req, res) => {
+      const id = batchId(req);
+      const result = await deps.batchStore.cancel(accountId(res), id);
+      if (result.outcome !== 'cancelled') {
+        throw result.outcome === 'not_found' ? HttpError.notFound(`No batch ${id}`) : new HttpError('CONFLICT', 'The batch is already completed or cancelled');
+      }
+      const status = await deps.batchStore.status(accountId(res), id);
+      res.json({ data: { ...status, refunded: result.refunded } });
+    }),
+  );
+
+  // Ours: what a message would cost, before sending it (same encoder, same price as /secure/send).
+  router.post(
+    '/secure/rate',
+    ...jsonBody(deps.maxBodyBytes),
+    wrap(async (req, res) => {
+      const request = parseInput(SendRequestSchema, req.body);
+      const plan = planMessage(request, deps.maxParts);
+      const price = await deps.store.price(accountId(res), plan.segments);
+      if (!price) throw HttpError.unauthorized('Account no longer exists');
+      res.json({ data: { coding: plan.coding, encoding: CODING_NAMES[plan.coding] ?? String(plan.coding), segments: plan.segments, ...price } });
+    }),
+  );
+
+  router.get(
+    '/secure/balance',
+    wrap(async (_req, res) => {
+      const balance = await deps.store.balance(accountId(res));
+      if (!balance) throw HttpError.unauthorized('Account no longer exists');
+      const body: BalanceResult = { data: balance };
+      res.json(body);
+    }),
+  );
+
+  router.get(
+    '/secure/messages/:id',
+    wrap(async (req, res) => {
+      const id = String(req.params['id']);
+      const status = UUID.test(id) ? await deps.store.status(accountId(res), id.toLowerCase()) : undefined;
+      if (!status) throw HttpError.notFound(`No message ${id}`);
+      const body: MessageStatus = { data: status };
+      res.json(body);
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,11 @@
+import { envVars, serviceEnv } from '@smsgw/kit';
+
+/** The environment variables auth reads (DESIGN.md 4.4); tests check deployments provide them. */
+export const authConfigShape = {
+  PORT: envVars.PORT.default(8081),
+  ...serviceEnv,
+  JWT_SECRET: envVars.JWT_SECRET,
+  TOKEN_TTL_SECONDS: envVars.TOKEN_TTL_SECONDS,
+  ADMIN_TOKEN: envVars.ADMIN_TOKEN,
+  MAX_BODY_BYTES: envVars.MAX_BODY_BYTES,
+};

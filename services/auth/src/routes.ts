@@ -1,0 +1,183 @@
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import express, { Router, type RequestHandler } from 'express';
+import multer from 'multer';
+import {
+  CreateAccountSchema,
+  CreateApplicationSchema,
+  CreditSchema,
+  SPEC_MESSAGES,
+  TokenRequestSchema,
+  UsernameSchema,
+  buildOpenApiDocument,
+  type TokenResponse,
+} from '@smsgw/contracts';
+import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import type { AccountStore } from './account-store';
+import type { CredentialVerifier } from './credential-verifier';
+import type { PasswordHasher } from './password-hasher';
+import type { TokenIssuer } from './token-issuer';
+
+export interface AuthRoutesDeps {
+  store: AccountStore;
+  hasher: PasswordHasher;
+  tokens: TokenIssuer;
+  verifier: CredentialVerifier;
+  adminToken: string;
+  maxBodyBytes: number;
+}
+
+const wrap =
+  (fn: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+
+function sameSecret(given: string, expected: string): boolean {
+  // Digests have equal length, so timingSafeEqual never throws and length leaks nothing.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
+function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorRequestHandler> {
+  const multipart = multer({ limits: { fieldSize: 4096, fields: 10, files: 0, parts: 10 } }).none();
+  const guard: RequestHandler = (req, _res, next) => {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^(multipart\/form-data|application\/x-www-form-urlencoded|application\/json)\b/i.test(type)) {
+      next(new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Send client_id and client_secret as form data (multipart or urlencoded)'));
+      return;
+    }
+    next();
+  };
+  const multerErrors: express.ErrorRequestHandler = (err, _req, _res, next) => {
+    if (err instanceof multer.MulterError) {
+      next(new HttpError(err.code === 'LIMIT_FIELD_VALUE' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_PARAMETER', `form data: ${err.message}`));
+      return;
+    }
+    if (err instanceof Error && /Multipart|Unexpected end of form|boundary/i.test(err.message)) {
+      next(new HttpError('INVALID_PARAMETER', `form data: ${err.message}`));
+      return;
+    }
+    next(err);
+  };
+  return [
+    guard,
+    multipart,
+    multerErrors,
+    express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 10 }),
+    express.json({ limit: maxBodyBytes }),
+  ];
+}
+
+export function createAuthRoutes(deps: AuthRoutesDeps): Router {
+  const { store, hasher, tokens, verifier } = deps;
+  const router = Router();
+  router.use(createApiDocsRouter(buildOpenApiDocument()));
+
+  router.post(
+    '/auth/v1/login/application',
+    ...formBody(deps.maxBodyBytes),
+    wrap(async (req, res) => {
+      const { client_id, client_secret } = parseInput(TokenRequestSchema, req.body ?? {});
+      const app = await store.findApplication(client_id);
+      if (!app || app.revoked_at !== null) {
+        await hasher.verifyDummy(client_secret);
+        throw new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
+      }
+      if (!(await hasher.verify(client_secret, app.secret_hash))) throw HttpError.unauthorized('Wrong client secret');
+      const body: TokenResponse = {
+        access_token: tokens.issue({ sub: app.account_id, cid: app.client_id }),
+        token_type: 'bearer',
+        expires_in: tokens.ttlSeconds,
+      };
+      res.set('Cache-Control', 'no-store').json(body);
+    }),
+  );
+
+  // Used by the api-gateway: it forwards the caller's Authorization header and gets the account.
+  router.post(
+    '/internal/v1/verify',
+    wrap(async (req, res) => {
+      res.json(await verifier.verify(req.headers.authorization));
+    }),
+  );
+
+  const admin = Router();
+  admin.use((req, _res, next) => {
+    const header = req.headers.authorization ?? '';
+    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+    if (!token || !sameSecret(token, deps.adminToken)) {
+      next(new HttpError('UNAUTHORIZED', 'Admin token required (Authorization: Bearer $ADMIN_TOKEN)'));
+      return;
+    }
+    next();
+  });
+  admin.use(jsonBody(deps.maxBodyBytes));
+
+  admin.post(
+    '/accounts',
+    wrap(async (req, res) => {
+      const input = parseInput(CreateAccountSchema, req.body);
+      const account = await store.createAccount(input, await hasher.hash(input.password));
+      if (!account) throw new HttpError('CONFLICT', `Account ${input.username} already exists`, { field: 'username' });
+      res.status(201).json(account);
+    }),
+  );
+
+  admin.get(
+    '/accounts/:username',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const account = await store.getAccount(username);
+      if (!account) throw HttpError.notFound(`No account ${username}`);
+      res.json(account);
+    }),
+  );
+
+  admin.post(
+    '/accounts/:username/credit',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const credit = parseInput(CreditSchema, req.body);
+      let account;
+      try {
+        account = await store.credit(username, credit);
+      } catch (err) {
+        if (err instanceof RangeError) throw HttpError.invalid('amount', err.message);
+        throw err;
+      }
+      if (!account) throw HttpError.notFound(`No account ${username}`);
+      res.json(account);
+    }),
+  );
+
+  admin.post(
+    '/accounts/:username/applications',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const { name } = parseInput(CreateApplicationSchema, req.body ?? {});
+      const account = await store.getAccount(username);
+      if (!account) throw HttpError.notFound(`No account ${username}`);
+      const clientId = randomBytes(12).toString('hex');
+      const clientSecret = randomBytes(32).toString('base64url');
+      await store.createApplication(account.id, clientId, await hasher.hash(clientSecret), name ?? null);
+      res.status(201).json({ client_id: clientId, client_secret: clientSecret, name: name ?? null });
+    }),
+  );
+
+  admin.delete(
+    '/accounts/:username/applications/:clientId',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const clientId = String(req.params['clientId']);
+      const account = await store.getAccount(username);
+      if (!account || !(await store.revokeApplication(account.id, clientId))) throw HttpError.notFound(`No application ${clientId} for ${username}`);
+      verifier.forgetApplication(clientId);
+      res.status(204).end();
+    }),
+  );
+
+  router.use('/admin/v1', admin);
+  return router;
+}

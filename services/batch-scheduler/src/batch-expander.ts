@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@smsgw/kit';
+
+export interface ExpandedChunk {
+  batchId: string;
+  accountId: string;
+  messages: { id: string; segments: number }[];
+  /** true when this chunk holds the batch's last recipients. */
+  last: boolean;
+}
+
+interface DueBatch {
+  id: string;
+  account_id: string;
+  next_entry: number;
+  next_offset: number;
+  total: number;
+  expanded: number;
+}
+
+interface EntrySlice {
+  seq: number;
+  from_addr: string | null;
+  content: string | null;
+  hex_content: string | null;
+  coding: number;
+  segments: number;
+  unit_cost: string;
+  params: Record<string, unknown>;
+  size: number;
+  slice: string[];
+}
+
+/**
+ * Turns due batches into messages, one chunk per transaction: the messages and the cursor commit
+ * together, so a crash resumes at the cursor with nothing lost or made twice. SKIP LOCKED lets
+ * several schedulers share the work.
+ */
+export class BatchExpander {
+  constructor(
+    private readonly db: Db,
+    private readonly options: { chunkSize: number; maxUnsentPerBatch: number },
+  ) {}
+
+  /** Expands one chunk of one due batch; undefined when nothing is due (or all due batches are saturated). */
+  async expandChunk(): Promise<ExpandedChunk | undefined> {
+    return this.db.transaction(async (tx) => {
+      // Backpressure: a batch whose earlier messages are still waiting for the dispatcher is passed over.
+      const { rows } = await tx.query<DueBatch>(
+        `SELECT b.id, b.account_id, b.next_entry, b.next_offset, b.total, b.expanded
+           FROM batches b
+          WHERE b.state IN ('scheduled', 'running') AND b.expanded < b.total
+            AND (b.scheduled_at IS NULL OR b.scheduled_at <= now())
+            AND (SELECT count(*) FROM messages m WHERE m.state IN ('accepted', 'queued') AND m.batch_id = b.id) < $1
+          ORDER BY COALESCE(b.scheduled_at, b.created_at)
+          LIMIT 1
+          FOR UPDATE OF b SKIP LOCKED`,
+        [this.options.maxUnsentPerBatch],
+      );
+      const batch = rows[0];
+      if (!batch) return undefined;
+      const chunk = this.options.chunkSize;
+      const entries = await tx.query<EntrySlice>(
+        `SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost::text AS unit_cost, params,
+                cardinality(recipients) AS size,
+                recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 : (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + $4] AS slice
+           FROM batch_entries
+          WHERE batch_id = $1 AND seq >= $2
+          ORDER BY seq
+          LIMIT $4`,
+        [batch.id, batch.next_entry, batch.next_offset, chunk],
+      );
+      const messages: Record<string, unknown>[] = [];
+      let nextEntry = batch.next_entry;
+      let nextOffset = batch.next_offset;
+      for (const entry of entries.rows) {
+        const room = chunk - messages.length;
+        if (room <= 0) break;
+        const take = entry.slice.slice(0, room);
+        for (const to of take) {
+          messages.push({
+            id: randomUUID(),
+            to_addr: to,
+            from_addr: entry.from_addr,
+            content: entry.content,
+            hex_content: entry.hex_content,
+            coding: entry.coding,
+            segments: entry.segments,
+            cost: entry.unit_cost,
+            params: entry.params,
+          });
+        }
+        const start = entry.seq === batch.next_entry ? batch.next_offset : 0;
+        if (start + take.length >= entry.size) {
+          nextEntry = entry.seq + 1;
+          nextOffset = 0;
+        } else {
+          nextEntry = entry.seq;
+          nextOffset = start + take.length;
+        }
+      }
+      await tx.query(
+        `INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
+         SELECT m.id, $1, $2, 'accepted', m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.cost, m.params
+           FROM jsonb_to_recordset($3::jsonb) AS m(id uuid, to_addr text, from_addr text, content text, hex_content text,
+                                                   coding smallint, segments int, cost numeric, params jsonb)`,
+        [batch.account_id, batch.id, JSON.stringify(messages)],
+      );
+      const expanded = batch.expanded + messages.length;
+      await tx.query(
+        `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now() WHERE id = $1`,
+        [batch.id, nextEntry, nextOffset, expanded],
+      );
+      return {
+        batchId: batch.id,
+        accountId: batch.account_id,
+        messages: messages.map((m) => ({ id: m.id as string, segments: m.segments as number })),
+        last: expanded >= batch.total,
+      };
+    });
+  }
+
+  /** After the broker confirmed their jobs; the dispatcher's sweep re-publishes what stays `accepted`. */
+  async markQueued(ids: string[]): Promise<void> {
+    await this.db.query(`UPDATE messages SET state = 'queued', updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'accepted'`, [ids]);
+  }
+
+  /** Batches fully expanded whose every message reached an outcome. */
+  async completeFinished(): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE batches b SET state = 'completed', completed_at = now(), updated_at = now()
+        WHERE b.state = 'running' AND b.expanded >= b.total
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.state IN ('accepted', 'queued', 'submitting') AND m.batch_id = b.id)
+        RETURNING b.id`,
+    );
+    return rows.map((r) => r.id);
+  }
+}

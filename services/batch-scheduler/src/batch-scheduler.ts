@@ -1,0 +1,58 @@
+import { TOPICS } from '@smsgw/contracts';
+import { PollingLoop, type Bus, type Logger } from '@smsgw/kit';
+import type { BatchExpander } from './batch-expander';
+import type { SchedulerMetrics } from './metrics';
+
+export interface BatchSchedulerOptions {
+  /** How often Postgres is asked for due batches (scheduled ones become due without an event). */
+  pollIntervalMs: number;
+}
+
+/**
+ * Releases due batches: expands them chunk by chunk and publishes each message's job. Woken by
+ * batch.accepted events and by a timer; Postgres, not memory, holds what is scheduled.
+ */
+export class BatchScheduler {
+  private readonly loop: PollingLoop;
+
+  constructor(
+    private readonly expander: BatchExpander,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly metrics: SchedulerMetrics,
+    private readonly options: BatchSchedulerOptions,
+  ) {
+    this.loop = new PollingLoop(() => this.round(), logger, 'scheduler round');
+  }
+
+  start(): void {
+    this.loop.start(this.options.pollIntervalMs);
+  }
+
+  /** Runs a round now, or right after the one in progress. */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  private async round(): Promise<void> {
+    // Bounded, so a stop request is seen between chunks.
+    for (let i = 0; i < 10_000 && !this.loop.isStopped; i++) {
+      const chunk = await this.expander.expandChunk();
+      if (!chunk) break;
+      await Promise.all(
+        chunk.messages.map((m) => this.bus.publish(TOPICS.messageSubmit, { messageId: m.id, accountId: chunk.accountId, segments: m.segments })),
+      );
+      await this.expander.markQueued(chunk.messages.map((m) => m.id));
+      this.metrics.expanded.inc(chunk.messages.length);
+      if (chunk.last) this.logger.info({ batchId: chunk.batchId }, 'batch fully expanded');
+    }
+    for (const batchId of await this.expander.completeFinished()) {
+      this.metrics.completed.inc();
+      this.logger.info({ batchId }, 'batch completed');
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}

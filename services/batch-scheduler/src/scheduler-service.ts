@@ -1,0 +1,37 @@
+import { QUEUES, TOPICS } from '@smsgw/contracts';
+import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import type { Registry } from 'prom-client';
+import { BatchExpander } from './batch-expander';
+import { BatchScheduler } from './batch-scheduler';
+import { createSchedulerMetrics } from './metrics';
+
+export interface SchedulerServiceOptions {
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  registry: Registry;
+  pollIntervalMs?: number;
+  chunkSize?: number;
+  /** Messages of one batch waiting for the dispatcher before expansion pauses (backpressure). */
+  maxUnsentPerBatch?: number;
+}
+
+/** Owns the batch lifecycle (DESIGN.md 2): scheduled → running → completed, or cancelled. */
+export function createSchedulerService(options: SchedulerServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
+  const expander = new BatchExpander(options.db, { chunkSize: options.chunkSize ?? 500, maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000 });
+  const scheduler = new BatchScheduler(expander, options.bus, options.logger, createSchedulerMetrics(options.registry), {
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+  });
+  let consumer: Consumer | undefined;
+  return {
+    async start() {
+      // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
+      consumer = await options.bus.consume({ queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted }, async () => scheduler.wake());
+      scheduler.start();
+    },
+    async stop() {
+      await consumer?.cancel();
+      await scheduler.stop();
+    },
+  };
+}

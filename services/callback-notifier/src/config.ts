@@ -1,0 +1,13 @@
+import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
+
+/** The environment variables the callback-notifier reads (DESIGN.md 4.4); tests check deployments provide them. */
+export const notifierConfigShape = {
+  PORT: envVars.PORT.default(8084),
+  ...serviceEnv,
+  ...busEnv,
+  CALLBACK_ALLOWED_HOSTS: envVars.CALLBACK_ALLOWED_HOSTS,
+  CALLBACK_MAX_ATTEMPTS: envVars.CALLBACK_MAX_ATTEMPTS,
+  CALLBACK_RETRY_BASE_MS: envVars.CALLBACK_RETRY_BASE_MS,
+  CALLBACK_TIMEOUT_MS: envVars.CALLBACK_TIMEOUT_MS,
+  CALLBACK_HOST_CONCURRENCY: envVars.CALLBACK_HOST_CONCURRENCY,
+};

@@ -1,0 +1,74 @@
+import { QUEUES, TOPICS } from '@smsgw/contracts';
+import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import type { Registry } from 'prom-client';
+import { CallbackSender } from './callback-sender';
+import { CallbackStore } from './callback-store';
+import { CallbackWorker } from './callback-worker';
+import { DlrCallbacks } from './dlr-callbacks';
+import { createNotifierMetrics } from './metrics';
+import { ResultCallbacks } from './result-callbacks';
+import { UrlGuard } from './url-guard';
+
+export interface NotifierServiceOptions {
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  registry: Registry;
+  allowedHosts: readonly string[];
+  maxAttempts: number;
+  retryBaseMs: number;
+  timeoutMs: number;
+  hostConcurrency: number;
+  pollIntervalMs?: number;
+}
+
+/** Notifier settings from its environment (distributed and embedded mode alike). */
+export function notifierSettings(config: {
+  CALLBACK_ALLOWED_HOSTS: string[];
+  CALLBACK_MAX_ATTEMPTS: number;
+  CALLBACK_RETRY_BASE_MS: number;
+  CALLBACK_TIMEOUT_MS: number;
+  CALLBACK_HOST_CONCURRENCY: number;
+}): Pick<NotifierServiceOptions, 'allowedHosts' | 'maxAttempts' | 'retryBaseMs' | 'timeoutMs' | 'hostConcurrency'> {
+  return {
+    allowedHosts: config.CALLBACK_ALLOWED_HOSTS,
+    maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
+    retryBaseMs: config.CALLBACK_RETRY_BASE_MS,
+    timeoutMs: config.CALLBACK_TIMEOUT_MS,
+    hostConcurrency: config.CALLBACK_HOST_CONCURRENCY,
+  };
+}
+
+/** Owns every outgoing request to customer URLs (DESIGN.md 2). */
+export function createNotifierService(options: NotifierServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
+  const store = new CallbackStore(options.db);
+  const sender = new CallbackSender(new UrlGuard(options.allowedHosts), { timeoutMs: options.timeoutMs, hostConcurrency: options.hostConcurrency });
+  const worker = new CallbackWorker(store, sender, options.logger, createNotifierMetrics(options.registry), {
+    maxAttempts: options.maxAttempts,
+    retryBaseMs: options.retryBaseMs,
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    concurrency: 64,
+    timeoutMs: options.timeoutMs,
+  });
+  const results = new ResultCallbacks(store);
+  const dlrs = new DlrCallbacks(store);
+  const consumers: Consumer[] = [];
+  return {
+    async start() {
+      consumers.push(
+        await options.bus.consume({ queue: QUEUES.notifierResults, topic: TOPICS.messageResult, prefetch: 64 }, async (event) => {
+          const queued = [await results.handle(event), await dlrs.onResult(event)];
+          if (queued.some(Boolean)) worker.wake();
+        }),
+        await options.bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr, prefetch: 64 }, async (event) => {
+          if (await dlrs.onReceipt(event)) worker.wake();
+        }),
+      );
+      worker.start();
+    },
+    async stop() {
+      await Promise.all(consumers.map((c) => c.cancel()));
+      await worker.stop();
+    },
+  };
+}

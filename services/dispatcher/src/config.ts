@@ -1,0 +1,15 @@
+import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
+
+/** The environment variables the dispatcher reads (DESIGN.md 4.4); tests check deployments provide them. */
+export const dispatcherConfigShape = {
+  PORT: envVars.PORT.default(8083),
+  ...serviceEnv,
+  ...busEnv,
+  REDIS_URL: envVars.REDIS_URL,
+  SMSC_URL: envVars.SMSC_URL,
+  HTTP_THROUGHPUT_PER_WORKER: envVars.HTTP_THROUGHPUT_PER_WORKER,
+  SMART_QOS: envVars.SMART_QOS,
+  SWEEP_INTERVAL_MS: envVars.SWEEP_INTERVAL_MS,
+  SUBMIT_STALE_MS: envVars.SUBMIT_STALE_MS,
+  MAX_SUBMIT_ATTEMPTS: envVars.MAX_SUBMIT_ATTEMPTS,
+};

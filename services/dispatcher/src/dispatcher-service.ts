@@ -1,0 +1,143 @@
+import { QUEUES, TOPICS } from '@smsgw/contracts';
+import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import type { SmscConnector } from '@smsgw/smsc';
+import type { Registry } from 'prom-client';
+import { MessageClaims } from './message-claims';
+import { AccountCaps } from './throughput/account-caps';
+import type { RateLimiter } from './throughput/rate-limiter';
+import { DEFAULT_SMART_QOS, SmartQos } from './throughput/smart-qos';
+import { ThroughputGate } from './throughput/throughput-gate';
+import { MessageDispatcher } from './message-dispatcher';
+import { createDispatcherMetrics } from './metrics';
+import { ReceiptMatcher } from './receipt-matcher';
+import { RecoverySweeper } from './recovery-sweeper';
+
+export interface DispatcherServiceOptions {
+  db: Db;
+  bus: Bus;
+  connector: SmscConnector;
+  logger: Logger;
+  registry: Registry;
+  maxAttempts: number;
+  submitStaleMs: number;
+  throughputPerWorker: number;
+  sweepIntervalMs: number;
+  /** The in-process bus loses its queue on restart: re-publish everything queued at start. */
+  inProcessBus: boolean;
+  /** Cluster-wide pacing state; the connector's cap is `connectorThroughput` per second (0: none). */
+  rateLimiter: RateLimiter;
+  connectorThroughput: number;
+  smartQos: boolean;
+}
+
+export interface DispatcherService {
+  /** Dependencies for /readyz beyond the database and the bus. */
+  readiness(): Record<string, boolean>;
+  start(): Promise<void>;
+  /** Stops taking jobs, finishes submissions in progress, then unbinds. */
+  stop(): Promise<void>;
+  sweeper: RecoverySweeper;
+}
+
+type Settings = Pick<DispatcherServiceOptions, 'maxAttempts' | 'submitStaleMs' | 'throughputPerWorker' | 'sweepIntervalMs' | 'inProcessBus' | 'smartQos'>;
+
+/** The dispatcher's settings from its environment (distributed and embedded mode alike). */
+export function dispatcherSettings(config: {
+  MAX_SUBMIT_ATTEMPTS: number;
+  SUBMIT_STALE_MS: number;
+  HTTP_THROUGHPUT_PER_WORKER: number;
+  SWEEP_INTERVAL_MS: number;
+  SMART_QOS: boolean;
+  AMQP_URL?: string | undefined;
+}): Settings {
+  return {
+    maxAttempts: config.MAX_SUBMIT_ATTEMPTS,
+    submitStaleMs: config.SUBMIT_STALE_MS,
+    throughputPerWorker: config.HTTP_THROUGHPUT_PER_WORKER,
+    sweepIntervalMs: config.SWEEP_INTERVAL_MS,
+    inProcessBus: config.AMQP_URL === undefined,
+    smartQos: config.SMART_QOS,
+  };
+}
+
+/** Retry delays sized so the bus gives up exactly when the dispatcher's attempt limit is reached. */
+export function submitRetryDelays(maxAttempts: number): number[] {
+  return Array.from({ length: Math.max(0, maxAttempts - 1) }, (_, i) => Math.min(1000 * 4 ** i, 120_000));
+}
+
+export function createDispatcherService(options: DispatcherServiceOptions): DispatcherService {
+  const { db, bus, connector, logger } = options;
+  // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
+  const qosCeiling = options.throughputPerWorker || options.connectorThroughput || 1000;
+  const qos = options.smartQos ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling }) : undefined;
+  const metrics = createDispatcherMetrics(options.registry, connector, qos && (() => qos.current()), {
+    queueDepth: () => bus.queueDepth(QUEUES.dispatcherSubmit),
+    oldestWaitingSeconds: async () => {
+      const { rows } = await db.query<{ age: number | null }>(
+        `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
+      );
+      return rows[0]?.age ?? 0;
+    },
+  });
+  const claims = new MessageClaims(db);
+  const gate = new ThroughputGate(
+    options.rateLimiter,
+    logger,
+    { waitSeconds: metrics.throughputWait, paused: metrics.throughputPaused },
+    options.connectorThroughput > 0 ? { key: `connector:${connector.name}`, perSecond: options.connectorThroughput } : undefined,
+  );
+  const dispatcher = new MessageDispatcher(
+    claims,
+    connector,
+    bus,
+    logger,
+    metrics,
+    {
+      maxAttempts: options.maxAttempts,
+      submitStaleMs: options.submitStaleMs,
+      window: connector.window,
+      throughputPerWorker: options.throughputPerWorker,
+    },
+    {
+      gate,
+      accountCaps: new AccountCaps(db),
+      ...(qos && { qos }),
+    },
+  );
+  const receipts = new ReceiptMatcher(claims, bus, logger, metrics, { connector: connector.name, holdMs: 30_000, retryEveryMs: 250 });
+  const sweeper = new RecoverySweeper(db, bus, logger, metrics, {
+    intervalMs: options.sweepIntervalMs,
+    acceptedGraceMs: 30_000,
+    submitStaleMs: options.submitStaleMs,
+    republishQueuedAtStart: options.inProcessBus,
+  });
+  let consumer: Consumer | undefined;
+
+  return {
+    sweeper,
+    readiness: () => ({ smsc: connector.isUp(), throughput: options.rateLimiter.isReady() && !gate.isPaused() }),
+    async start() {
+      connector.onReceipt(receipts.receive);
+      await connector.start();
+      consumer = await bus.consume(
+        {
+          queue: QUEUES.dispatcherSubmit,
+          topic: TOPICS.messageSubmit,
+          // Enough deliveries to keep the SMPP window full, bounded so a crash strands few.
+          prefetch: connector.window * 2,
+          retryDelaysMs: submitRetryDelays(options.maxAttempts),
+        },
+        dispatcher.handle,
+      );
+      await sweeper.start();
+    },
+    async stop() {
+      await consumer?.cancel();
+      await sweeper.stop();
+      await dispatcher.drain();
+      receipts.stop();
+      await connector.stop();
+      await options.rateLimiter.close();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import Bottleneck from 'bottleneck';
+import { TOPICS, type MessageResultEvent, type MessageSubmitJob } from '@smsgw/contracts';
+import type { Bus, DeliveryInfo, Logger } from '@smsgw/kit';
+import { SmscError, type SmscConnector } from '@smsgw/smsc';
+import type { ClaimedMessage, MessageClaims } from './message-claims';
+import type { DispatcherMetrics } from './metrics';
+import { buildSubmitRequest } from './submit-request';
+import type { AccountCaps } from './throughput/account-caps';
+import type { SmartQos } from './throughput/smart-qos';
+import type { ThroughputGate } from './throughput/throughput-gate';
+
+export interface DispatcherOptions {
+  /** Attempts before a transiently failing message is given up (and refunded). */
+  maxAttempts: number;
+  /** A message still `submitting` after this long belongs to a dispatcher that died mid-submit. */
+  submitStaleMs: number;
+  /** Submissions in progress at once; kept at the connector's window so nothing is claimed early. */
+  window: number;
+  /** Messages per second this worker submits; 0 = unlimited (HTTP_THROUGHPUT_PER_WORKER). */
+  throughputPerWorker: number;
+}
+
+/** Pacing beyond this worker: cluster-wide caps and the SMSC-adaptive rate. */
+export interface DispatcherPacing {
+  gate: ThroughputGate;
+  accountCaps: AccountCaps;
+  /** Present when SMART_QOS is on. */
+  qos?: SmartQos;
+}
+
+/** Thrown to have the bus deliver the job again later. */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+}
+
+/**
+ * Takes `message.submit` jobs to the SMSC. A slot in the window is taken before the message is
+ * claimed, so `submitting` only ever covers messages whose submit_sm is about to leave or has left:
+ * that is the whole window in which a crash leaves the outcome unknown (promise 2).
+ */
+export class MessageDispatcher {
+  private readonly limiter: Bottleneck;
+
+  constructor(
+    private readonly claims: MessageClaims,
+    private readonly connector: SmscConnector,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly metrics: DispatcherMetrics,
+    private readonly options: DispatcherOptions,
+    private readonly pacing?: DispatcherPacing,
+  ) {
+    this.limiter = new Bottleneck({
+      maxConcurrent: options.window,
+      minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0,
+    });
+  }
+
+  private stopping = false;
+  private appliedRate = 0;
+
+  readonly handle = async (job: MessageSubmitJob, info: DeliveryInfo): Promise<void> => {
+    if (this.pacing) {
+      // Cost is PDUs, not messages: a three-part message takes three places (issue: throughput).
+      await this.pacing.gate.pass(await this.pacing.accountCaps.of(job.accountId), job.segments ?? 1, () => this.stopping);
+      this.applyQos();
+    }
+    await this.limiter.schedule(() => this.dispatch(job.messageId, info));
+  };
+
+  /** Follows the smart-QoS rate with the worker's pacing (changes of less than 2% are ignored). */
+  private applyQos(): void {
+    const qos = this.pacing?.qos;
+    if (!qos) return;
+    const rate = qos.current();
+    if (Math.abs(rate - this.appliedRate) < this.appliedRate * 0.02) return;
+    this.appliedRate = rate;
+    this.limiter.updateSettings({ minTime: 1000 / rate });
+  }
+
+  private async dispatch(id: string, info: DeliveryInfo): Promise<void> {
+    const claim = await this.claims.begin(id);
+    if (!claim) {
+      await this.handleUnclaimed(id, info);
+      return;
+    }
+    const { message } = claim;
+    let request;
+    try {
+      request = buildSubmitRequest(message);
+    } catch (err) {
+      await claim.commit();
+      await this.failed(message, `ENCODING: ${(err as Error).message}`, true);
+      return;
+    }
+    const started = process.hrtime.bigint();
+    try {
+      const result = await this.connector.submit({ ...request, onWritten: () => void claim.commit() });
+      await claim.commit();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
+      this.pacing?.qos?.onResponse(seconds * 1000);
+      const smscId = result.smscIds[0] ?? '';
+      if (await this.claims.markSubmitted(id, result.smscIds)) {
+        this.metrics.submitted.inc({ connector: this.connector.name });
+        this.track(this.publishResult(message, 'submitted', smscId, null));
+      }
+    } catch (err) {
+      // Written or not, the claim is committed before its outcome is recorded.
+      await claim.commit();
+      if (!(err instanceof SmscError)) throw err;
+      this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: err.code }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (err.code === 'ESME_RTHROTTLED') this.pacing?.qos?.onThrottled();
+      if (err.permanent) {
+        await this.failed(message, err.code, true);
+        return;
+      }
+      if (message.attempts >= this.options.maxAttempts) {
+        await this.failed(message, `${err.code} after ${message.attempts} attempts`, true);
+        return;
+      }
+      this.metrics.retried.inc({ connector: this.connector.name, reason: err.code });
+      await this.claims.requeue(id, err.code);
+      throw new RetryLater(`${err.code}: retry later`);
+    }
+  }
+
+  /** Redelivered or duplicate job: only a stale `submitting` needs anything done. */
+  private async handleUnclaimed(id: string, info: DeliveryInfo): Promise<void> {
+    const current = await this.claims.current(id);
+    if (!current || current.state !== 'submitting') return;
+    if (current.age_ms < this.options.submitStaleMs) {
+      // Another dispatcher may still be waiting for the SMSC's answer: look again later.
+      throw new RetryLater(`message ${id} is being submitted elsewhere (attempt ${info.attempt})`);
+    }
+    // submit_sm may or may not have left before the crash; sending again could deliver it twice.
+    if (await this.claims.fail(id, 'SUBMIT_OUTCOME_UNKNOWN', false)) {
+      this.metrics.failed.inc({ connector: this.connector.name, reason: 'SUBMIT_OUTCOME_UNKNOWN' });
+      this.logger.warn({ messageId: id }, 'submission outcome unknown after a dispatcher stopped; not resent');
+    }
+  }
+
+  private async failed(message: ClaimedMessage, reason: string, refund: boolean): Promise<void> {
+    if (!(await this.claims.fail(message.id, reason, refund))) return;
+    this.metrics.failed.inc({ connector: this.connector.name, reason: reason.split(/[ :]/)[0]! });
+    this.logger.info({ messageId: message.id, batchId: message.batch_id, reason }, 'message failed');
+    this.track(this.publishResult(message, 'failed', null, reason));
+  }
+
+  /**
+   * Result events are published without holding a window slot for the broker's confirm (the state
+   * is recorded already); drain() waits for them, so a graceful stop loses none.
+   */
+  private readonly publishing = new Set<Promise<void>>();
+
+  private track(publish: Promise<void>): void {
+    this.publishing.add(publish);
+    void publish.finally(() => this.publishing.delete(publish));
+  }
+
+  private async publishResult(message: ClaimedMessage, outcome: MessageResultEvent['outcome'], smscId: string | null, error: string | null) {
+    // The state is recorded already; a lost event must not make the job retry and look like a duplicate.
+    await this.bus.publish(TOPICS.messageResult, {
+      messageId: message.id,
+      accountId: message.account_id,
+      batchId: message.batch_id,
+      to: message.to_addr,
+      outcome,
+      smscId,
+      error,
+      connector: this.connector.name,
+      at: new Date().toISOString(),
+    }).catch((err: unknown) => this.logger.warn({ err, messageId: message.id }, 'could not publish the message result'));
+  }
+
+  /** Waits for submissions in progress (graceful shutdown). */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    await this.limiter.stop({ dropWaitingJobs: false });
+    await Promise.allSettled([...this.publishing]);
+  }
+}

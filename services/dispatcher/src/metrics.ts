@@ -1,0 +1,89 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export interface DispatcherMetrics {
+  submitted: Counter<'connector'>;
+  failed: Counter<'connector' | 'reason'>;
+  retried: Counter<'connector' | 'reason'>;
+  receipts: Counter<'connector' | 'status'>;
+  smscResponse: Histogram<'connector' | 'outcome'>;
+  sessionUp: Gauge<'connector'>;
+  swept: Counter<'state'>;
+  throughputWait: Histogram;
+  throughputPaused: Gauge;
+  qosRate: Gauge<'connector'>;
+  queueDepth: Gauge<'queue'>;
+  dispatchLag: Gauge;
+}
+
+/** Read at scrape time: the submit queue's depth and the age of the oldest message not yet claimed. */
+export interface BacklogProbe {
+  queueDepth(): Promise<number>;
+  oldestWaitingSeconds(): Promise<number>;
+}
+
+/** Names as docs/metrics.md lists them. */
+export function createDispatcherMetrics(
+  registry: Registry,
+  connector: { name: string; isUp(): boolean },
+  /** The smart-QoS rate now, when SMART_QOS is on. */
+  qosRate?: () => number,
+  backlog?: BacklogProbe,
+): DispatcherMetrics {
+  const registers = [registry];
+  return {
+    submitted: new Counter({ name: 'smsgw_messages_submitted_total', help: 'Messages the SMSC accepted', labelNames: ['connector'], registers }),
+    failed: new Counter({ name: 'smsgw_messages_failed_total', help: 'Messages that failed for good, by reason', labelNames: ['connector', 'reason'], registers }),
+    retried: new Counter({ name: 'smsgw_submit_retries_total', help: 'Submissions retried after a transient SMSC error', labelNames: ['connector', 'reason'], registers }),
+    receipts: new Counter({ name: 'smsgw_delivery_receipts_total', help: 'Delivery receipts received, by status', labelNames: ['connector', 'status'], registers }),
+    smscResponse: new Histogram({
+      name: 'smsgw_smsc_response_seconds',
+      help: 'Time from submit to the SMSC answer',
+      labelNames: ['connector', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    sessionUp: new Gauge({
+      name: 'smsgw_smsc_session_up',
+      help: '1 while the SMSC session is bound',
+      labelNames: ['connector'],
+      registers,
+      collect() {
+        this.set({ connector: connector.name }, connector.isUp() ? 1 : 0);
+      },
+    }),
+    throughputWait: new Histogram({
+      name: 'smsgw_throughput_wait_seconds',
+      help: 'Time a submission waited for the cluster-wide throughput caps',
+      buckets: [0, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    }),
+    throughputPaused: new Gauge({ name: 'smsgw_throughput_paused', help: '1 while dispatch is paused because the throughput state (Redis) is unreachable', registers }),
+    qosRate: new Gauge({
+      name: 'smsgw_qos_rate',
+      help: 'Messages per second smart QoS currently allows this worker',
+      labelNames: ['connector'],
+      registers,
+      collect() {
+        if (qosRate) this.set({ connector: connector.name }, qosRate());
+      },
+    }),
+    queueDepth: new Gauge({
+      name: 'smsgw_queue_depth',
+      help: 'Jobs waiting in a consumer queue, not yet delivered',
+      labelNames: ['queue'],
+      registers,
+      async collect() {
+        if (backlog) this.set({ queue: 'dispatcher.message-submit' }, await backlog.queueDepth().catch(() => NaN));
+      },
+    }),
+    dispatchLag: new Gauge({
+      name: 'smsgw_dispatch_lag_seconds',
+      help: 'Age of the oldest accepted message the dispatcher has not taken yet (consumer lag)',
+      registers,
+      async collect() {
+        if (backlog) this.set(await backlog.oldestWaitingSeconds().catch(() => NaN));
+      },
+    }),
+    swept: new Counter({ name: 'smsgw_recovery_republished_total', help: 'Jobs re-published by the recovery sweep, by message state', labelNames: ['state'], registers }),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Logger } from '@smsgw/kit';
+import { HttpConnector, SmppConnector, SmppSimulator, parseHttpSmscUrl, parseSmscUrl, type SmscConnector } from '@smsgw/smsc';
+
+export interface SmscLink {
+  connector: SmscConnector;
+  /** The connector's cluster-wide cap in messages (PDUs) per second; 0: none. */
+  throughput: number;
+  /** Stops what the link started besides the connector (the built-in simulator). */
+  close(): Promise<void>;
+}
+
+/**
+ * The connector SMSC_URL names; unset, a built-in simulator on loopback reached over a real SMPP
+ * session, so embedded mode exercises the same code as production.
+ */
+export async function openSmscLink(smscUrl: string | undefined, logger: Logger, simulatorOptions: { deliveryReceipts?: boolean } = {}): Promise<SmscLink> {
+  if (smscUrl !== undefined) {
+    if (smscUrl.startsWith('smpp:')) {
+      const options = parseSmscUrl(smscUrl);
+      return { connector: new SmppConnector({ ...options, name: 'smsc' }, logger), throughput: options.throughput, close: async () => undefined };
+    }
+    return { connector: new HttpConnector({ ...parseHttpSmscUrl(smscUrl), name: 'http' }, logger), throughput: 0, close: async () => undefined };
+  }
+  const simulator = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: simulatorOptions.deliveryReceipts ?? true,
+    latencyMs: 0,
+    onReceived: (submit, text) =>
+      logger.info({ to: submit.to, from: submit.from, dataCoding: submit.dataCoding, smscId: submit.smscId, text }, 'simulator received submit_sm'),
+  });
+  const { host, port } = await simulator.start();
+  logger.info({ host, port }, 'SMSC_URL unset: using the built-in SMPP simulator');
+  const connector = new SmppConnector({ ...parseSmscUrl(`smpp://simulator:simulator@${host}:${port}?window=50`), name: 'simulator' }, logger);
+  return { connector, throughput: 0, close: () => simulator.stop() };
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
+import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
+import type { DeliveryReceipt } from '@smsgw/smsc';
+import { MessageClaims, ReceiptMatcher } from '../src';
+import { createDispatcherMetrics } from '../src/metrics';
+
+let db: Db;
+let bus: MemoryBus;
+let claims: MessageClaims;
+let matcher: ReceiptMatcher;
+const dlrs: MessageDlrEvent[] = [];
+let accountId: string;
+
+const receipt = (smscId: string, stat = 'DELIVRD'): DeliveryReceipt => ({
+  smscId,
+  state: stat === 'DELIVRD' ? 'delivered' : 'undelivered',
+  stat,
+  err: stat === 'DELIVRD' ? '000' : '001',
+  sub: '001',
+  dlvrd: '001',
+  submitDate: '2611230000',
+  doneDate: '2611230001',
+  text: 'hi',
+});
+
+async function submittedMessage(parts: string[], dlr = true): Promise<string> {
+  const id = randomUUID();
+  await db.query(
+    `INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost, params) VALUES ($1, $2, 'submitting', '41790000001', 0, $3, 1, $4::jsonb)`,
+    [id, accountId, parts.length, JSON.stringify(dlr ? { dlr: 'yes', dlr_url: 'http://example.test/dlr', dlr_level: 2 } : {})],
+  );
+  return id;
+}
+const stateOf = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM messages WHERE id = $1', [id])).rows[0]!.state;
+const until = async (check: () => Promise<boolean> | boolean) => {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+beforeAll(async () => {
+  db = await PgliteDb.open();
+  await migrate(db);
+  accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ('r', 'x') RETURNING id`)).rows[0]!.id;
+  bus = new MemoryBus();
+  await bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr }, async (e) => void dlrs.push(e));
+  claims = new MessageClaims(db);
+  const metrics = createDispatcherMetrics(createRegistry('test'), { name: 'smsc', isUp: () => true });
+  matcher = new ReceiptMatcher(claims, bus, createLogger('test', 'silent'), metrics, { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 });
+});
+afterAll(async () => {
+  matcher.stop();
+  await bus.close();
+  await db.close();
+});
+
+describe('ReceiptMatcher', () => {
+  it('holds a receipt that arrives before submit_sm_resp is recorded, then matches it', async () => {
+    const id = await submittedMessage(['1001']);
+    matcher.receive(receipt('1001'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await stateOf(id)).toBe('submitting');
+    expect(await claims.markSubmitted(id, ['1001'])).toBe(true);
+    await until(async () => (await stateOf(id)) === 'delivered');
+    expect(await stateOf(id)).toBe('delivered');
+    await until(() => dlrs.some((d) => d.messageId === id));
+    expect(dlrs.filter((d) => d.messageId === id)).toEqual([expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: 'smsc' })]);
+  });
+
+  it('a long message is delivered only when every part is, and reports once', async () => {
+    const id = await submittedMessage(['2001', '2002', '2003']);
+    await claims.markSubmitted(id, ['2001', '2002', '2003']);
+    matcher.receive(receipt('2001'));
+    matcher.receive(receipt('2003'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await stateOf(id)).toBe('submitted');
+    matcher.receive(receipt('2002'));
+    await until(async () => (await stateOf(id)) === 'delivered');
+    await until(() => dlrs.some((d) => d.messageId === id));
+    expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
+  });
+
+  it('one undelivered part makes the message undelivered, reported with that part\'s stat', async () => {
+    const id = await submittedMessage(['3001', '3002']);
+    await claims.markSubmitted(id, ['3001', '3002']);
+    matcher.receive(receipt('3001'));
+    matcher.receive(receipt('3002', 'UNDELIV'));
+    await until(async () => (await stateOf(id)) === 'undelivered');
+    await until(() => dlrs.some((d) => d.messageId === id));
+    expect(dlrs.find((d) => d.messageId === id)).toMatchObject({ status: 'UNDELIV' });
+  });
+
+  it('a duplicate receipt changes nothing and reports nothing more', async () => {
+    const id = await submittedMessage(['4001']);
+    await claims.markSubmitted(id, ['4001']);
+    matcher.receive(receipt('4001'));
+    await until(async () => (await stateOf(id)) === 'delivered');
+    matcher.receive(receipt('4001', 'UNDELIV'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await stateOf(id)).toBe('delivered');
+    expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
+  });
+});

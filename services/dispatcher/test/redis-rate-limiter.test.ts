@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { RedisRateLimiter } from '../src';
+
+// Runs with REDIS_URL (CI sets it); jest.config.js leaves this file out otherwise.
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+describe('RedisRateLimiter', () => {
+  const prefix = `test-${randomBytes(4).toString('hex')}`;
+  let a: RedisRateLimiter;
+  let b: RedisRateLimiter;
+  beforeAll(async () => {
+    a = new RedisRateLimiter(redisUrl, prefix);
+    b = new RedisRateLimiter(redisUrl, prefix);
+    for (let i = 0; i < 100 && !(a.isReady() && b.isReady()); i++) await new Promise((r) => setTimeout(r, 20));
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it('shares one cap between dispatchers: reservations from both queue up on one schedule', async () => {
+    const cap = [{ key: 'shared', perSecond: 10 }];
+    const waits = [];
+    for (let i = 0; i < 3; i++) {
+      waits.push(await a.reserve(cap, 1));
+      waits.push(await b.reserve(cap, 1));
+    }
+    // Six PDUs at 10/s: each waits about 100 ms longer than the one before, whichever asked.
+    for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(50);
+    expect(waits[5]!).toBeGreaterThan(400);
+  });
+
+  it('fails fast while Redis is unreachable, so the gate can pause dispatch', async () => {
+    const down = new RedisRateLimiter('redis://127.0.0.1:1', prefix);
+    await expect(down.reserve([{ key: 'x', perSecond: 1 }], 1)).rejects.toThrow();
+    expect(down.isReady()).toBe(false);
+    await down.close();
+  });
+});

@@ -1,0 +1,103 @@
+import { createLogger } from '@smsgw/kit';
+import { DEFAULT_SMART_QOS, MemoryRateLimiter, SmartQos, ThroughputGate, gcraReserve, type RateLimiter } from '../src';
+
+describe('GCRA reservations', () => {
+  it('lets the first PDU go at once, then spaces the rest by the interval', () => {
+    let tat: number | undefined;
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = gcraReserve(tat, 1000, 100, 1, 1);
+      tat = r.tat;
+      waits.push(r.waitMs);
+    }
+    expect(waits).toEqual([0, 10, 20, 30]);
+  });
+
+  it('charges by PDUs: a three-part message takes three slots', () => {
+    const first = gcraReserve(undefined, 0, 100, 3, 1);
+    expect(first.waitMs).toBe(20);
+    expect(gcraReserve(first.tat, 0, 100, 1, 1).waitMs).toBe(30);
+  });
+
+  it('forgets an idle past: no catching up in a burst after a pause', () => {
+    const busy = gcraReserve(undefined, 0, 10, 5, 1);
+    expect(gcraReserve(busy.tat, 10_000, 10, 1, 1).waitMs).toBe(0);
+    expect(gcraReserve(gcraReserve(busy.tat, 10_000, 10, 1, 1).tat, 10_000, 10, 1, 1).waitMs).toBe(100);
+  });
+});
+
+describe('MemoryRateLimiter', () => {
+  it('waits for the strictest of several caps', async () => {
+    const limiter = new MemoryRateLimiter();
+    const caps = [{ key: 'connector', perSecond: 1000 }, { key: 'account', perSecond: 10 }];
+    await limiter.reserve(caps, 1);
+    const wait = await limiter.reserve(caps, 1);
+    expect(wait).toBeGreaterThan(90);
+    expect(wait).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('SmartQos', () => {
+  const options = { ...DEFAULT_SMART_QOS, maxRate: 100 };
+
+  it('halves on throttling, at most once a second, and recovers additively to the ceiling', () => {
+    const qos = new SmartQos(options, 0);
+    qos.onThrottled(0);
+    qos.onThrottled(100);
+    expect(qos.current(100)).toBe(50);
+    // Recovery resumes a second after a decrease: +5% of the ceiling per second.
+    expect(qos.current(900)).toBe(50);
+    expect(qos.current(2000)).toBeCloseTo(55, 5);
+    qos.onThrottled(2000);
+    expect(qos.current(2000)).toBeCloseTo(27.5, 5);
+    expect(qos.current(2500)).toBeCloseTo(27.5, 5);
+    expect(qos.current(5000)).toBeCloseTo(37.5, 5);
+    expect(qos.current(60_000)).toBe(100);
+  });
+
+  it('backs off when smoothed latency rises well above its floor, not on one slow answer', () => {
+    const qos = new SmartQos(options, 0);
+    for (let i = 0; i < 50; i++) qos.onResponse(5, i * 10);
+    qos.onResponse(200, 600);
+    expect(qos.current(600)).toBe(100);
+    for (let i = 0; i < 30; i++) qos.onResponse(200, 700 + i * 10);
+    expect(qos.current(1000)).toBeLessThan(100);
+  });
+
+  it('never goes below the floor', () => {
+    const qos = new SmartQos({ ...options, minRate: 5, throttleFactor: 0.1 }, 0);
+    for (let t = 0; t < 5000; t += 1000) qos.onThrottled(t);
+    expect(qos.current(4000)).toBe(5);
+  });
+});
+
+describe('ThroughputGate', () => {
+  const metrics = { waitSeconds: { observe: () => undefined }, paused: { set: () => undefined } };
+  const logger = createLogger('test', 'silent');
+
+  it('pauses while the shared state is unreachable and goes on when it answers', async () => {
+    let failures = 3;
+    let calls = 0;
+    const flaky: RateLimiter = {
+      reserve: async () => {
+        calls++;
+        if (failures-- > 0) throw new Error('ECONNREFUSED');
+        return 0;
+      },
+      isReady: () => failures < 0,
+      close: async () => undefined,
+    };
+    const gate = new ThroughputGate(flaky, logger, metrics, { key: 'c', perSecond: 10 });
+    const passing = gate.pass(undefined, 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(gate.isPaused()).toBe(true);
+    await passing;
+    expect(calls).toBe(4);
+    expect(gate.isPaused()).toBe(false);
+  });
+
+  it('lets everything through when no cap is set', async () => {
+    const never: RateLimiter = { reserve: async () => Promise.reject(new Error('unused')), isReady: () => true, close: async () => undefined };
+    await new ThroughputGate(never, logger, metrics, undefined).pass(undefined, 3);
+  });
+});

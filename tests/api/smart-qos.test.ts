@@ -1,0 +1,45 @@
+import { SmppSimulator } from '@smsgw/smsc';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { basic, eventually, request } from '../support/http';
+
+/** SMART_QOS: throttling from the SMSC makes the rate back off, and it recovers once the SMSC is well. */
+describe('smart QoS', () => {
+  let sim: SmppSimulator;
+  let gw: RunningGateway;
+  const qosRate = async (): Promise<number | undefined> => {
+    const text = (await request(gw.base, 'GET', '/metrics')).text;
+    const match = /^smsgw_qos_rate\{[^}]*\} ([\d.]+)$/m.exec(text);
+    return match ? Number(match[1]) : undefined;
+  };
+
+  beforeAll(async () => {
+    sim = new SmppSimulator({ host: '127.0.0.1', port: 0, throttleRate: 0.5, random: (() => { let i = 0; return () => (i++ % 2 === 0 ? 0.1 : 0.9); })() });
+    const { port } = await sim.start();
+    gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, SMART_QOS: 'true', HTTP_THROUGHPUT_PER_WORKER: '100' });
+    await request(gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'qos', password: 'qos-password' } });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await sim?.stop();
+  });
+
+  it('backs off on ESME_RTHROTTLED and climbs back to the configured rate', async () => {
+    const auth = basic('qos', 'qos-password');
+    const recipients = Array.from({ length: 400 }, (_, i) => String(41_770_000_000 + i));
+    await request(gw.base, 'POST', '/secure/sendbatch', { auth, json: { messages: [{ to: recipients, content: 'qos' }] } });
+    const lowered = await eventually(async () => {
+      const rate = await qosRate();
+      return rate !== undefined && rate < 60 ? rate : undefined;
+    }, 20_000, 100);
+    expect(lowered).toBeLessThan(60);
+
+    sim.setThrottleRate(0);
+    const recovered = await eventually(async () => {
+      const rate = await qosRate();
+      return rate !== undefined && rate >= 98 ? rate : undefined;
+    }, 40_000, 250);
+    expect(recovered).toBeGreaterThanOrEqual(98);
+    // Throttled messages were retried, not lost.
+    await eventually(async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined), 90_000, 250);
+  }, 180_000);
+});

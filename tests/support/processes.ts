@@ -1,0 +1,1 @@
+export { WORKSPACE_ROOT as ROOT, freePort, runNode, startService, type ServiceProcess } from '@smsgw/kit';
