@@ -20,4 +20,5 @@ export * from './service-main';
 export * from './testing/service-process';
 export * from './testing/bus-namespace';
 export * from './polling-loop';
+export * from './group-commit';
 export * from './api-docs';
