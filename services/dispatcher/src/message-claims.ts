@@ -1,8 +1,9 @@
 import type { Db } from '@smsgw/kit';
 import type { MessageState } from '@smsgw/contracts';
 
-export interface Claim {
-  message: ClaimedMessage;
+export interface GroupClaim {
+  /** The messages this claim took, in no particular order; the others were not claimable. */
+  messages: ClaimedMessage[];
   /** Commits the claim; safe to call more than once. */
   commit(): Promise<void>;
 }
@@ -19,6 +20,21 @@ export interface ClaimedMessage {
   segments: number;
   params: Record<string, unknown>;
   attempts: number;
+  /** Someone waits for the SMSC's answer: a batch callback or errback URL, or a level 1/3 DLR. */
+  notify: boolean;
+}
+
+export interface SubmittedMessage {
+  id: string;
+  /** Every part's SMSC id, in part order. */
+  smscIds: readonly string[];
+}
+
+export interface PartReceipt {
+  smscId: string;
+  state: MessageState;
+  stat: string;
+  err: string;
 }
 
 /**
@@ -29,34 +45,31 @@ export class MessageClaims {
   constructor(private readonly db: Db) {}
 
   /**
-   * Takes the message for submission inside a transaction left open: the caller commits it right
-   * after submit_sm is written (promise 2), so a crash before the write leaves the message queued
-   * (and it is sent later) instead of `submitting` (and never sent). undefined: not claimable.
+   * Takes messages for submission inside a transaction left open: the caller commits it right
+   * after their submit_sm are written (promise 2), so a crash before the writes leaves them queued
+   * (and they are sent later) instead of `submitting` (and never sent). One statement for the group.
    */
-  async begin(id: string): Promise<Claim | undefined> {
-    return new Promise<Claim | undefined>((resolve, reject) => {
+  async begin(ids: readonly string[]): Promise<GroupClaim> {
+    return new Promise<GroupClaim>((resolve, reject) => {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       const done = this.db.transaction(async (tx) => {
         const { rows } = await tx.query<ClaimedMessage>(
-          `UPDATE messages SET state = 'submitting', attempts = attempts + 1, updated_at = now()
-            WHERE id = $1 AND state IN ('accepted', 'queued')
-            RETURNING id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params, attempts`,
-          [id],
+          `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now()
+            WHERE m.id = ANY($1::uuid[]) AND m.state IN ('accepted', 'queued')
+            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
+                      (m.params->>'dlr' = 'yes' AND m.params->>'dlr_url' IS NOT NULL AND COALESCE(m.params->>'dlr_level', '1') IN ('1', '3'))
+                      OR EXISTS (SELECT 1 FROM batches b WHERE b.id = m.batch_id AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL)) AS notify`,
+          [ids],
         );
-        const message = rows[0];
-        if (!message) {
-          resolve(undefined);
-          return;
-        }
         resolve({
-          message,
+          messages: rows,
           commit: () => {
             release();
             return done;
           },
         });
-        await released;
+        if (rows.length > 0) await released;
       });
       done.catch(reject);
     });
@@ -70,22 +83,29 @@ export class MessageClaims {
     return rows[0];
   }
 
-  /** Records the SMSC's answer: the message's first id, and every part's id for receipt matching. */
-  async markSubmitted(id: string, smscIds: readonly string[]): Promise<boolean> {
+  /**
+   * Records the SMSC's answers of a group in one statement: each message's first id, and every
+   * part's id for receipt matching. Answers which messages moved (a redelivered job's did not).
+   */
+  async markSubmitted(messages: readonly SubmittedMessage[]): Promise<Set<string>> {
+    if (messages.length === 0) return new Set();
+    const parts = messages.flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
     const { rows } = await this.db.query<{ id: string }>(
       `WITH submitted AS (
-         UPDATE messages SET state = 'submitted', smsc_id = $2, submitted_at = now(), updated_at = now(), error = NULL
-          WHERE id = $1 AND state = 'submitting'
-         RETURNING id
+         UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
+           FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
+          WHERE m.id = i.id AND m.state = 'submitting'
+         RETURNING m.id
        ), parts AS (
          INSERT INTO message_parts (message_id, seq, smsc_id)
-         SELECT submitted.id, p.seq::smallint, p.smsc_id
-           FROM submitted, unnest($3::text[]) WITH ORDINALITY AS p(smsc_id, seq)
+         SELECT p.id, p.seq, p.smsc_id
+           FROM unnest($3::uuid[], $4::smallint[], $5::text[]) AS p(id, seq, smsc_id)
+           JOIN submitted s ON s.id = p.id
        )
        SELECT id FROM submitted`,
-      [id, smscIds[0] ?? '', smscIds],
+      [messages.map((m) => m.id), messages.map((m) => m.smscIds[0] ?? ''), parts.map((p) => p.id), parts.map((p) => p.seq), parts.map((p) => p.smscId)],
     );
-    return rows.length === 1;
+    return new Set(rows.map((r) => r.id));
   }
 
   /** A transient SMSC error: back to the queue for a later attempt. */
@@ -121,38 +141,52 @@ export class MessageClaims {
   }
 
   /**
-   * Records one part's receipt. When every part of the message has a final receipt, the message
-   * takes the aggregate state: delivered only if every part was, else the first part's failure.
+   * Records a group of part receipts. A message whose every part now has a final receipt takes the
+   * aggregate state: delivered only if every part was, else the first failing part's state. The
+   * messages' rows are locked before the aggregate is read, so parts of one message recorded by
+   * two dispatchers at once still complete it. Answers, per receipt, its match (undefined: no
+   * submitted part has that id yet); `final` is set on one receipt per completed message.
    */
-  async recordReceipt(smscId: string, state: MessageState, stat: string, err: string): Promise<ReceiptMatch | undefined> {
+  async recordReceipts(receipts: readonly PartReceipt[]): Promise<(ReceiptMatch | undefined)[]> {
+    if (receipts.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const part = await tx.query<{ message_id: string }>(
-        `UPDATE message_parts SET state = $2, stat = $3, err = $4, updated_at = now()
-          WHERE smsc_id = $1 AND state = 'submitted'
-          RETURNING message_id`,
-        [smscId, state, stat, err],
+      const parts = await tx.query<{ message_id: string; smsc_id: string }>(
+        `UPDATE message_parts p SET state = i.state, stat = i.stat, err = i.err, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
+          WHERE p.smsc_id = i.smsc_id AND p.state = 'submitted'
+          RETURNING p.message_id, p.smsc_id`,
+        [receipts.map((r) => r.smscId), receipts.map((r) => r.state), receipts.map((r) => r.stat), receipts.map((r) => r.err)],
       );
-      const messageId = part.rows[0]?.message_id;
-      if (!messageId) return undefined;
-      const { rows } = await tx.query<{ open: string; first_failure: MessageState | null; failure_stat: string | null }>(
-        `SELECT count(*) FILTER (WHERE state = 'submitted') AS open,
-                (array_agg(state ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS first_failure,
-                (array_agg(stat || ' err:' || COALESCE(err, '') ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS failure_stat
-           FROM message_parts WHERE message_id = $1`,
-        [messageId],
-      );
-      const summary = rows[0]!;
-      if (summary.open !== '0') return { messageId, final: undefined };
-      const finalState: MessageState = summary.first_failure ?? 'delivered';
-      const updated = await tx.query<{ id: string; dlr: boolean; smsc_id: string; stat: string | null }>(
-        `UPDATE messages SET state = $2, error = $3, updated_at = now()
-          WHERE id = $1 AND state = 'submitted'
-          RETURNING id, COALESCE(params->>'dlr' = 'yes', false) AS dlr, smsc_id`,
-        [messageId, finalState, summary.failure_stat],
-      );
-      const row = updated.rows[0];
-      if (!row) return { messageId, final: undefined };
-      return { messageId, final: finalState, dlr: row.dlr, smscId: row.smsc_id, failureStat: summary.failure_stat };
+      const messageOf = new Map(parts.rows.map((r) => [r.smsc_id, r.message_id]));
+      const messageIds = [...new Set(messageOf.values())];
+      const finals = new Map<string, { state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>();
+      if (messageIds.length > 0) {
+        await tx.query(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [messageIds]);
+        const completed = await tx.query<{ id: string; state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>(
+          `WITH agg AS (
+             SELECT message_id,
+                    count(*) FILTER (WHERE state = 'submitted') AS open,
+                    (array_agg(state ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS first_failure,
+                    (array_agg(stat || ' err:' || COALESCE(err, '') ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS failure_stat
+               FROM message_parts WHERE message_id = ANY($1::uuid[])
+              GROUP BY message_id
+           )
+           UPDATE messages m SET state = COALESCE(agg.first_failure, 'delivered'), error = agg.failure_stat, updated_at = now()
+             FROM agg
+            WHERE m.id = agg.message_id AND agg.open = 0 AND m.state = 'submitted'
+           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, agg.failure_stat`,
+          [messageIds],
+        );
+        for (const row of completed.rows) finals.set(row.id, row);
+      }
+      return receipts.map((receipt) => {
+        const messageId = messageOf.get(receipt.smscId);
+        if (!messageId) return undefined;
+        const final = finals.get(messageId);
+        if (!final) return { messageId, final: undefined };
+        finals.delete(messageId); // reported once, with the receipt that completed it
+        return { messageId, final: final.state, dlr: final.dlr, smscId: final.smsc_id, failureStat: final.failure_stat };
+      });
     });
   }
 }

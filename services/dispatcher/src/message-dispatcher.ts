@@ -1,8 +1,8 @@
 import Bottleneck from 'bottleneck';
 import { TOPICS, type MessageResultEvent, type MessageSubmitJob } from '@smsgw/contracts';
-import type { Bus, DeliveryInfo, Logger } from '@smsgw/kit';
+import { GroupCommit, type Bus, type DeliveryInfo, type Logger } from '@smsgw/kit';
 import { SmscError, type SmscConnector } from '@smsgw/smsc';
-import type { ClaimedMessage, MessageClaims } from './message-claims';
+import type { ClaimedMessage, GroupClaim, MessageClaims, SubmittedMessage } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 import { buildSubmitRequest } from './submit-request';
 import type { AccountCaps } from './throughput/account-caps';
@@ -28,18 +28,35 @@ export interface DispatcherPacing {
   qos?: SmartQos;
 }
 
+const noop = (): void => undefined;
+
 /** Thrown to have the bus deliver the job again later. */
 export class RetryLater extends Error {
   override name = 'RetryLater';
 }
 
+interface Waiting {
+  job: MessageSubmitJob;
+  info: DeliveryInfo;
+  /** Window places held for it: the PDUs it was charged for. */
+  slots: number;
+  done: (outcome: Promise<void>) => void;
+}
+
 /**
- * Takes `message.submit` jobs to the SMSC. A slot in the window is taken before the message is
- * claimed, so `submitting` only ever covers messages whose submit_sm is about to leave or has left:
- * that is the whole window in which a crash leaves the outcome unknown (promise 2).
+ * Takes `message.submit` jobs to the SMSC in groups: under load, one statement claims many
+ * messages, their submit_sm leave together, and one statement records the SMSC's answers. Window
+ * places are taken before a message is claimed, so `submitting` only ever covers messages whose
+ * submit_sm is about to leave or has left: that is the whole window in which a crash leaves the
+ * outcome unknown (promise 2).
  */
 export class MessageDispatcher {
-  private readonly limiter: Bottleneck;
+  /** Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time per job. */
+  private readonly pacer: Bottleneck | undefined;
+  private readonly waiting: Waiting[] = [];
+  private readonly submitted: GroupCommit<SubmittedMessage, boolean>;
+  private slotsInUse = 0;
+  private claiming = false;
 
   constructor(
     private readonly claims: MessageClaims,
@@ -50,10 +67,13 @@ export class MessageDispatcher {
     private readonly options: DispatcherOptions,
     private readonly pacing?: DispatcherPacing,
   ) {
-    this.limiter = new Bottleneck({
-      maxConcurrent: options.window,
-      minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0,
-    });
+    if (options.throughputPerWorker > 0 || pacing?.qos) {
+      this.pacer = new Bottleneck({ maxConcurrent: null, minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0 });
+    }
+    this.submitted = new GroupCommit(async (messages) => {
+      const moved = await claims.markSubmitted(messages);
+      return messages.map((m) => moved.has(m.id));
+    }, { maxSize: 1000 });
   }
 
   private stopping = false;
@@ -65,45 +85,103 @@ export class MessageDispatcher {
       await this.pacing.gate.pass(await this.pacing.accountCaps.of(job.accountId), job.segments ?? 1, () => this.stopping);
       this.applyQos();
     }
-    await this.limiter.schedule(() => this.dispatch(job.messageId, info));
+    if (this.pacer) await this.pacer.schedule(() => Promise.resolve());
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ job, info, slots: Math.min(Math.max(1, job.segments ?? 1), this.options.window), done: (outcome) => outcome.then(resolve, reject) });
+      this.claimNext();
+    });
   };
 
   /** Follows the smart-QoS rate with the worker's pacing (changes of less than 2% are ignored). */
   private applyQos(): void {
     const qos = this.pacing?.qos;
-    if (!qos) return;
+    if (!qos || !this.pacer) return;
     const rate = qos.current();
     if (Math.abs(rate - this.appliedRate) < this.appliedRate * 0.02) return;
     this.appliedRate = rate;
-    this.limiter.updateSettings({ minTime: 1000 / rate });
+    this.pacer.updateSettings({ minTime: 1000 / rate });
   }
 
-  private async dispatch(id: string, info: DeliveryInfo): Promise<void> {
-    const claim = await this.claims.begin(id);
-    if (!claim) {
-      await this.handleUnclaimed(id, info);
+  /**
+   * Claims the next group: as many waiting jobs as the free window places hold. One claim at a
+   * time, so jobs arriving meanwhile gather into the next group.
+   */
+  private claimNext(): void {
+    if (this.claiming) return;
+    const group: Waiting[] = [];
+    let slots = 0;
+    while (this.waiting.length > 0 && slots + this.waiting[0]!.slots <= this.options.window - this.slotsInUse) {
+      const next = this.waiting.shift()!;
+      group.push(next);
+      slots += next.slots;
+    }
+    if (group.length === 0) return;
+    this.claiming = true;
+    this.slotsInUse += slots;
+    void this.submitGroup(group).finally(() => {
+      this.claiming = false;
+      this.claimNext();
+    });
+  }
+
+  private releaseSlots(slots: number): void {
+    this.slotsInUse -= slots;
+    this.claimNext();
+  }
+
+  private async submitGroup(group: Waiting[]): Promise<void> {
+    let claim: GroupClaim;
+    try {
+      claim = await this.claims.begin(group.map((w) => w.job.messageId));
+    } catch (err) {
+      // The database did not answer: the bus delivers these jobs again later.
+      for (const w of group) {
+        this.releaseSlots(w.slots);
+        w.done(Promise.reject(err));
+      }
       return;
     }
-    const { message } = claim;
+    const claimed = new Map(claim.messages.map((m) => [m.id, m]));
+    const written: Promise<void>[] = [];
+    for (const w of group) {
+      const message = claimed.get(w.job.messageId);
+      claimed.delete(w.job.messageId); // the same message twice in a group is sent once
+      let outcome: Promise<void>;
+      if (!message) {
+        outcome = this.handleUnclaimed(w.job.messageId, w.info);
+      } else {
+        let onWritten!: () => void;
+        const wrote = new Promise<void>((resolve) => (onWritten = resolve));
+        outcome = this.submit(message, claim, onWritten);
+        written.push(Promise.race([wrote, outcome.then(noop, noop)]));
+      }
+      w.done(outcome.finally(() => this.releaseSlots(w.slots)));
+    }
+    // Committed once every submit_sm of the group has left (or failed before leaving).
+    await Promise.all(written);
+    await claim.commit().catch((err: unknown) => this.logger.error({ err }, 'could not commit a claim; its messages will be sent again'));
+  }
+
+  private async submit(message: ClaimedMessage, claim: GroupClaim, onWritten: () => void): Promise<void> {
     let request;
     try {
       request = buildSubmitRequest(message);
     } catch (err) {
+      onWritten();
       await claim.commit();
       await this.failed(message, `ENCODING: ${(err as Error).message}`, true);
       return;
     }
     const started = process.hrtime.bigint();
     try {
-      const result = await this.connector.submit({ ...request, onWritten: () => void claim.commit() });
+      const result = await this.connector.submit({ ...request, onWritten });
       await claim.commit();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
-      const smscId = result.smscIds[0] ?? '';
-      if (await this.claims.markSubmitted(id, result.smscIds)) {
+      if (await this.submitted.add({ id: message.id, smscIds: result.smscIds })) {
         this.metrics.submitted.inc({ connector: this.connector.name });
-        this.track(this.publishResult(message, 'submitted', smscId, null));
+        if (message.notify) this.track(this.publishResult(message, 'submitted', result.smscIds[0] ?? '', null));
       }
     } catch (err) {
       // Written or not, the claim is committed before its outcome is recorded.
@@ -120,7 +198,7 @@ export class MessageDispatcher {
         return;
       }
       this.metrics.retried.inc({ connector: this.connector.name, reason: err.code });
-      await this.claims.requeue(id, err.code);
+      await this.claims.requeue(message.id, err.code);
       throw new RetryLater(`${err.code}: retry later`);
     }
   }
@@ -144,7 +222,7 @@ export class MessageDispatcher {
     if (!(await this.claims.fail(message.id, reason, refund))) return;
     this.metrics.failed.inc({ connector: this.connector.name, reason: reason.split(/[ :]/)[0]! });
     this.logger.info({ messageId: message.id, batchId: message.batch_id, reason }, 'message failed');
-    this.track(this.publishResult(message, 'failed', null, reason));
+    if (message.notify) this.track(this.publishResult(message, 'failed', null, reason));
   }
 
   /**
@@ -176,7 +254,8 @@ export class MessageDispatcher {
   /** Waits for submissions in progress (graceful shutdown). */
   async drain(): Promise<void> {
     this.stopping = true;
-    await this.limiter.stop({ dropWaitingJobs: false });
+    await this.pacer?.stop({ dropWaitingJobs: false });
+    while (this.slotsInUse > 0 || this.waiting.length > 0) await new Promise((r) => setTimeout(r, 10));
     await Promise.allSettled([...this.publishing]);
   }
 }

@@ -1,7 +1,7 @@
 import { TOPICS, type MessageState } from '@smsgw/contracts';
-import type { Bus, Logger } from '@smsgw/kit';
+import { GroupCommit, type Bus, type Logger } from '@smsgw/kit';
 import type { DeliveryReceipt, ReceiptState } from '@smsgw/smsc';
-import type { MessageClaims } from './message-claims';
+import type { MessageClaims, PartReceipt, ReceiptMatch } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 
 export interface ReceiptMatcherOptions {
@@ -34,14 +34,18 @@ interface Held {
 export class ReceiptMatcher {
   private readonly held = new Map<string, Held>();
   private timer: NodeJS.Timeout | undefined;
+  /** Receipts come at the submit rate: they are recorded in groups, one transaction each. */
+  private readonly records: GroupCommit<PartReceipt, ReceiptMatch | undefined>;
 
   constructor(
-    private readonly claims: MessageClaims,
+    claims: MessageClaims,
     private readonly bus: Bus,
     private readonly logger: Logger,
     private readonly metrics: DispatcherMetrics,
     private readonly options: ReceiptMatcherOptions,
-  ) {}
+  ) {
+    this.records = new GroupCommit((receipts) => claims.recordReceipts(receipts), { maxSize: 500 });
+  }
 
   readonly receive = (receipt: DeliveryReceipt): void => {
     this.metrics.receipts.inc({ connector: this.options.connector, status: receipt.stat || receipt.state });
@@ -77,7 +81,7 @@ export class ReceiptMatcher {
     const state = FINAL[receipt.state];
     if (!state) return true;
     try {
-      const matched = await this.claims.recordReceipt(receipt.smscId, state, receipt.stat, receipt.err);
+      const matched = await this.records.add({ smscId: receipt.smscId, state, stat: receipt.stat, err: receipt.err });
       if (!matched) return false;
       if (matched.final && matched.dlr) {
         const status = matched.failureStat ? matched.failureStat.split(' ')[0]! : receipt.stat;

@@ -59,7 +59,7 @@ describe('ReceiptMatcher', () => {
     matcher.receive(receipt('1001'));
     await new Promise((r) => setTimeout(r, 50));
     expect(await stateOf(id)).toBe('submitting');
-    expect(await claims.markSubmitted(id, ['1001'])).toBe(true);
+    expect(await claims.markSubmitted([{ id, smscIds: ['1001'] }])).toEqual(new Set([id]));
     await until(async () => (await stateOf(id)) === 'delivered');
     expect(await stateOf(id)).toBe('delivered');
     await until(() => dlrs.some((d) => d.messageId === id));
@@ -68,7 +68,7 @@ describe('ReceiptMatcher', () => {
 
   it('a long message is delivered only when every part is, and reports once', async () => {
     const id = await submittedMessage(['2001', '2002', '2003']);
-    await claims.markSubmitted(id, ['2001', '2002', '2003']);
+    await claims.markSubmitted([{ id, smscIds: ['2001', '2002', '2003'] }]);
     matcher.receive(receipt('2001'));
     matcher.receive(receipt('2003'));
     await new Promise((r) => setTimeout(r, 100));
@@ -81,7 +81,7 @@ describe('ReceiptMatcher', () => {
 
   it('one undelivered part makes the message undelivered, reported with that part\'s stat', async () => {
     const id = await submittedMessage(['3001', '3002']);
-    await claims.markSubmitted(id, ['3001', '3002']);
+    await claims.markSubmitted([{ id, smscIds: ['3001', '3002'] }]);
     matcher.receive(receipt('3001'));
     matcher.receive(receipt('3002', 'UNDELIV'));
     await until(async () => (await stateOf(id)) === 'undelivered');
@@ -91,7 +91,7 @@ describe('ReceiptMatcher', () => {
 
   it('a duplicate receipt changes nothing and reports nothing more', async () => {
     const id = await submittedMessage(['4001']);
-    await claims.markSubmitted(id, ['4001']);
+    await claims.markSubmitted([{ id, smscIds: ['4001'] }]);
     matcher.receive(receipt('4001'));
     await until(async () => (await stateOf(id)) === 'delivered');
     matcher.receive(receipt('4001', 'UNDELIV'));
