@@ -22,8 +22,8 @@ export interface SubmitRequest {
   /** SMPP absolute time string for schedule_delivery_time. */
   scheduleDeliveryTime?: string;
   /**
-   * Called synchronously right after the last part was written to the SMSC's socket, before any
-   * answer: the dispatcher commits its claim here, so a crash cannot fall between the two.
+   * Called as soon as the last part was written to the SMSC's socket, before any answer: the
+   * dispatcher commits its claim here, so a crash cannot fall between the two.
    */
   onWritten?: () => void;
 }
