@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import type { Db, QueryResult, Transaction } from './db';
@@ -51,9 +52,25 @@ function prepareParams(params: readonly unknown[]): unknown[] {
   return params.map((value) => (value instanceof Date ? value.toISOString() : value));
 }
 
+const statementNames = new Map<string, string>();
+
+/**
+ * Named, so each connection parses and plans a statement once and then only binds it (planning
+ * was most of a small statement's cost under load). Our SQL is a fixed set of texts, so the
+ * per-connection cache stays small.
+ */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `smsgw_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 /** `query()` runs exactly one statement on both adapters (PGlite cannot run more): extended protocol. */
 function singleStatement(sql: string, params: readonly unknown[]): pg.QueryConfig {
-  return { text: sql, values: prepareParams(params), queryMode: 'extended' } as pg.QueryConfig;
+  return { name: statementName(sql), text: sql, values: prepareParams(params), queryMode: 'extended' } as pg.QueryConfig;
 }
 
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
