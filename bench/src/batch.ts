@@ -1,6 +1,7 @@
 import { createLogger } from '@smsgw/kit';
 import { SmppConnector, SmppSimulator, parseSmscUrl, splitMessage } from '@smsgw/smsc';
 import { peakRssMb, startCluster, until } from './cluster';
+import { cpuUsage } from './cpu-usage';
 
 /** The SMSC-link ceiling: a plain SMPP client with the same window, straight to the simulator. */
 async function linkCeiling(count: number, window: number): Promise<number> {
@@ -32,6 +33,7 @@ export async function benchBatch(count = Number(process.env['BENCH_BATCH_SIZE'] 
   try {
     const auth = await cluster.createAccount('batch');
     const recipients = Array.from({ length: count }, (_, i) => String(41_700_000_000 + i));
+    const cpu = cpuUsage();
     const started = Date.now();
     const reply = await fetch(`${cluster.gateway.url}/secure/sendbatch`, {
       method: 'POST',
@@ -43,8 +45,9 @@ export async function benchBatch(count = Number(process.env['BENCH_BATCH_SIZE'] 
     await until(() => cluster.sim.received.length >= count, 30 * 60_000);
     const lastAt = cluster.sim.received[count - 1]!.receivedAt.getTime();
     const rate = Math.round(count / ((lastAt - started) / 1000));
+    const cpuSeconds = cpu.stop();
     const rss = Object.fromEntries(cluster.services.map((s) => [s.name, peakRssMb(s.child.pid)]));
-    console.log(JSON.stringify({ bench: 'batch', count, window, acceptMs, seconds: (lastAt - started) / 1000, rate, ceiling, ratio: Number((rate / ceiling).toFixed(3)), peakRssMb: rss }));
+    console.log(JSON.stringify({ bench: 'batch', count, window, acceptMs, seconds: (lastAt - started) / 1000, rate, ceiling, ratio: Number((rate / ceiling).toFixed(3)), peakRssMb: rss, cpuSeconds }));
   } finally {
     await cluster.stop();
   }

@@ -56,7 +56,9 @@ export class MessageDispatcher {
   private readonly waiting: Waiting[] = [];
   private readonly submitted: GroupCommit<SubmittedMessage, boolean>;
   private slotsInUse = 0;
-  private claiming = false;
+  private claimsInFlight = 0;
+  /** Jobs taken into a group and not yet settled (drain waits for them). */
+  private inProgress = 0;
 
   constructor(
     private readonly claims: MessageClaims,
@@ -103,11 +105,12 @@ export class MessageDispatcher {
   }
 
   /**
-   * Claims the next group: as many waiting jobs as the free window places hold. One claim at a
-   * time, so jobs arriving meanwhile gather into the next group.
+   * Claims the next group: as many waiting jobs as the free window places hold. At most two groups
+   * are being claimed and written at once (one's UPDATE runs while the other commits), so jobs
+   * arriving meanwhile gather into the next group.
    */
   private claimNext(): void {
-    if (this.claiming) return;
+    if (this.claimsInFlight >= 2) return;
     const group: Waiting[] = [];
     let slots = 0;
     while (this.waiting.length > 0 && slots + this.waiting[0]!.slots <= this.options.window - this.slotsInUse) {
@@ -116,10 +119,14 @@ export class MessageDispatcher {
       slots += next.slots;
     }
     if (group.length === 0) return;
-    this.claiming = true;
+    this.claimsInFlight++;
     this.slotsInUse += slots;
-    void this.submitGroup(group).finally(() => {
-      this.claiming = false;
+    this.inProgress += group.length;
+    let ended = false;
+    void this.submitGroup(group, () => {
+      if (ended) return;
+      ended = true;
+      this.claimsInFlight--;
       this.claimNext();
     });
   }
@@ -129,40 +136,56 @@ export class MessageDispatcher {
     this.claimNext();
   }
 
-  private async submitGroup(group: Waiting[]): Promise<void> {
+  /** `written` is called once the group's submit_sm have left: the next group may be claimed. */
+  private async submitGroup(group: Waiting[], written: () => void): Promise<void> {
     let claim: GroupClaim;
     try {
       claim = await this.claims.begin(group.map((w) => w.job.messageId));
     } catch (err) {
       // The database did not answer: the bus delivers these jobs again later.
+      written();
       for (const w of group) {
         this.releaseSlots(w.slots);
+        this.inProgress--;
         w.done(Promise.reject(err));
       }
       return;
     }
     const claimed = new Map(claim.messages.map((m) => [m.id, m]));
-    const written: Promise<void>[] = [];
+    const writes: Promise<void>[] = [];
     for (const w of group) {
       const message = claimed.get(w.job.messageId);
       claimed.delete(w.job.messageId); // the same message twice in a group is sent once
+      let freed = false;
+      // Its window places come back with the SMSC's answer, not after the answer is recorded.
+      const free = (): void => {
+        if (freed) return;
+        freed = true;
+        this.releaseSlots(w.slots);
+      };
       let outcome: Promise<void>;
       if (!message) {
         outcome = this.handleUnclaimed(w.job.messageId, w.info);
       } else {
         let onWritten!: () => void;
         const wrote = new Promise<void>((resolve) => (onWritten = resolve));
-        outcome = this.submit(message, claim, onWritten);
-        written.push(Promise.race([wrote, outcome.then(noop, noop)]));
+        outcome = this.submit(message, claim, onWritten, free);
+        writes.push(Promise.race([wrote, outcome.then(noop, noop)]));
       }
-      w.done(outcome.finally(() => this.releaseSlots(w.slots)));
+      w.done(
+        outcome.finally(() => {
+          free();
+          this.inProgress--;
+        }),
+      );
     }
     // Committed once every submit_sm of the group has left (or failed before leaving).
-    await Promise.all(written);
+    await Promise.all(writes);
+    written();
     await claim.commit().catch((err: unknown) => this.logger.error({ err }, 'could not commit a claim; its messages will be sent again'));
   }
 
-  private async submit(message: ClaimedMessage, claim: GroupClaim, onWritten: () => void): Promise<void> {
+  private async submit(message: ClaimedMessage, claim: GroupClaim, onWritten: () => void, answered: () => void): Promise<void> {
     let request;
     try {
       request = buildSubmitRequest(message);
@@ -175,6 +198,7 @@ export class MessageDispatcher {
     const started = process.hrtime.bigint();
     try {
       const result = await this.connector.submit({ ...request, onWritten });
+      answered();
       await claim.commit();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
@@ -184,6 +208,7 @@ export class MessageDispatcher {
         if (message.notify) this.track(this.publishResult(message, 'submitted', result.smscIds[0] ?? '', null));
       }
     } catch (err) {
+      answered();
       // Written or not, the claim is committed before its outcome is recorded.
       await claim.commit();
       if (!(err instanceof SmscError)) throw err;
@@ -255,7 +280,7 @@ export class MessageDispatcher {
   async drain(): Promise<void> {
     this.stopping = true;
     await this.pacer?.stop({ dropWaitingJobs: false });
-    while (this.slotsInUse > 0 || this.waiting.length > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.inProgress > 0 || this.waiting.length > 0) await new Promise((r) => setTimeout(r, 10));
     await Promise.allSettled([...this.publishing]);
   }
 }
