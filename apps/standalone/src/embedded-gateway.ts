@@ -79,6 +79,7 @@ export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: strin
     port,
     shutdownSteps: [
       { name: 'http', run: () => closeServer(server) },
+      ...gateway.stopSteps,
       { name: 'dispatcher', run: () => dispatcher.stop() },
       { name: 'scheduler', run: () => scheduler.stop() },
       { name: 'notifier', run: () => notifier.stop() },

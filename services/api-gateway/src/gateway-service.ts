@@ -1,12 +1,14 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
-import type { Bus, Db, Logger } from '@smsgw/kit';
+import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
+import { AcceptanceBatcher } from './acceptance-batcher';
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
 import { MessageIntake } from './message-intake';
 import { MessageStore } from './message-store';
+import { QueuedMarker } from './queued-marker';
 import { createGatewayRoutes } from './routes';
 
 export interface GatewayOptions {
@@ -39,10 +41,21 @@ export function gatewaySettings(config: {
   };
 }
 
-export function createGatewayService(options: GatewayOptions): { routes: Router; store: MessageStore; intake: MessageIntake } {
+export interface GatewayService {
+  routes: Router;
+  store: MessageStore;
+  intake: MessageIntake;
+  /** After the HTTP server stopped taking requests, before the bus and database close. */
+  stopSteps: ShutdownStep[];
+}
+
+export function createGatewayService(options: GatewayOptions): GatewayService {
   const store = new MessageStore(options.db);
   const { accepted } = createGatewayMetrics(options.registry);
-  const intake = new MessageIntake(store, options.bus, options.logger, options.maxParts, () => accepted.inc({ kind: 'single' }));
+  const queuedMarks = new QueuedMarker(store, options.logger);
+  const intake = new MessageIntake(new AcceptanceBatcher(store, options.logger), queuedMarks, options.bus, options.logger, options.maxParts, () =>
+    accepted.inc({ kind: 'single' }),
+  );
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(
     batchStore,
@@ -61,5 +74,5 @@ export function createGatewayService(options: GatewayOptions): { routes: Router;
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
   });
-  return { routes, store, intake };
+  return { routes, store, intake, stopSteps: [{ name: 'queued marks', run: () => queuedMarks.drain() }] };
 }

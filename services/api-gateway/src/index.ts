@@ -2,6 +2,8 @@ export * from './gateway-service';
 export * from './credential-client';
 export * from './message-intake';
 export * from './message-store';
+export * from './acceptance-batcher';
+export * from './queued-marker';
 export * from './routes';
 export * from './config';
 export * from './batch-intake';

@@ -12,5 +12,5 @@ serviceMain('api-gateway', gatewayConfigShape, ({ config, db, bus, logger, regis
     logger,
     ...gatewaySettings(config),
   });
-  return { routes: gateway.routes };
+  return { routes: gateway.routes, stopSteps: gateway.stopSteps };
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, type MessageParams, type SendRequest } from '@smsgw/contracts';
 import { HttpError, type Bus, type Logger } from '@smsgw/kit';
-import type { MessageStore } from './message-store';
+import type { AcceptanceBatcher } from './acceptance-batcher';
+import type { QueuedMarker } from './queued-marker';
 import { planMessage } from './message-plan';
 
 export interface AcceptedMessage {
@@ -17,12 +18,13 @@ function extraParams(m: MessageParams): Record<string, unknown> {
 }
 
 /**
- * Accepts one message: plan its encoding and segments, charge and record it in one statement,
- * then hand it to the dispatcher through the bus (DESIGN.md promise 1).
+ * Accepts one message: plan its encoding and segments, charge and record it (in a statement shared
+ * with concurrent requests), then hand it to the dispatcher through the bus (DESIGN.md promise 1).
  */
 export class MessageIntake {
   constructor(
-    private readonly store: MessageStore,
+    private readonly acceptances: AcceptanceBatcher,
+    private readonly queuedMarks: QueuedMarker,
     private readonly bus: Bus,
     private readonly logger: Logger,
     private readonly maxParts: number,
@@ -32,7 +34,7 @@ export class MessageIntake {
   async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
     const plan = planMessage(request, this.maxParts);
     const id = randomUUID();
-    const outcome = await this.store.accept({
+    const outcome = await this.acceptances.accept({
       id,
       accountId,
       batchId: null,
@@ -53,7 +55,7 @@ export class MessageIntake {
     this.onAccepted();
     try {
       await this.bus.publish(TOPICS.messageSubmit, { messageId: id, accountId, segments: plan.segments });
-      await this.store.markQueued(id);
+      this.queuedMarks.mark(id);
     } catch (err) {
       // Committed already: the dispatcher's sweep re-publishes messages left in `accepted`.
       this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');

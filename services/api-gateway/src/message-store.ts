@@ -36,48 +36,92 @@ interface MessageRow {
   updated_at: Date;
 }
 
-/** The gateway's SQL. Acceptance is one statement, so debit, message and ledger row commit together. */
+/**
+ * Accepts a group of messages in one statement (one round trip, one commit), as if they had come
+ * one after another in the given order: per account, each message is charged when the balance and
+ * quota left by the earlier ones of the group still cover it (rate × segments; segments); the
+ * others are refused and change nothing. The accounts are locked in id order, so concurrent groups
+ * (other gateway replicas) cannot deadlock, and the walk below sees their latest balances.
+ * The message row, its ledger row and the debit commit together (DESIGN.md promise 3).
+ */
+const ACCEPT_GROUP_SQL = `
+WITH RECURSIVE input AS (
+  SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[])
+         WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params, n)
+), account AS (
+  SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
+    FROM accounts a
+   WHERE a.id IN (SELECT account_id FROM input)
+   ORDER BY a.id
+     FOR UPDATE
+), priced AS (
+  SELECT i.*, a.rate * i.segments AS cost, COALESCE(i.from_addr, a.default_from) AS sender
+    FROM input i JOIN account a ON a.id = i.account_id
+), walk (account_id, k, id, fits, short_of_credit, balance, sms_count) AS (
+  SELECT a.id, 0::bigint, NULL::uuid, NULL::boolean, NULL::boolean, a.balance::numeric, a.sms_count
+    FROM account a
+  UNION ALL
+  SELECT p.account_id, p.k, p.id, f.fits, f.short_of_credit,
+         CASE WHEN f.fits THEN w.balance - p.cost ELSE w.balance END,
+         CASE WHEN f.fits THEN w.sms_count - p.segments ELSE w.sms_count END
+    FROM walk w
+    JOIN priced p ON p.account_id = w.account_id AND p.k = w.k + 1,
+         LATERAL (SELECT w.balance IS NOT NULL AND w.balance < p.cost AS short_of_credit,
+                         (w.balance IS NULL OR w.balance >= p.cost) AND (w.sms_count IS NULL OR w.sms_count >= p.segments) AS fits) f
+), accepted AS (
+  SELECT p.* FROM walk w JOIN priced p ON p.id = w.id WHERE w.fits
+), debit AS (
+  UPDATE accounts a
+     SET balance = a.balance - t.cost, sms_count = a.sms_count - t.segments, updated_at = now()
+    FROM (SELECT account_id, sum(cost) AS cost, sum(segments) AS segments FROM accepted GROUP BY account_id) t
+   WHERE a.id = t.account_id
+), message AS (
+  INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
+  SELECT id, account_id, batch_id, 'accepted', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb
+    FROM accepted ORDER BY n
+  RETURNING id, account_id, batch_id, cost, segments
+), ledger AS (
+  INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
+  SELECT account_id, -cost, -segments, 'debit', id, batch_id FROM message
+)
+SELECT w.id, w.fits, w.short_of_credit, p.cost::text AS cost, p.sender
+  FROM walk w JOIN priced p ON p.id = w.id`;
+
+/** The gateway's SQL. Acceptance is one statement, so debits, messages and ledger rows commit together. */
 export class MessageStore {
   constructor(private readonly db: Db) {}
 
-  /**
-   * Debits rate × segments and the quota, records the message and its ledger row: one statement,
-   * one round trip, atomic. No row comes back when the account cannot pay.
-   */
+  /** One message alone: a group of one (see acceptGroup). */
   async accept(m: NewMessage): Promise<AcceptOutcome> {
-    const { rows } = await this.db.query<{ cost: string; from_addr: string | null }>(
-      `WITH debit AS (
-         UPDATE accounts
-            SET balance = balance - rate * $9::int,
-                sms_count = sms_count - $9::int,
-                updated_at = now()
-          WHERE id = $2
-            AND (balance IS NULL OR balance >= rate * $9::int)
-            AND (sms_count IS NULL OR sms_count >= $9::int)
-          RETURNING id, rate * $9::int AS cost, default_from
-       ), message AS (
-         INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
-         SELECT $1, debit.id, $3, 'accepted', $4, COALESCE($5, debit.default_from), $6, $7, $8, $9, debit.cost, $10::jsonb
-           FROM debit
-         RETURNING id, account_id, cost, from_addr, segments, batch_id
-       ), ledger AS (
-         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
-         SELECT account_id, -cost, -segments, 'debit', id, batch_id FROM message
-       )
-       SELECT cost::text AS cost, from_addr FROM message`,
-      [m.id, m.accountId, m.batchId, m.to, m.from, m.content, m.hexContent, m.coding, m.segments, JSON.stringify(m.params)],
-    );
-    const row = rows[0];
-    if (row) return { ok: true, cost: formatDecimal(row.cost), from: row.from_addr };
-    return { ok: false, reason: await this.shortfall(m.accountId, m.segments) };
+    const [outcome] = await this.acceptGroup([m]);
+    return outcome!;
   }
 
-  private async shortfall(accountId: string, segments: number): Promise<'INSUFFICIENT_CREDIT' | 'QUOTA_EXCEEDED'> {
-    const { rows } = await this.db.query<{ short_of_credit: boolean }>(
-      'SELECT (balance IS NOT NULL AND balance < rate * $2::int) AS short_of_credit FROM accounts WHERE id = $1',
-      [accountId, segments],
-    );
-    return rows[0]?.short_of_credit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT';
+  /**
+   * Accepts messages of one or several accounts in one statement, answering one outcome per
+   * message in the same order. A message whose account does not exist is refused as short of credit.
+   */
+  async acceptGroup(messages: readonly NewMessage[]): Promise<AcceptOutcome[]> {
+    if (messages.length === 0) return [];
+    const { rows } = await this.db.query<{ id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null }>(ACCEPT_GROUP_SQL, [
+      messages.map((m) => m.id),
+      messages.map((m) => m.accountId),
+      messages.map((m) => m.batchId),
+      messages.map((m) => m.to),
+      messages.map((m) => m.from),
+      messages.map((m) => m.content),
+      messages.map((m) => m.hexContent),
+      messages.map((m) => m.coding),
+      messages.map((m) => m.segments),
+      messages.map((m) => JSON.stringify(m.params)),
+    ]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return messages.map((m): AcceptOutcome => {
+      const row = byId.get(m.id);
+      if (row?.fits) return { ok: true, cost: formatDecimal(row.cost), from: row.sender };
+      return { ok: false, reason: row && !row.short_of_credit ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT' };
+    });
   }
 
   /** The account's price of one segment, and of this many. */
@@ -90,9 +134,17 @@ export class MessageStore {
     return row && { rate: formatDecimal(row.rate), cost: formatDecimal(row.cost) };
   }
 
-  /** After the broker confirmed the job; the sweep re-publishes what stays `accepted`. */
-  async markQueued(id: string): Promise<void> {
-    await this.db.query(`UPDATE messages SET state = 'queued', updated_at = now() WHERE id = $1 AND state = 'accepted'`, [id]);
+  /**
+   * After the broker confirmed their jobs; the sweep re-publishes what stays `accepted`. Rows a
+   * dispatcher is claiming right now are skipped rather than waited for: the claim moves them on.
+   */
+  async markQueued(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE messages SET state = 'queued', updated_at = now()
+        WHERE id IN (SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND state = 'accepted' FOR UPDATE SKIP LOCKED)`,
+      [ids],
+    );
   }
 
   async balance(accountId: string): Promise<{ balance: string; sms_count: string } | undefined> {
