@@ -8,12 +8,23 @@ export interface CredentialVerifier {
   verify(authorization: string | undefined): Promise<Principal>;
 }
 
+interface CachedPrincipal {
+  principal: Principal;
+  /** After this (epoch ms) a request still gets the cached answer but starts one refresh. */
+  refreshAt: number;
+}
+
 /**
  * Asks the auth service over HTTP. Successful answers are cached briefly (keyed by a digest of the
- * header) so a busy client costs auth one call every few seconds, not one per request.
+ * header), so a busy client costs auth one call every few seconds, not one per request. A busy
+ * client also never waits for that call: its answer is refreshed in the background before it
+ * expires, and concurrent requests with the same credentials share one call (no burst of calls,
+ * and of KDFs in auth, when an entry runs out).
  */
 export class HttpCredentialClient implements CredentialVerifier {
-  private readonly cache: LRUCache<string, Principal>;
+  private readonly cache: LRUCache<string, CachedPrincipal>;
+  private readonly inFlight = new Map<string, Promise<Principal>>();
+  private readonly refreshAfterMs: number;
 
   constructor(
     private readonly authUrl: string,
@@ -21,13 +32,43 @@ export class HttpCredentialClient implements CredentialVerifier {
     private readonly timeoutMs = 5_000,
   ) {
     this.cache = new LRUCache({ max: 50_000, ttl: cacheMs });
+    this.refreshAfterMs = Math.floor(cacheMs * 0.6);
   }
 
   async verify(authorization: string | undefined): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
     const key = createHash('sha256').update(authorization).digest('base64');
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (!cached) return this.lookup(key, authorization);
+    if (Date.now() >= cached.refreshAt && !this.inFlight.has(key)) {
+      // Its outcome lands in the cache; a refused credential is evicted there.
+      this.lookup(key, authorization).catch(() => undefined);
+    }
+    return cached.principal;
+  }
+
+  private lookup(key: string, authorization: string): Promise<Principal> {
+    let pending = this.inFlight.get(key);
+    if (pending) return pending;
+    pending = this.ask(authorization)
+      .then(
+        (principal) => {
+          this.cache.set(key, { principal, refreshAt: Date.now() + this.refreshAfterMs });
+          return principal;
+        },
+        (err: unknown) => {
+          // Auth said no (revoked, password changed): stop answering from the cache at once. While
+          // auth is unreachable, a cached answer stays good until it expires.
+          if (!(err instanceof HttpError) || err.code !== 'SERVICE_UNAVAILABLE') this.cache.delete(key);
+          throw err;
+        },
+      )
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, pending);
+    return pending;
+  }
+
+  private async ask(authorization: string): Promise<Principal> {
     let response: Response;
     try {
       response = await fetch(new URL('/internal/v1/verify', this.authUrl), {
@@ -39,11 +80,7 @@ export class HttpCredentialClient implements CredentialVerifier {
       throw new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable');
     }
     const body: unknown = await response.json().catch(() => undefined);
-    if (response.ok) {
-      const principal = PrincipalSchema.parse(body);
-      this.cache.set(key, principal);
-      return principal;
-    }
+    if (response.ok) return PrincipalSchema.parse(body);
     const error = ErrorBodySchema.safeParse(body);
     if (response.status < 500 && error.success && error.data.detail.code in ERROR_STATUS) {
       const code = error.data.detail.code as ErrorCode;

@@ -1,0 +1,93 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpCredentialClient } from '../src';
+
+/** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */
+let server: Server;
+let authUrl: string;
+let calls = 0;
+let answer: { status: number; body: unknown } = { status: 200, body: { accountId: 'a1', username: 'alice', via: 'basic' } };
+let gate: Promise<void> = Promise.resolve();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    calls++;
+    void gate.then(() => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  authUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  calls = 0;
+  answer = { status: 200, body: { accountId: 'a1', username: 'alice', via: 'basic' } };
+  gate = Promise.resolve();
+});
+
+const basic = 'Basic YWxpY2U6czNjcmV0';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (check: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 200 && !(await check()); i++) await sleep(10);
+};
+/** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
+const TTL_MS = 2000;
+const PAST_REFRESH_MS = 1300;
+
+describe('HttpCredentialClient', () => {
+  it('asks auth once for concurrent requests with the same credentials', async () => {
+    let open!: () => void;
+    gate = new Promise<void>((r) => (open = r));
+    const client = new HttpCredentialClient(authUrl);
+    const pending = Array.from({ length: 20 }, () => client.verify(basic));
+    await sleep(50);
+    open();
+    const principals = await Promise.all(pending);
+    expect(principals.every((p) => p.accountId === 'a1')).toBe(true);
+    expect(calls).toBe(1);
+    await client.verify(basic);
+    expect(calls).toBe(1);
+  });
+
+  it('answers from the cache while it refreshes an ageing entry in the background', async () => {
+    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    await client.verify(basic);
+    await sleep(PAST_REFRESH_MS);
+    let open!: () => void;
+    gate = new Promise<void>((r) => (open = r));
+    answer = { status: 200, body: { accountId: 'a1', username: 'alice-renamed', via: 'basic' } };
+    expect((await client.verify(basic)).username).toBe('alice');
+    expect((await client.verify(basic)).username).toBe('alice');
+    await until(() => calls === 2);
+    open();
+    await until(async () => (await client.verify(basic)).username === 'alice-renamed');
+    expect(calls).toBe(2);
+    expect((await client.verify(basic)).username).toBe('alice-renamed');
+  });
+
+  it('stops answering from the cache once auth refuses the credentials', async () => {
+    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    await client.verify(basic);
+    await sleep(PAST_REFRESH_MS);
+    answer = { status: 401, body: { detail: { code: 'UNAUTHORIZED', message: 'Wrong username or password' } } };
+    await client.verify(basic); // still cached; starts the refresh
+    await until(() => calls === 2);
+    await sleep(20);
+    await expect(client.verify(basic)).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  });
+
+  it('keeps a cached answer while auth is unreachable, and reports 503 without one', async () => {
+    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    await client.verify(basic);
+    await sleep(PAST_REFRESH_MS);
+    answer = { status: 502, body: 'bad gateway' };
+    expect((await client.verify(basic)).accountId).toBe('a1');
+    await until(() => calls === 2);
+    await sleep(20);
+    expect((await client.verify(basic)).accountId).toBe('a1');
+    await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    await expect(client.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
