@@ -124,7 +124,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
           queue: QUEUES.dispatcherSubmit,
           topic: TOPICS.messageSubmit,
           // Enough deliveries to keep the SMPP window full, bounded so a crash strands few.
-          prefetch: connector.window * 2,
+          prefetch: connector.window * 4,
           retryDelaysMs: submitRetryDelays(options.maxAttempts),
         },
         dispatcher.handle,

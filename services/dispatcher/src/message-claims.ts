@@ -84,12 +84,14 @@ export class MessageClaims {
   }
 
   /**
-   * Records the SMSC's answers of a group in one statement: each message's first id, and every
-   * part's id for receipt matching. Answers which messages moved (a redelivered job's did not).
+   * Records the SMSC's answers of a group in one statement: each message's first id, and for a
+   * message of several parts every part's id, for receipt matching. A message of one part is
+   * matched by its own smsc_id: a part row for it would be most of this statement's cost.
+   * Answers which messages moved (a redelivered job's did not).
    */
   async markSubmitted(messages: readonly SubmittedMessage[]): Promise<Set<string>> {
     if (messages.length === 0) return new Set();
-    const parts = messages.flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
+    const parts = messages.filter((m) => m.smscIds.length > 1).flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
     const { rows } = await this.db.query<{ id: string }>(
       `WITH submitted AS (
          UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
@@ -141,11 +143,12 @@ export class MessageClaims {
   }
 
   /**
-   * Records a group of part receipts. A message whose every part now has a final receipt takes the
-   * aggregate state: delivered only if every part was, else the first failing part's state. The
-   * messages' rows are locked before the aggregate is read, so parts of one message recorded by
-   * two dispatchers at once still complete it. Answers, per receipt, its match (undefined: no
-   * submitted part has that id yet); `final` is set on one receipt per completed message.
+   * Records a group of receipts. A message of one part takes its receipt's state. A message of
+   * several parts takes, once every part has a final receipt, the aggregate state: delivered only
+   * if every part was, else the first failing part's state. The messages' rows are locked before
+   * the aggregate is read, so parts of one message recorded by two dispatchers at once still
+   * complete it. Answers, per receipt, its match (undefined: no submitted message or part has that
+   * id yet); `final` is set on one receipt per completed message.
    */
   async recordReceipts(receipts: readonly PartReceipt[]): Promise<(ReceiptMatch | undefined)[]> {
     if (receipts.length === 0) return [];
@@ -160,6 +163,21 @@ export class MessageClaims {
       const messageOf = new Map(parts.rows.map((r) => [r.smsc_id, r.message_id]));
       const messageIds = [...new Set(messageOf.values())];
       const finals = new Map<string, { state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>();
+      const single = receipts.filter((r) => !messageOf.has(r.smscId));
+      if (single.length > 0) {
+        const singles = await tx.query<{ id: string; state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>(
+          `UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
+            WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted'
+              AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
+           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat`,
+          [single.map((r) => r.smscId), single.map((r) => r.state), single.map((r) => r.stat), single.map((r) => r.err)],
+        );
+        for (const row of singles.rows) {
+          messageOf.set(row.smsc_id, row.id);
+          finals.set(row.id, row);
+        }
+      }
       if (messageIds.length > 0) {
         await tx.query(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [messageIds]);
         const completed = await tx.query<{ id: string; state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>(

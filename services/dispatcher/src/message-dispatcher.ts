@@ -75,7 +75,7 @@ export class MessageDispatcher {
     this.submitted = new GroupCommit(async (messages) => {
       const moved = await claims.markSubmitted(messages);
       return messages.map((m) => moved.has(m.id));
-    }, { maxSize: 1000 });
+    }, { maxSize: 1000, concurrency: 2 });
   }
 
   private stopping = false;

@@ -99,4 +99,23 @@ describe('ReceiptMatcher', () => {
     expect(await stateOf(id)).toBe('delivered');
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
   });
+
+  it('receipts arriving together are recorded as one group: each message completes once', async () => {
+    const single = await submittedMessage(['5001']);
+    const long = await submittedMessage(['5002', '5003']);
+    const failing = await submittedMessage(['5004']);
+    await claims.markSubmitted([
+      { id: single, smscIds: ['5001'] },
+      { id: long, smscIds: ['5002', '5003'] },
+      { id: failing, smscIds: ['5004'] },
+    ]);
+    for (const r of [receipt('5001'), receipt('5002'), receipt('5003'), receipt('5004', 'UNDELIV'), receipt('5001')]) matcher.receive(r);
+    await until(async () => (await stateOf(single)) === 'delivered' && (await stateOf(long)) === 'delivered' && (await stateOf(failing)) === 'undelivered');
+    expect([await stateOf(single), await stateOf(long), await stateOf(failing)]).toEqual(['delivered', 'delivered', 'undelivered']);
+    await until(() => [single, long, failing].every((id) => dlrs.some((d) => d.messageId === id)));
+    for (const id of [single, long, failing]) expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
+    expect(dlrs.find((d) => d.messageId === failing)).toMatchObject({ status: 'UNDELIV' });
+    const { rows } = await db.query<{ error: string | null }>('SELECT error FROM messages WHERE id = $1', [failing]);
+    expect(rows[0]!.error).toBe('UNDELIV err:001');
+  });
 });
