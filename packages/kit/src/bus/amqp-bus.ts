@@ -2,6 +2,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
 import type { Logger } from '../logger';
+import { TurnCork, type Corkable } from './turn-cork';
 import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
 
 export interface AmqpBusOptions {
@@ -99,6 +100,7 @@ export class AmqpBus implements Bus {
   private opening: Promise<void> | undefined;
   private blocked = false;
   private closing = false;
+  private readonly cork = new TurnCork();
 
   private constructor(private readonly options: AmqpBusOptions) {}
 
@@ -323,6 +325,7 @@ export class AmqpBus implements Bus {
           },
           done,
         );
+        this.cork.hold(this.socket());
       } catch (err) {
         done(err); // channel closed under us
       }
@@ -330,6 +333,12 @@ export class AmqpBus implements Bus {
     const tracked = sent.catch(() => undefined).finally(() => this.pendingPublishes.delete(tracked));
     this.pendingPublishes.add(tracked);
     return sent;
+  }
+
+  /** The connection's socket (an amqplib internal; without it publishes are just not corked). */
+  private socket(): Corkable | undefined {
+    const stream = (this.connection as { connection?: { stream?: Partial<Corkable> } } | undefined)?.connection?.stream;
+    return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as Corkable) : undefined;
   }
 
   async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
