@@ -77,7 +77,7 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
       await Promise.all(services.map((s) => s.stop()));
       await sim.stop();
       await database.drop();
-      await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, { [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS });
+      await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, { [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS, [QUEUES.dispatcherSubmitGroup]: SUBMIT_RETRY_DELAYS });
     },
   };
 }

@@ -29,7 +29,7 @@ export async function freshCluster(): Promise<Cluster> {
     env: { DATABASE_URL: database.url, AMQP_URL: urls.amqpUrl, REDIS_URL: urls.redisUrl, BUS_NAMESPACE: namespace },
     async drop() {
       await database.drop();
-      await deleteBusNamespace(urls.amqpUrl, namespace, { [QUEUES.dispatcherSubmit]: submitRetryDelays(5) });
+      await deleteBusNamespace(urls.amqpUrl, namespace, { [QUEUES.dispatcherSubmit]: submitRetryDelays(5), [QUEUES.dispatcherSubmitGroup]: submitRetryDelays(5) });
     },
   };
 }

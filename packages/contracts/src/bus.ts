@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** Routing keys on the topic exchange; the only place their names are written. */
 export const TOPICS = {
   messageSubmit: 'message.submit',
+  messageSubmitGroup: 'message.submit-group',
   messageResult: 'message.result',
   messageDlr: 'message.dlr',
   batchAccepted: 'batch.accepted',
@@ -12,6 +13,7 @@ export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
 /** Consumer queues, one per service and job; a service never reads another's queue. */
 export const QUEUES = {
   dispatcherSubmit: 'dispatcher.message-submit',
+  dispatcherSubmitGroup: 'dispatcher.message-submit-group',
   schedulerBatches: 'batch-scheduler.batch-accepted',
   notifierResults: 'callback-notifier.message-result',
   notifierDlr: 'callback-notifier.message-dlr',
@@ -25,6 +27,22 @@ export const MessageSubmitJobSchema = z.object({
   segments: z.number().int().min(1).max(255).optional(),
 });
 export type MessageSubmitJob = z.infer<typeof MessageSubmitJobSchema>;
+
+/** Most messages in one group job (the dispatcher sizes its prefetch of group jobs by it). */
+export const SUBMIT_GROUP_MAX = 100;
+
+/**
+ * Several messages of one account in one job: a batch chunk is a handful of broker messages
+ * instead of one per recipient (the broker's per-message cost was a quarter of a batch's CPU).
+ */
+export const MessageSubmitGroupJobSchema = z.object({
+  accountId: z.string().uuid(),
+  messages: z
+    .array(z.object({ messageId: z.string().uuid(), segments: z.number().int().min(1).max(255) }))
+    .min(1)
+    .max(SUBMIT_GROUP_MAX),
+});
+export type MessageSubmitGroupJob = z.infer<typeof MessageSubmitGroupJobSchema>;
 
 export const MessageResultEventSchema = z.object({
   messageId: z.string().uuid(),
@@ -62,6 +80,7 @@ export type MessageDlrEvent = z.infer<typeof MessageDlrEventSchema>;
 
 export const BUS_SCHEMAS = {
   [TOPICS.messageSubmit]: MessageSubmitJobSchema,
+  [TOPICS.messageSubmitGroup]: MessageSubmitGroupJobSchema,
   [TOPICS.messageResult]: MessageResultEventSchema,
   [TOPICS.messageDlr]: MessageDlrEventSchema,
   [TOPICS.batchAccepted]: BatchAcceptedEventSchema,

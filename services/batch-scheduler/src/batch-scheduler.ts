@@ -1,4 +1,4 @@
-import { TOPICS } from '@smsgw/contracts';
+import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
 import { PollingLoop, type Bus, type Logger } from '@smsgw/kit';
 import type { BatchExpander } from './batch-expander';
 import type { SchedulerMetrics } from './metrics';
@@ -9,7 +9,7 @@ export interface BatchSchedulerOptions {
 }
 
 /**
- * Releases due batches: expands them chunk by chunk and publishes each message's job. Woken by
+ * Releases due batches: expands them chunk by chunk and publishes their messages' jobs in groups. Woken by
  * batch.accepted events and by a timer; Postgres, not memory, holds what is scheduled.
  */
 export class BatchScheduler {
@@ -39,9 +39,12 @@ export class BatchScheduler {
     for (let i = 0; i < 10_000 && !this.loop.isStopped; i++) {
       const chunk = await this.expander.expandChunk();
       if (!chunk) break;
-      await Promise.all(
-        chunk.messages.map((m) => this.bus.publish(TOPICS.messageSubmit, { messageId: m.id, accountId: chunk.accountId, segments: m.segments })),
-      );
+      const jobs: Promise<void>[] = [];
+      for (let at = 0; at < chunk.messages.length; at += SUBMIT_GROUP_MAX) {
+        const messages = chunk.messages.slice(at, at + SUBMIT_GROUP_MAX).map((m) => ({ messageId: m.id, segments: m.segments }));
+        jobs.push(this.bus.publish(TOPICS.messageSubmitGroup, { accountId: chunk.accountId, messages }));
+      }
+      await Promise.all(jobs);
       await this.expander.markQueued(chunk.messages.map((m) => m.id));
       this.metrics.expanded.inc(chunk.messages.length);
       if (chunk.last) this.logger.info({ batchId: chunk.batchId }, 'batch fully expanded');

@@ -1,4 +1,4 @@
-import { QUEUES, TOPICS } from '@smsgw/contracts';
+import { QUEUES, SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
 import type { SmscConnector } from '@smsgw/smsc';
 import type { Registry } from 'prom-client';
@@ -71,7 +71,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
   const qosCeiling = options.throughputPerWorker || options.connectorThroughput || 1000;
   const qos = options.smartQos ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling }) : undefined;
   const metrics = createDispatcherMetrics(options.registry, connector, qos && (() => qos.current()), {
-    queueDepth: () => bus.queueDepth(QUEUES.dispatcherSubmit),
+    queueDepth: async () => (await bus.queueDepth(QUEUES.dispatcherSubmit)) + (await bus.queueDepth(QUEUES.dispatcherSubmitGroup)),
     oldestWaitingSeconds: async () => {
       const { rows } = await db.query<{ age: number | null }>(
         `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
@@ -111,7 +111,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     submitStaleMs: options.submitStaleMs,
     republishQueuedAtStart: options.inProcessBus,
   });
-  let consumer: Consumer | undefined;
+  const consumers: Consumer[] = [];
 
   return {
     sweeper,
@@ -119,20 +119,32 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     async start() {
       connector.onReceipt(receipts.receive);
       await connector.start();
-      consumer = await bus.consume(
-        {
-          queue: QUEUES.dispatcherSubmit,
-          topic: TOPICS.messageSubmit,
-          // Enough deliveries to keep the SMPP window full, bounded so a crash strands few.
-          prefetch: connector.window * 4,
-          retryDelaysMs: submitRetryDelays(options.maxAttempts),
-        },
-        dispatcher.handle,
+      const retryDelaysMs = submitRetryDelays(options.maxAttempts);
+      consumers.push(
+        await bus.consume(
+          {
+            queue: QUEUES.dispatcherSubmit,
+            topic: TOPICS.messageSubmit,
+            // Enough deliveries to keep the SMPP window full, bounded so a crash strands few.
+            prefetch: connector.window * 4,
+            retryDelaysMs,
+          },
+          dispatcher.handle,
+        ),
+        await bus.consume(
+          {
+            queue: QUEUES.dispatcherSubmitGroup,
+            topic: TOPICS.messageSubmitGroup,
+            prefetch: Math.ceil((connector.window * 4) / SUBMIT_GROUP_MAX) + 1,
+            retryDelaysMs,
+          },
+          dispatcher.handleGroup,
+        ),
       );
       await sweeper.start();
     },
     async stop() {
-      await consumer?.cancel();
+      await Promise.all(consumers.map((c) => c.cancel()));
       await sweeper.stop();
       await dispatcher.drain();
       receipts.stop();

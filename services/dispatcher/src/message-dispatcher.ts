@@ -1,5 +1,5 @@
 import Bottleneck from 'bottleneck';
-import { TOPICS, type MessageResultEvent, type MessageSubmitJob } from '@smsgw/contracts';
+import { TOPICS, type MessageResultEvent, type MessageSubmitGroupJob, type MessageSubmitJob } from '@smsgw/contracts';
 import { GroupCommit, type Bus, type DeliveryInfo, type Logger } from '@smsgw/kit';
 import { SmscError, type SmscConnector } from '@smsgw/smsc';
 import type { ClaimedMessage, GroupClaim, MessageClaims, SubmittedMessage } from './message-claims';
@@ -82,17 +82,36 @@ export class MessageDispatcher {
   private appliedRate = 0;
 
   readonly handle = async (job: MessageSubmitJob, info: DeliveryInfo): Promise<void> => {
+    const { done } = await this.admit(job, info);
+    await done;
+  };
+
+  /**
+   * A group job's messages pass the pacing one after the other (so a paused gate holds back a
+   * group, not a prefetch of reservations) and are then submitted like single jobs. The job is
+   * retried if any of them must be; the others are then no-ops (their claim is conditional).
+   */
+  readonly handleGroup = async (job: MessageSubmitGroupJob, info: DeliveryInfo): Promise<void> => {
+    const outcomes: Promise<void>[] = [];
+    for (const m of job.messages) outcomes.push((await this.admit({ messageId: m.messageId, accountId: job.accountId, segments: m.segments }, info)).done);
+    const failure = (await Promise.allSettled(outcomes)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  };
+
+  /** Paces the job, then queues it for the next group; `done` settles with its outcome. */
+  private async admit(job: MessageSubmitJob, info: DeliveryInfo): Promise<{ done: Promise<void> }> {
     if (this.pacing) {
       // Cost is PDUs, not messages: a three-part message takes three places (issue: throughput).
       await this.pacing.gate.pass(await this.pacing.accountCaps.of(job.accountId), job.segments ?? 1, () => this.stopping);
       this.applyQos();
     }
     if (this.pacer) await this.pacer.schedule(() => Promise.resolve());
-    return new Promise<void>((resolve, reject) => {
+    const done = new Promise<void>((resolve, reject) => {
       this.waiting.push({ job, info, slots: Math.min(Math.max(1, job.segments ?? 1), this.options.window), done: (outcome) => outcome.then(resolve, reject) });
-      this.claimNext();
     });
-  };
+    this.claimNext();
+    return { done };
+  }
 
   /** Follows the smart-QoS rate with the worker's pacing (changes of less than 2% are ignored). */
   private applyQos(): void {
@@ -104,13 +123,30 @@ export class MessageDispatcher {
     this.pacer.updateSettings({ minTime: 1000 / rate });
   }
 
+  private claimScheduled = false;
+
   /**
-   * Claims the next group: as many waiting jobs as the free window places hold. At most two groups
-   * are being claimed and written at once (one's UPDATE runs while the other commits), so jobs
-   * arriving meanwhile gather into the next group.
+   * Claims the next group once this turn's jobs and answers are in (an answer per tick would
+   * otherwise make groups of one).
    */
   private claimNext(): void {
+    if (this.claimScheduled) return;
+    this.claimScheduled = true;
+    setImmediate(() => {
+      this.claimScheduled = false;
+      this.claimGroup();
+    });
+  }
+
+  /**
+   * Claims as many waiting jobs as the free window places hold. At most two groups are being
+   * claimed and written at once (one's UPDATE runs while the other commits), and the second only
+   * when it can be a sizeable group, so jobs arriving meanwhile gather into the next one.
+   */
+  private claimGroup(): void {
     if (this.claimsInFlight >= 2) return;
+    const free = this.options.window - this.slotsInUse;
+    if (this.claimsInFlight > 0 && free < Math.min(this.waiting.length, this.options.window / 4)) return;
     const group: Waiting[] = [];
     let slots = 0;
     while (this.waiting.length > 0 && slots + this.waiting[0]!.slots <= this.options.window - this.slotsInUse) {
