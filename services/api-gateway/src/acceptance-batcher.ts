@@ -1,9 +1,12 @@
 import { GroupCommit, HttpError, type Logger } from '@smsgw/kit';
 import type { AcceptOutcome, MessageStore, NewMessage } from './message-store';
+import type { QueuedMarks } from './queued-marker';
 
 export interface AcceptanceBatcherOptions {
   /** Most messages one statement accepts (bounds its size and how long it holds the account rows). */
   maxGroupSize?: number;
+  /** Confirmed messages to mark queued in each acceptance statement. */
+  queuedMarks?: QueuedMarks;
 }
 
 /**
@@ -16,12 +19,14 @@ export interface AcceptanceBatcherOptions {
 export class AcceptanceBatcher {
   /** A caller's own failure travels as its result, so it fails that caller only. */
   private readonly groups: GroupCommit<NewMessage, AcceptOutcome | HttpError>;
+  private readonly queuedMarks: QueuedMarks | undefined;
 
   constructor(
     private readonly store: MessageStore,
     private readonly logger: Logger,
     options: AcceptanceBatcherOptions = {},
   ) {
+    this.queuedMarks = options.queuedMarks;
     this.groups = new GroupCommit((messages) => this.acceptGroup(messages), { maxSize: options.maxGroupSize ?? 256 });
   }
 
@@ -38,9 +43,12 @@ export class AcceptanceBatcher {
   }
 
   private async acceptGroup(messages: NewMessage[]): Promise<(AcceptOutcome | HttpError)[]> {
+    const marks = this.queuedMarks?.take() ?? [];
     try {
-      return await this.store.acceptGroup(messages);
+      return await this.store.acceptGroup(messages, marks);
     } catch (err) {
+      // Rolled back with the statement; they ride the next one.
+      for (const id of marks) this.queuedMarks?.mark(id);
       if (messages.length === 1) return [this.unrecorded(err, messages[0]!)];
       // One message the database refuses (say, a NUL character) must not fail the others that
       // shared its statement: the statement was rolled back as a whole, so each goes again alone.

@@ -53,7 +53,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const store = new MessageStore(options.db);
   const { accepted } = createGatewayMetrics(options.registry);
   const queuedMarks = new QueuedMarker(store, options.logger);
-  const intake = new MessageIntake(new AcceptanceBatcher(store, options.logger), queuedMarks, options.bus, options.logger, options.maxParts, () =>
+  const intake = new MessageIntake(new AcceptanceBatcher(store, options.logger, { queuedMarks }), queuedMarks, options.bus, options.logger, options.maxParts, () =>
     accepted.inc({ kind: 'single' }),
   );
   const batchStore = new BatchStore(options.db);

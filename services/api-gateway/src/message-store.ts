@@ -37,12 +37,20 @@ interface MessageRow {
 }
 
 /**
+ * `accepted` → `queued` for the ids in the given uuid[] parameter. Rows a dispatcher is claiming
+ * right now are skipped rather than waited for: the claim moves them on.
+ */
+const markQueuedSql = (ids: string) => `UPDATE messages SET state = 'queued', updated_at = now()
+   WHERE id IN (SELECT id FROM messages WHERE id = ANY(${ids}::uuid[]) AND state = 'accepted' FOR UPDATE SKIP LOCKED)`;
+
+/**
  * Accepts a group of messages in one statement (one round trip, one commit), as if they had come
  * one after another in the given order: per account, each message is charged when the balance and
  * quota left by the earlier ones of the group still cover it (rate × segments; segments); the
  * others are refused and change nothing. The accounts are locked in id order, so concurrent groups
  * (other gateway replicas) cannot deadlock, and the walk below sees their latest balances.
  * The message row, its ledger row and the debit commit together (DESIGN.md promise 3).
+ * Earlier messages whose jobs the broker confirmed since ride along to `queued` ($11, see markQueued).
  */
 const ACCEPT_GROUP_SQL = `
 WITH RECURSIVE input AS (
@@ -84,6 +92,8 @@ WITH RECURSIVE input AS (
 ), ledger AS (
   INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
   SELECT account_id, -cost, -segments, 'debit', id, batch_id FROM message
+), queued AS (
+  ${markQueuedSql('$11')}
 )
 SELECT w.id, w.fits, w.short_of_credit, p.cost::text AS cost, p.sender
   FROM walk w JOIN priced p ON p.id = w.id`;
@@ -101,9 +111,13 @@ export class MessageStore {
   /**
    * Accepts messages of one or several accounts in one statement, answering one outcome per
    * message in the same order. A message whose account does not exist is refused as short of credit.
+   * The same statement marks `queuedIds` queued (earlier messages whose jobs are confirmed).
    */
-  async acceptGroup(messages: readonly NewMessage[]): Promise<AcceptOutcome[]> {
-    if (messages.length === 0) return [];
+  async acceptGroup(messages: readonly NewMessage[], queuedIds: readonly string[] = []): Promise<AcceptOutcome[]> {
+    if (messages.length === 0) {
+      await this.markQueued(queuedIds);
+      return [];
+    }
     const { rows } = await this.db.query<{ id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null }>(ACCEPT_GROUP_SQL, [
       messages.map((m) => m.id),
       messages.map((m) => m.accountId),
@@ -115,6 +129,7 @@ export class MessageStore {
       messages.map((m) => m.coding),
       messages.map((m) => m.segments),
       messages.map((m) => JSON.stringify(m.params)),
+      queuedIds,
     ]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return messages.map((m): AcceptOutcome => {
@@ -134,17 +149,10 @@ export class MessageStore {
     return row && { rate: formatDecimal(row.rate), cost: formatDecimal(row.cost) };
   }
 
-  /**
-   * After the broker confirmed their jobs; the sweep re-publishes what stays `accepted`. Rows a
-   * dispatcher is claiming right now are skipped rather than waited for: the claim moves them on.
-   */
+  /** After the broker confirmed their jobs; the sweep re-publishes what stays `accepted`. */
   async markQueued(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.query(
-      `UPDATE messages SET state = 'queued', updated_at = now()
-        WHERE id IN (SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND state = 'accepted' FOR UPDATE SKIP LOCKED)`,
-      [ids],
-    );
+    await this.db.query(markQueuedSql('$1'), [ids]);
   }
 
   async balance(accountId: string): Promise<{ balance: string; sms_count: string } | undefined> {

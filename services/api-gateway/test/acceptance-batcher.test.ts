@@ -43,9 +43,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     store = new MessageStore(db);
     statements = [];
     const acceptGroup = store.acceptGroup.bind(store);
-    jest.spyOn(store, 'acceptGroup').mockImplementation((messages) => {
+    jest.spyOn(store, 'acceptGroup').mockImplementation((messages, queuedIds) => {
       statements.push(messages.length);
-      return acceptGroup(messages);
+      return acceptGroup(messages, queuedIds);
     });
   });
 
@@ -236,6 +236,29 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     expect(markQueued).toHaveBeenCalledTimes(1);
     const rows = await stored(group.map((m) => m.id));
     expect(group.map((m) => rows.get(m.id)!.state)).toEqual(['queued', 'queued', 'submitted']);
+  });
+
+  it('lets marks ride along with the next acceptance statement, and keeps them when it fails', async () => {
+    const alice = await account({ balance: '1.000000', smsCount: null, rate: '0.100000' });
+    const markQueued = jest.spyOn(store, 'markQueued');
+    const marker = new QueuedMarker(store, logger, 60_000);
+    const batcher = new AcceptanceBatcher(store, logger, { queuedMarks: marker });
+    const first = [message(alice), message(alice)];
+    await acceptTogether(batcher, first);
+    for (const m of first) marker.mark(m.id);
+
+    // The statement fails as a whole (NUL): its marks are given back, then ride the next group.
+    await acceptTogether(batcher, [message(alice, 1, { content: 'bad\u0000' })]);
+    expect((await stored(first.map((m) => m.id))).get(first[0]!.id)!.state).toBe('accepted');
+    const second = [message(alice)];
+    await acceptTogether(batcher, second);
+
+    const rows = await stored([...first, ...second].map((m) => m.id));
+    expect([...first, ...second].map((m) => rows.get(m.id)!.state)).toEqual(['queued', 'queued', 'accepted']);
+    expect(statements).toEqual([2, 1, 1]);
+    await marker.drain();
+    expect(markQueued).not.toHaveBeenCalled();
+    expect(await accountRow(alice)).toEqual({ balance: '0.700000', sms_count: null });
   });
 
   if (name === 'Postgres') {
