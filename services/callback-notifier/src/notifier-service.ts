@@ -1,10 +1,11 @@
-import { QUEUES, TOPICS } from '@smsgw/contracts';
+import { QUEUES, TOPICS, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
 import type { Registry } from 'prom-client';
 import { CallbackSender } from './callback-sender';
 import { CallbackStore } from './callback-store';
 import { CallbackWorker } from './callback-worker';
 import { DlrCallbacks } from './dlr-callbacks';
+import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
 import { UrlGuard } from './url-guard';
@@ -20,6 +21,8 @@ export interface NotifierServiceOptions {
   timeoutMs: number;
   hostConcurrency: number;
   pollIntervalMs?: number;
+  /** An outcome event not seen this long after its state change is taken from the outbox. */
+  outboxStaleMs?: number;
 }
 
 /** Notifier settings from its environment (distributed and embedded mode alike). */
@@ -52,22 +55,38 @@ export function createNotifierService(options: NotifierServiceOptions): { start(
   });
   const results = new ResultCallbacks(store);
   const dlrs = new DlrCallbacks(store);
+  const handlers = {
+    async result(event: MessageResultEvent) {
+      const queued = [await results.handle(event), await dlrs.onResult(event)];
+      if (queued.some(Boolean)) worker.wake();
+    },
+    async dlr(event: MessageDlrEvent) {
+      if (await dlrs.onReceipt(event)) worker.wake();
+    },
+  };
+  const outbox = new OutcomeOutbox(options.db, handlers, options.logger, {
+    staleMs: options.outboxStaleMs ?? 30_000,
+    pollIntervalMs: Math.min(options.outboxStaleMs ?? 30_000, 10_000),
+  });
   const consumers: Consumer[] = [];
   return {
     async start() {
       consumers.push(
         await options.bus.consume({ queue: QUEUES.notifierResults, topic: TOPICS.messageResult, prefetch: 64 }, async (event) => {
-          const queued = [await results.handle(event), await dlrs.onResult(event)];
-          if (queued.some(Boolean)) worker.wake();
+          await handlers.result(event);
+          await outbox.clear(event.messageId, TOPICS.messageResult);
         }),
         await options.bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr, prefetch: 64 }, async (event) => {
-          if (await dlrs.onReceipt(event)) worker.wake();
+          await handlers.dlr(event);
+          await outbox.clear(event.messageId, TOPICS.messageDlr);
         }),
       );
       worker.start();
+      outbox.start();
     },
     async stop() {
       await Promise.all(consumers.map((c) => c.cancel()));
+      await outbox.stop();
       await worker.stop();
     },
   };

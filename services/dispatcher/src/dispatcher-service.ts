@@ -71,15 +71,15 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
   const qosCeiling = options.throughputPerWorker || options.connectorThroughput || 1000;
   const qos = options.smartQos ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling }) : undefined;
   const metrics = createDispatcherMetrics(options.registry, connector, qos && (() => qos.current()), {
-    queueDepth: async () => (await bus.queueDepth(QUEUES.dispatcherSubmit)) + (await bus.queueDepth(QUEUES.dispatcherSubmitGroup)),
+    bus,
     oldestWaitingSeconds: async () => {
       const { rows } = await db.query<{ age: number | null }>(
         `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
       );
       return rows[0]?.age ?? 0;
     },
-  });
-  const claims = new MessageClaims(db);
+  }, { connector: options.connectorThroughput, perWorker: options.throughputPerWorker });
+  const claims = new MessageClaims(db, connector.name);
   const gate = new ThroughputGate(
     options.rateLimiter,
     logger,

@@ -1,5 +1,5 @@
 import type { Db } from '@smsgw/kit';
-import type { MessageState } from '@smsgw/contracts';
+import type { MessageDlrEvent, MessageResultEvent, MessageState } from '@smsgw/contracts';
 
 export interface GroupClaim {
   /** The messages this claim took, in no particular order; the others were not claimable. */
@@ -20,8 +20,6 @@ export interface ClaimedMessage {
   segments: number;
   params: Record<string, unknown>;
   attempts: number;
-  /** Someone waits for the SMSC's answer: a batch callback or errback URL, or a level 1/3 DLR. */
-  notify: boolean;
 }
 
 export interface SubmittedMessage {
@@ -35,14 +33,38 @@ export interface PartReceipt {
   state: MessageState;
   stat: string;
   err: string;
+  /** The receipt's own fields, forwarded in the delivery report. */
+  sub: string;
+  dlvrd: string;
+  submitDate: string;
+  doneDate: string;
+  text: string;
 }
+
+/**
+ * The message.result event of the rows an UPDATE returned (as `m`), for those someone waits for,
+ * written to the outbox in the same statement (migration 005).
+ */
+const resultOutbox = (rows: string, outcome: string, smscId: string, error: string, connector: string): string => `
+  INSERT INTO outcome_outbox (message_id, topic, payload)
+  SELECT m.id, 'message.result', jsonb_build_object(
+           'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', ${outcome},
+           'smscId', ${smscId}, 'error', ${error}, 'connector', ${connector}, 'at', now())
+    FROM ${rows} m
+   WHERE smsgw_wants_result(m.params, m.batch_id)
+  ON CONFLICT DO NOTHING
+  RETURNING message_id, payload`;
 
 /**
  * The dispatcher's state transitions. Each is a conditional UPDATE on the expected state, which is
  * what makes a redelivered job harmless (DESIGN.md 4.5, promise 2).
  */
 export class MessageClaims {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The connector's name, reported in result events and delivery reports. */
+    private readonly connector: string,
+  ) {}
 
   /**
    * Takes messages for submission inside a transaction left open: the caller commits it right
@@ -57,9 +79,7 @@ export class MessageClaims {
         const { rows } = await tx.query<ClaimedMessage>(
           `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now()
             WHERE m.id = ANY($1::uuid[]) AND m.state IN ('accepted', 'queued')
-            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
-                      (m.params->>'dlr' = 'yes' AND m.params->>'dlr_url' IS NOT NULL AND COALESCE(m.params->>'dlr_level', '1') IN ('1', '3'))
-                      OR EXISTS (SELECT 1 FROM batches b WHERE b.id = m.batch_id AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL)) AS notify`,
+            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts`,
           [ids],
         );
         resolve({
@@ -89,25 +109,26 @@ export class MessageClaims {
    * matched by its own smsc_id: a part row for it would be most of this statement's cost.
    * Answers which messages moved (a redelivered job's did not).
    */
-  async markSubmitted(messages: readonly SubmittedMessage[]): Promise<Set<string>> {
-    if (messages.length === 0) return new Set();
+  async markSubmitted(messages: readonly SubmittedMessage[]): Promise<Map<string, MessageResultEvent | null>> {
+    if (messages.length === 0) return new Map();
     const parts = messages.filter((m) => m.smscIds.length > 1).flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
-    const { rows } = await this.db.query<{ id: string }>(
+    const { rows } = await this.db.query<{ id: string; payload: MessageResultEvent | null }>(
       `WITH submitted AS (
          UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
            FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
           WHERE m.id = i.id AND m.state = 'submitting'
-         RETURNING m.id
+         RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
        ), parts AS (
          INSERT INTO message_parts (message_id, seq, smsc_id)
          SELECT p.id, p.seq, p.smsc_id
            FROM unnest($3::uuid[], $4::smallint[], $5::text[]) AS p(id, seq, smsc_id)
            JOIN submitted s ON s.id = p.id
+       ), outbox AS (${resultOutbox('submitted', "'submitted'", 'm.smsc_id', 'NULL', '$6::text')}
        )
-       SELECT id FROM submitted`,
-      [messages.map((m) => m.id), messages.map((m) => m.smscIds[0] ?? ''), parts.map((p) => p.id), parts.map((p) => p.seq), parts.map((p) => p.smscId)],
+       SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
+      [messages.map((m) => m.id), messages.map((m) => m.smscIds[0] ?? ''), parts.map((p) => p.id), parts.map((p) => p.seq), parts.map((p) => p.smscId), this.connector],
     );
-    return new Set(rows.map((r) => r.id));
+    return new Map(rows.map((r) => [r.id, r.payload]));
   }
 
   /** A transient SMSC error: back to the queue for a later attempt. */
@@ -122,12 +143,12 @@ export class MessageClaims {
    * Fails the message; with refund, gives back its cost and segments in the same statement and
    * records the refund in the ledger (a unique index makes a second refund impossible).
    */
-  async fail(id: string, error: string, refund: boolean): Promise<boolean> {
-    const { rows } = await this.db.query<{ id: string }>(
+  async fail(id: string, error: string, refund: boolean): Promise<{ failed: boolean; event: MessageResultEvent | null }> {
+    const { rows } = await this.db.query<{ id: string; payload: MessageResultEvent | null }>(
       `WITH failed AS (
          UPDATE messages SET state = 'failed', error = $2, updated_at = now()
           WHERE id = $1 AND state = 'submitting'
-          RETURNING id, account_id, batch_id, cost, segments
+          RETURNING id, account_id, batch_id, cost, segments, to_addr, params
        ), refunded AS (
          UPDATE accounts a SET balance = a.balance + f.cost, sms_count = a.sms_count + f.segments, updated_at = now()
            FROM failed f WHERE $3::boolean AND a.id = f.account_id
@@ -135,11 +156,12 @@ export class MessageClaims {
        ), ledger AS (
          INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
          SELECT account_id, cost, segments, 'refund', id, batch_id FROM failed WHERE $3::boolean
+       ), outbox AS (${resultOutbox('failed', "'failed'", 'NULL', '$2::text', '$4::text')}
        )
-       SELECT id FROM failed`,
-      [id, error, refund],
+       SELECT f.id, o.payload FROM failed f LEFT JOIN outbox o ON o.message_id = f.id`,
+      [id, error, refund, this.connector],
     );
-    return rows.length === 1;
+    return { failed: rows.length === 1, event: rows[0]?.payload ?? null };
   }
 
   /**
@@ -197,15 +219,43 @@ export class MessageClaims {
         );
         for (const row of completed.rows) finals.set(row.id, row);
       }
-      return receipts.map((receipt) => {
+      const matches = receipts.map((receipt): ReceiptMatch | undefined => {
         const messageId = messageOf.get(receipt.smscId);
         if (!messageId) return undefined;
         const final = finals.get(messageId);
         if (!final) return { messageId, final: undefined };
         finals.delete(messageId); // reported once, with the receipt that completed it
-        return { messageId, final: final.state, dlr: final.dlr, smscId: final.smsc_id, failureStat: final.failure_stat };
+        return { messageId, final: final.state, ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt) }) };
       });
+      const reports = matches.flatMap((m) => (m?.report ? [m.report] : []));
+      if (reports.length > 0) {
+        // In the same transaction as the state: the report survives a crash before its publish.
+        await tx.query(
+          `INSERT INTO outcome_outbox (message_id, topic, payload)
+           SELECT (r->>'messageId')::uuid, 'message.dlr', r FROM jsonb_array_elements($1::jsonb) AS r
+           ON CONFLICT DO NOTHING`,
+          [JSON.stringify(reports)],
+        );
+      }
+      return matches;
     });
+  }
+
+  /** The message.dlr event of a completed message: the status of its first failing part, else this receipt's. */
+  private deliveryReport(messageId: string, final: { smsc_id: string; failure_stat: string | null }, receipt: PartReceipt): MessageDlrEvent {
+    return {
+      messageId,
+      smscId: final.smsc_id || receipt.smscId,
+      status: final.failure_stat ? final.failure_stat.split(' ')[0]! : receipt.stat,
+      err: receipt.err || null,
+      connector: this.connector,
+      sub: receipt.sub,
+      dlvrd: receipt.dlvrd,
+      submitDate: receipt.submitDate,
+      doneDate: receipt.doneDate,
+      text: receipt.text,
+      at: new Date().toISOString(),
+    };
   }
 }
 
@@ -213,10 +263,6 @@ export interface ReceiptMatch {
   messageId: string;
   /** Set when this receipt completed the message. */
   final: MessageState | undefined;
-  /** The client asked for delivery reports. */
-  dlr?: boolean;
-  /** The message's SMSC id (its first part's). */
-  smscId?: string;
-  /** `stat err:…` of the first part that was not delivered. */
-  failureStat?: string | null;
+  /** The delivery report to publish (the client asked for one; it is in the outbox already). */
+  report?: MessageDlrEvent;
 }

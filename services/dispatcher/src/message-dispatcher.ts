@@ -54,7 +54,7 @@ export class MessageDispatcher {
   /** Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time per job. */
   private readonly pacer: Bottleneck | undefined;
   private readonly waiting: Waiting[] = [];
-  private readonly submitted: GroupCommit<SubmittedMessage, boolean>;
+  private readonly submitted: GroupCommit<SubmittedMessage, { moved: boolean; event: MessageResultEvent | null }>;
   private slotsInUse = 0;
   private claimsInFlight = 0;
   /** Jobs taken into a group and not yet settled (drain waits for them). */
@@ -74,7 +74,7 @@ export class MessageDispatcher {
     }
     this.submitted = new GroupCommit(async (messages) => {
       const moved = await claims.markSubmitted(messages);
-      return messages.map((m) => moved.has(m.id));
+      return messages.map((m) => ({ moved: moved.has(m.id), event: moved.get(m.id) ?? null }));
     }, { maxSize: 1000, concurrency: 2 });
   }
 
@@ -239,10 +239,9 @@ export class MessageDispatcher {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
-      if (await this.submitted.add({ id: message.id, smscIds: result.smscIds })) {
-        this.metrics.submitted.inc({ connector: this.connector.name });
-        if (message.notify) this.track(this.publishResult(message, 'submitted', result.smscIds[0] ?? '', null));
-      }
+      const { moved, event } = await this.submitted.add({ id: message.id, smscIds: result.smscIds });
+      if (moved) this.metrics.submitted.inc({ connector: this.connector.name });
+      if (event) this.publishResult(event);
     } catch (err) {
       answered();
       // Written or not, the claim is committed before its outcome is recorded.
@@ -273,17 +272,19 @@ export class MessageDispatcher {
       throw new RetryLater(`message ${id} is being submitted elsewhere (attempt ${info.attempt})`);
     }
     // submit_sm may or may not have left before the crash; sending again could deliver it twice.
-    if (await this.claims.fail(id, 'SUBMIT_OUTCOME_UNKNOWN', false)) {
-      this.metrics.failed.inc({ connector: this.connector.name, reason: 'SUBMIT_OUTCOME_UNKNOWN' });
-      this.logger.warn({ messageId: id }, 'submission outcome unknown after a dispatcher stopped; not resent');
-    }
+    const { failed, event } = await this.claims.fail(id, 'SUBMIT_OUTCOME_UNKNOWN', false);
+    if (!failed) return;
+    this.metrics.failed.inc({ connector: this.connector.name, reason: 'SUBMIT_OUTCOME_UNKNOWN' });
+    this.logger.warn({ messageId: id }, 'submission outcome unknown after a dispatcher stopped; not resent');
+    if (event) this.publishResult(event);
   }
 
   private async failed(message: ClaimedMessage, reason: string, refund: boolean): Promise<void> {
-    if (!(await this.claims.fail(message.id, reason, refund))) return;
+    const { failed, event } = await this.claims.fail(message.id, reason, refund);
+    if (!failed) return;
     this.metrics.failed.inc({ connector: this.connector.name, reason: reason.split(/[ :]/)[0]! });
     this.logger.info({ messageId: message.id, batchId: message.batch_id, reason }, 'message failed');
-    if (message.notify) this.track(this.publishResult(message, 'failed', null, reason));
+    if (event) this.publishResult(event);
   }
 
   /**
@@ -297,20 +298,18 @@ export class MessageDispatcher {
     void publish.finally(() => this.publishing.delete(publish));
   }
 
-  private async publishResult(message: ClaimedMessage, outcome: MessageResultEvent['outcome'], smscId: string | null, error: string | null) {
-    // The state is recorded already; a lost event must not make the job retry and look like a duplicate.
-    await this.bus.publish(TOPICS.messageResult, {
-      messageId: message.id,
-      accountId: message.account_id,
-      batchId: message.batch_id,
-      to: message.to_addr,
-      outcome,
-      smscId,
-      error,
-      connector: this.connector.name,
-      at: new Date().toISOString(),
-    }).catch((err: unknown) => this.logger.warn({ err, messageId: message.id }, 'could not publish the message result'));
+  /**
+   * The event is in the outbox already (written with the state): this publish only brings it to
+   * the notifier sooner, so a failure is logged, not retried, and never makes the job look undone.
+   */
+  private publishResult(event: MessageResultEvent): void {
+    this.track(
+      this.bus
+        .publish(TOPICS.messageResult, event)
+        .catch((err: unknown) => this.logger.warn({ err, messageId: event.messageId }, 'could not publish the message result; the outbox keeps it')),
+    );
   }
+
 
   /** Waits for submissions in progress (graceful shutdown). */
   async drain(): Promise<void> {

@@ -1,8 +1,12 @@
+import { QUEUES } from '@smsgw/contracts';
+import { exportQueueMetrics, type Bus } from '@smsgw/kit';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface DispatcherMetrics {
   submitted: Counter<'connector'>;
   failed: Counter<'connector' | 'reason'>;
+  /** Messages a delivery receipt completed, by the final state it gave them. */
+  final: Counter<'connector' | 'state'>;
   retried: Counter<'connector' | 'reason'>;
   receipts: Counter<'connector' | 'status'>;
   smscResponse: Histogram<'connector' | 'outcome'>;
@@ -11,14 +15,22 @@ export interface DispatcherMetrics {
   throughputWait: Histogram;
   throughputPaused: Gauge;
   qosRate: Gauge<'connector'>;
-  queueDepth: Gauge<'queue'>;
+  throughputCap: Gauge<'connector' | 'scope'>;
   dispatchLag: Gauge;
 }
 
-/** Read at scrape time: the submit queue's depth and the age of the oldest message not yet claimed. */
+/** Read at scrape time: the submit queues (depth, lag) and the age of the oldest message not yet claimed. */
 export interface BacklogProbe {
-  queueDepth(): Promise<number>;
+  bus: Bus;
   oldestWaitingSeconds(): Promise<number>;
+}
+
+/** The configured caps (0: none), so a dashboard can draw the submit rate against them. */
+export interface ThroughputCaps {
+  /** The connector's cluster-wide `throughput` from SMSC_URL, in PDUs per second. */
+  connector: number;
+  /** HTTP_THROUGHPUT_PER_WORKER: messages per second this dispatcher submits. */
+  perWorker: number;
 }
 
 /** Names as docs/metrics.md lists them. */
@@ -28,11 +40,19 @@ export function createDispatcherMetrics(
   /** The smart-QoS rate now, when SMART_QOS is on. */
   qosRate?: () => number,
   backlog?: BacklogProbe,
+  caps?: ThroughputCaps,
 ): DispatcherMetrics {
   const registers = [registry];
+  if (backlog) exportQueueMetrics(registry, backlog.bus, [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup]);
   return {
     submitted: new Counter({ name: 'smsgw_messages_submitted_total', help: 'Messages the SMSC accepted', labelNames: ['connector'], registers }),
     failed: new Counter({ name: 'smsgw_messages_failed_total', help: 'Messages that failed for good, by reason', labelNames: ['connector', 'reason'], registers }),
+    final: new Counter({
+      name: 'smsgw_messages_final_total',
+      help: 'Messages a delivery receipt completed, by the final state it gave them (delivered, undelivered, expired, rejected)',
+      labelNames: ['connector', 'state'],
+      registers,
+    }),
     retried: new Counter({ name: 'smsgw_submit_retries_total', help: 'Submissions retried after a transient SMSC error', labelNames: ['connector', 'reason'], registers }),
     receipts: new Counter({ name: 'smsgw_delivery_receipts_total', help: 'Delivery receipts received, by status', labelNames: ['connector', 'status'], registers }),
     smscResponse: new Histogram({
@@ -67,13 +87,15 @@ export function createDispatcherMetrics(
         if (qosRate) this.set({ connector: connector.name }, qosRate());
       },
     }),
-    queueDepth: new Gauge({
-      name: 'smsgw_queue_depth',
-      help: 'Jobs waiting in a consumer queue, not yet delivered',
-      labelNames: ['queue'],
+    throughputCap: new Gauge({
+      name: 'smsgw_throughput_cap',
+      help: 'Configured throughput cap (0: none); scope connector: PDUs per second cluster-wide, worker: messages per second this dispatcher',
+      labelNames: ['connector', 'scope'],
       registers,
-      async collect() {
-        if (backlog) this.set({ queue: 'dispatcher.message-submit' }, await backlog.queueDepth().catch(() => NaN));
+      collect() {
+        if (!caps) return;
+        this.set({ connector: connector.name, scope: 'connector' }, caps.connector);
+        this.set({ connector: connector.name, scope: 'worker' }, caps.perWorker);
       },
     }),
     dispatchLag: new Gauge({

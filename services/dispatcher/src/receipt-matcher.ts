@@ -81,25 +81,14 @@ export class ReceiptMatcher {
     const state = FINAL[receipt.state];
     if (!state) return true;
     try {
-      const matched = await this.records.add({ smscId: receipt.smscId, state, stat: receipt.stat, err: receipt.err });
+      const matched = await this.records.add({ ...receipt, state });
       if (!matched) return false;
-      if (matched.final && matched.dlr) {
-        const status = matched.failureStat ? matched.failureStat.split(' ')[0]! : receipt.stat;
+      if (matched.final) this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
+      if (matched.report) {
+        const report = matched.report;
         await this.bus
-          .publish(TOPICS.messageDlr, {
-            messageId: matched.messageId,
-            smscId: matched.smscId ?? receipt.smscId,
-            status,
-            err: receipt.err || null,
-            connector: this.options.connector,
-            sub: receipt.sub,
-            dlvrd: receipt.dlvrd,
-            submitDate: receipt.submitDate,
-            doneDate: receipt.doneDate,
-            text: receipt.text,
-            at: new Date().toISOString(),
-          })
-          .catch((err: unknown) => this.logger.warn({ err, messageId: matched.messageId }, 'could not publish the delivery report'));
+          .publish(TOPICS.messageDlr, report)
+          .catch((err: unknown) => this.logger.warn({ err, messageId: report.messageId }, 'could not publish the delivery report; the outbox keeps it'));
       }
       return true;
     } catch (err) {

@@ -43,7 +43,7 @@ beforeAll(async () => {
   accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ('r', 'x') RETURNING id`)).rows[0]!.id;
   bus = new MemoryBus();
   await bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr }, async (e) => void dlrs.push(e));
-  claims = new MessageClaims(db);
+  claims = new MessageClaims(db, 'smsc');
   const metrics = createDispatcherMetrics(createRegistry('test'), { name: 'smsc', isUp: () => true });
   matcher = new ReceiptMatcher(claims, bus, createLogger('test', 'silent'), metrics, { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 });
 });
@@ -59,7 +59,7 @@ describe('ReceiptMatcher', () => {
     matcher.receive(receipt('1001'));
     await new Promise((r) => setTimeout(r, 50));
     expect(await stateOf(id)).toBe('submitting');
-    expect(await claims.markSubmitted([{ id, smscIds: ['1001'] }])).toEqual(new Set([id]));
+    expect((await claims.markSubmitted([{ id, smscIds: ['1001'] }])).has(id)).toBe(true);
     await until(async () => (await stateOf(id)) === 'delivered');
     expect(await stateOf(id)).toBe('delivered');
     await until(() => dlrs.some((d) => d.messageId === id));
