@@ -17,6 +17,8 @@ const PERMANENT = new Set([
 const BAD_CREDENTIALS = new Set(['ESME_RINVPASWD', 'ESME_RINVSYSID', 'ESME_RBINDFAIL', 'ESME_RINVSYSTYP']);
 
 /** node-smpp writes short_message with a one-octet length; SMPP 3.4 allows 254 octets at most. */
+/** SMPP 3.4 ESME_RX_T_APPN: the ESME cannot take the PDU now, the SMSC should try again. */
+const ESME_RX_T_APPN = 0x64;
 const MAX_SHORT_MESSAGE = 254;
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 30_000;
@@ -54,7 +56,7 @@ export class SmppConnector implements SmscConnector {
   private outstanding = 0;
   private readonly waiting: Waiter[] = [];
   private readonly pending = new Map<number, Pending>();
-  private readonly listeners: ((receipt: DeliveryReceipt) => void)[] = [];
+  private readonly listeners: ((receipt: DeliveryReceipt) => void | Promise<void>)[] = [];
   private readonly sessionListeners: ((up: boolean) => void)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
@@ -79,7 +81,7 @@ export class SmppConnector implements SmscConnector {
     });
   }
 
-  onReceipt(listener: (receipt: DeliveryReceipt) => void): void {
+  onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -220,10 +222,10 @@ export class SmppConnector implements SmscConnector {
   }
 
   private deliverSm(session: Session, pdu: PDU): void {
-    // Always answered, or the SMSC redelivers (and eventually throttles us).
-    session.send(pdu.response());
+    // Always answered, or the SMSC redelivers (and eventually throttles us); a receipt only once recorded.
     const esmClass = Number(pdu['esm_class'] ?? 0);
     if ((esmClass & 0x3c) !== 0x04) {
+      session.send(pdu.response());
       this.logger.debug({ connector: this.name, esmClass }, 'deliver_sm that is not a delivery receipt (mobile-originated) ignored');
       return;
     }
@@ -236,6 +238,7 @@ export class SmppConnector implements SmscConnector {
       ...(typeof pdu['message_state'] === 'number' && { messageState: pdu['message_state'] }),
     });
     if (!parsed) {
+      session.send(pdu.response());
       this.logger.warn({ connector: this.name, text }, 'delivery receipt without an id');
       return;
     }
@@ -243,13 +246,13 @@ export class SmppConnector implements SmscConnector {
     // receipted_message_id carries the id as submit_sm_resp wrote it; the text is where SMSCs switch to decimal.
     const smscId = normalizeSmscId(rawId, tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat);
     const receipt: DeliveryReceipt = { smscId, ...rest };
-    for (const listener of this.listeners) {
-      try {
-        listener(receipt);
-      } catch (err) {
-        this.logger.error({ err, connector: this.name }, 'receipt listener failed');
-      }
-    }
+    Promise.all(this.listeners.map(async (listener) => listener(receipt))).then(
+      () => session.send(pdu.response()),
+      (err: unknown) => {
+        this.logger.warn({ err, connector: this.name, smscId }, 'receipt not recorded; the SMSC is asked to deliver it again');
+        session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+      },
+    );
   }
 
   private grantSlots(): void {

@@ -75,8 +75,12 @@ export interface SmscConnector {
   start(): Promise<void>;
   /** Submits every part; rejects with SmscError. Resolves only once every part has its response. */
   submit(request: SubmitRequest): Promise<SubmitResult>;
-  /** Called for every delivery receipt the SMSC sends. */
-  onReceipt(listener: (receipt: DeliveryReceipt) => void): void;
+  /**
+   * Called for every delivery receipt the SMSC sends. The SMSC's deliver_sm is answered once the
+   * listeners' promises settle: OK when they resolve, a temporary error when one rejects (the SMSC
+   * delivers it again later), so a receipt is acknowledged only once it is recorded.
+   */
+  onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void;
   /** true while bound (for /readyz and the smsgw_smsc_session_up gauge). */
   isUp(): boolean;
   /** Waits for outstanding responses (bounded), unbinds and closes. */

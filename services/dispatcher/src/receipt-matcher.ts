@@ -24,6 +24,9 @@ const FINAL: Partial<Record<ReceiptState, MessageState>> = {
 interface Held {
   receipt: DeliveryReceipt;
   until: number;
+  /** Answers the SMSC's deliver_sm. */
+  resolve: () => void;
+  reject: (err: Error) => void;
 }
 
 /**
@@ -47,28 +50,57 @@ export class ReceiptMatcher {
     this.records = new GroupCommit((receipts) => claims.recordReceipts(receipts), { maxSize: 500 });
   }
 
-  readonly receive = (receipt: DeliveryReceipt): void => {
+  /**
+   * Resolves once the receipt is recorded, or held past holdMs without a message to match; the
+   * connector answers the SMSC's deliver_sm only then, so a receipt is never acknowledged and lost
+   * in a crash. Rejects when it could not be recorded (the database did not answer): the SMSC is
+   * told to deliver it again later.
+   */
+  readonly receive = (receipt: DeliveryReceipt): Promise<void> => {
     this.metrics.receipts.inc({ connector: this.options.connector, status: receipt.stat || receipt.state });
-    void this.match(receipt).then((matched) => {
-      if (!matched) this.hold(receipt);
+    return new Promise<void>((resolve, reject) => {
+      void this.match(receipt).then((outcome) => {
+        if (outcome === 'matched') resolve();
+        else if (outcome === 'error') reject(new Error(`could not record the receipt of ${receipt.smscId}`));
+        else this.hold({ receipt, until: Date.now() + this.options.holdMs, resolve, reject });
+      });
     });
   };
 
-  private hold(receipt: DeliveryReceipt): void {
-    this.held.set(receipt.smscId, { receipt, until: Date.now() + this.options.holdMs });
+  private hold(entry: Held): void {
+    // A receipt the SMSC sent again replaces the held one, which is answered (it is the same receipt).
+    this.held.get(entry.receipt.smscId)?.resolve();
+    this.held.set(entry.receipt.smscId, entry);
     this.timer ??= setInterval(() => void this.retryHeld(), this.options.retryEveryMs);
     this.timer.unref();
   }
 
+  private retrying = false;
+
   private async retryHeld(): Promise<void> {
-    const now = Date.now();
-    for (const [smscId, entry] of [...this.held]) {
-      if (await this.match(entry.receipt)) {
-        this.held.delete(smscId);
-      } else if (entry.until <= now) {
-        this.held.delete(smscId);
-        this.logger.info({ smscId, stat: entry.receipt.stat }, 'delivery receipt matched no submitted message');
-      }
+    if (this.retrying) return;
+    this.retrying = true;
+    try {
+      const now = Date.now();
+      await Promise.all(
+        [...this.held].map(async ([smscId, entry]) => {
+          const outcome = await this.match(entry.receipt);
+          if (this.held.get(smscId) !== entry) return;
+          if (outcome === 'matched') {
+            this.held.delete(smscId);
+            entry.resolve();
+          } else if (outcome === 'error') {
+            this.held.delete(smscId);
+            entry.reject(new Error(`could not record the receipt of ${smscId}`));
+          } else if (entry.until <= now) {
+            this.held.delete(smscId);
+            this.logger.info({ smscId, stat: entry.receipt.stat }, 'delivery receipt matched no submitted message');
+            entry.resolve();
+          }
+        }),
+      );
+    } finally {
+      this.retrying = false;
     }
     if (this.held.size === 0) {
       clearInterval(this.timer);
@@ -76,24 +108,23 @@ export class ReceiptMatcher {
     }
   }
 
-  /** true when the receipt found its message (or needs none: intermediate states). */
-  private async match(receipt: DeliveryReceipt): Promise<boolean> {
+  /** Whether the receipt found its message (intermediate states need none: matched). */
+  private async match(receipt: DeliveryReceipt): Promise<'matched' | 'unmatched' | 'error'> {
     const state = FINAL[receipt.state];
-    if (!state) return true;
+    if (!state) return 'matched';
     try {
       const matched = await this.records.add({ ...receipt, state });
-      if (!matched) return false;
-      if (matched.final) this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
+      if (!matched) return 'unmatched';
       if (matched.report) {
         const report = matched.report;
         await this.bus
           .publish(TOPICS.messageDlr, report)
           .catch((err: unknown) => this.logger.warn({ err, messageId: report.messageId }, 'could not publish the delivery report; the outbox keeps it'));
       }
-      return true;
+      return 'matched';
     } catch (err) {
       this.logger.warn({ err, smscId: receipt.smscId }, 'could not record a delivery receipt');
-      return false;
+      return 'error';
     }
   }
 

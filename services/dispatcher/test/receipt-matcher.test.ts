@@ -56,10 +56,15 @@ afterAll(async () => {
 describe('ReceiptMatcher', () => {
   it('holds a receipt that arrives before submit_sm_resp is recorded, then matches it', async () => {
     const id = await submittedMessage(['1001']);
-    matcher.receive(receipt('1001'));
+    let answered = false;
+    const answer = matcher.receive(receipt('1001')).then(() => (answered = true));
     await new Promise((r) => setTimeout(r, 50));
     expect(await stateOf(id)).toBe('submitting');
+    // The SMSC's deliver_sm stays unanswered while the receipt is only held in memory.
+    expect(answered).toBe(false);
     expect((await claims.markSubmitted([{ id, smscIds: ['1001'] }])).has(id)).toBe(true);
+    await answer;
+    expect(await stateOf(id)).toBe('delivered');
     await until(async () => (await stateOf(id)) === 'delivered');
     expect(await stateOf(id)).toBe('delivered');
     await until(() => dlrs.some((d) => d.messageId === id));
@@ -117,5 +122,17 @@ describe('ReceiptMatcher', () => {
     expect(dlrs.find((d) => d.messageId === failing)).toMatchObject({ status: 'UNDELIV' });
     const { rows } = await db.query<{ error: string | null }>('SELECT error FROM messages WHERE id = $1', [failing]);
     expect(rows[0]!.error).toBe('UNDELIV err:001');
+  });
+
+  it('a receipt that cannot be recorded is refused, so the SMSC delivers it again', async () => {
+    const broken = new ReceiptMatcher(
+      { recordReceipts: async () => Promise.reject(new Error('connection terminated')) } as unknown as MessageClaims,
+      bus,
+      createLogger('test', 'silent'),
+      createDispatcherMetrics(createRegistry('test2'), { name: 'smsc', isUp: () => true }),
+      { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 },
+    );
+    await expect(broken.receive(receipt('6001'))).rejects.toThrow('could not record the receipt of 6001');
+    broken.stop();
   });
 });
