@@ -7,6 +7,21 @@ import { normalizeSmscId } from './smsc-connector';
 
 const smpp = useRawShortMessages();
 
+/**
+ * How the simulator writes its message ids. SMSCs differ here (TRAPS.md), so a test can reproduce
+ * the one it worries about; the default is hex in submit_sm_resp and decimal in receipts.
+ */
+export interface SimulatedIdFormat {
+  /** The id in submit_sm_resp (default hex). */
+  response?: 'hex' | 'decimal';
+  /** The id in the receipt text (default decimal). */
+  receipt?: 'hex' | 'decimal';
+  /** Hex digits in upper case (default true). */
+  upperCase?: boolean;
+  /** Zeros put in front of the id, in both places (default 0). */
+  leadingZeros?: number;
+}
+
 export interface SmppSimulatorOptions {
   host?: string;
   /** 0: a free port. */
@@ -27,8 +42,16 @@ export interface SmppSimulatorOptions {
   receiptDelayMs?: number;
   /** Send the receipt before the submit_sm_resp (as SMSCs with separate binds can), to test the hold-and-match. */
   receiptBeforeResponse?: boolean;
-  /** The receipt's stat (default DELIVRD), fixed or per destination. */
-  receiptStat?: string | ((to: string) => string);
+  /**
+   * Which session carries a receipt: the one the submit came on (default), or another bound session
+   * of the same system_id that can receive, as SMSCs with separate TX/RX binds do. With no other
+   * such session bound, the submitting one carries it rather than losing it.
+   */
+  receiptSession?: 'same' | 'other';
+  /** How ids are written in submit_sm_resp and in receipts. */
+  idFormat?: SimulatedIdFormat;
+  /** The receipt's stat, fixed or per destination; unset or undefined: DELIVRD, or UNDELIV at undeliverableRate. */
+  receiptStat?: string | ((to: string) => string | undefined);
   /** Share of receipts (0–1) reporting UNDELIV when receiptStat does not decide. */
   undeliverableRate?: number;
   random?: () => number;
@@ -37,7 +60,7 @@ export interface SmppSimulatorOptions {
 }
 
 export interface ReceivedSubmit {
-  /** The id as the simulator answered it in submit_sm_resp (uppercase hex). */
+  /** The id as the simulator answered it in submit_sm_resp (see idFormat). */
   messageId: string;
   /** The same id normalised, as SmppConnector reports it. */
   smscId: string;
@@ -59,6 +82,17 @@ export interface SimulatedMessage {
   smscIds: string[];
 }
 
+export interface SentReceipt {
+  /** The id as the receipt text wrote it (see idFormat). */
+  receiptId: string;
+  /** The same id normalised, as SmppConnector reports it. */
+  smscId: string;
+  to: string;
+  stat: string;
+  /** false when another session than the submitting one carried it (receiptSession 'other'). */
+  onSubmittingSession: boolean;
+}
+
 export interface BindRecord {
   systemId: string;
   interfaceVersion: number;
@@ -67,13 +101,22 @@ export interface BindRecord {
 
 const STATUS = { ROK: 0, RINVBNDSTS: 0x04, RSYSERR: 0x08, RINVDSTADR: 0x0b, RINVPASWD: 0x0e, RTHROTTLED: 0x58 };
 
+/** Who is bound on a session: receipts go only to sessions that may receive them. */
+interface BoundSession {
+  systemId: string;
+  receives: boolean;
+}
+
 /**
  * An SMSC for tests, embedded mode and benchmarks, built on the same library as the connector.
- * Ids are answered in hex and written in receipts in decimal, as real SMSCs do (TRAPS.md), and the
- * hex always has a letter so the connector's automatic detection has something to detect.
+ * By default ids are answered in hex and written in receipts in decimal, as real SMSCs do
+ * (TRAPS.md); ids start at 0xa0000000, so their hex always has a letter and the connector's
+ * automatic detection has something to detect.
  */
 export class SmppSimulator {
   readonly received: ReceivedSubmit[] = [];
+  /** Every delivery receipt sent, in order. */
+  readonly receipts: SentReceipt[] = [];
   readonly binds: BindRecord[] = [];
   /** unbind PDUs received from clients. */
   unbinds = 0;
@@ -83,6 +126,9 @@ export class SmppSimulator {
   private nextId = 0xa0000000;
   private server: Server | undefined;
   private readonly sessions = new Set<Session>();
+  private readonly bound = new Map<Session, BoundSession>();
+  /** Rotates receipts over the other sessions that may carry them. */
+  private nextReceiver = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly random: () => number;
 
@@ -144,8 +190,10 @@ export class SmppSimulator {
       return destroy(error);
     };
     this.sessions.add(session);
-    let bound = false;
-    session.on('close', () => this.sessions.delete(session));
+    session.on('close', () => {
+      this.sessions.delete(session);
+      this.bound.delete(session);
+    });
     session.on('error', () => undefined);
     for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver']) {
       session.on(command, (pdu: PDU) => {
@@ -158,19 +206,20 @@ export class SmppSimulator {
           session.send(pdu.response({ command_status: STATUS.RINVPASWD }));
           return;
         }
-        bound = true;
+        this.bound.set(session, { systemId, receives: command !== 'bind_transmitter' });
         session.send(pdu.response({ system_id: 'simulator' }));
       });
     }
     session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
     session.on('unbind', (pdu: PDU) => {
       this.unbinds++;
+      this.bound.delete(session);
       session.send(pdu.response());
       session.close();
     });
     session.on('deliver_sm_resp', () => undefined);
     session.on('submit_sm', (pdu: PDU) => {
-      if (!bound) {
+      if (!this.bound.has(session)) {
         session.send(pdu.response({ command_status: STATUS.RINVBNDSTS }));
         return;
       }
@@ -191,11 +240,12 @@ export class SmppSimulator {
     let record: ReceivedSubmit | undefined;
     if (status === STATUS.ROK) {
       const id = this.nextId++;
-      messageId = id.toString(16).toUpperCase();
+      const base = this.options.idFormat?.response ?? 'hex';
+      messageId = this.writeId(id, base);
       // Recorded on arrival: from here on the SMSC has the message, answered or not.
       record = {
         messageId,
-        smscId: normalizeSmscId(messageId, 'hex'),
+        smscId: normalizeSmscId(messageId, base),
         to,
         from: String(pdu['source_addr'] ?? ''),
         dataCoding: Number(pdu['data_coding'] ?? 0),
@@ -208,26 +258,46 @@ export class SmppSimulator {
       this.options.onReceived?.(record, decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding));
     }
     const wantsReceipt = record !== undefined && (record.registeredDelivery & 0x03) !== 0 && this.options.deliveryReceipts === true;
-    if (wantsReceipt && this.options.receiptBeforeResponse) this.sendReceipt(session, record!);
+    const systemId = this.bound.get(session)?.systemId ?? '';
+    if (wantsReceipt && this.options.receiptBeforeResponse) this.sendReceipt(session, systemId, record!);
     this.later(this.latency(), () => {
       this.outstanding--;
       if (!this.sessions.has(session)) return;
       session.send(status === STATUS.ROK ? pdu.response({ message_id: messageId }) : pdu.response({ command_status: status }));
       if (record && wantsReceipt && !this.options.receiptBeforeResponse) {
         const done = record;
-        this.later(this.options.receiptDelayMs ?? 0, () => this.sendReceipt(session, done));
+        this.later(this.options.receiptDelayMs ?? 0, () => this.sendReceipt(session, systemId, done));
       }
     });
   }
 
-  private sendReceipt(session: Session, record: ReceivedSubmit): void {
-    if (!this.sessions.has(session)) return;
+  private writeId(id: number, base: 'hex' | 'decimal'): string {
+    const { upperCase = true, leadingZeros = 0 } = this.options.idFormat ?? {};
+    const digits = base === 'hex' ? id.toString(16) : id.toString(10);
+    return '0'.repeat(leadingZeros) + (upperCase ? digits.toUpperCase() : digits);
+  }
+
+  /** The session a receipt for a submit that came on `submitting` (bound as systemId) goes out on. */
+  private receiptCarrier(submitting: Session, systemId: string): Session | undefined {
+    if (this.options.receiptSession === 'other') {
+      const others = [...this.bound].filter(([s, b]) => s !== submitting && b.receives && b.systemId === systemId).map(([s]) => s);
+      if (others.length > 0) return others[this.nextReceiver++ % others.length];
+    }
+    return this.bound.has(submitting) ? submitting : undefined;
+  }
+
+  private sendReceipt(submitting: Session, systemId: string, record: ReceivedSubmit): void {
+    const session = this.receiptCarrier(submitting, systemId);
+    if (!session) return;
     const chosen = this.options.receiptStat;
     const stat =
       (typeof chosen === 'function' ? chosen(record.to) : chosen) ??
       (this.chance(this.options.undeliverableRate) ? 'UNDELIV' : 'DELIVRD');
+    const base = this.options.idFormat?.receipt ?? 'decimal';
+    const receiptId = this.writeId(Number(record.smscId), base);
+    this.receipts.push({ receiptId, smscId: record.smscId, to: record.to, stat, onSubmittingSession: session === submitting });
     const text = formatReceipt({
-      id: normalizeSmscId(record.messageId, 'hex'),
+      id: receiptId,
       stat,
       err: stat === 'DELIVRD' ? '000' : '001',
       submitted: record.receivedAt,
@@ -291,6 +361,7 @@ export class SmppSimulator {
 
   reset(): void {
     this.received.length = 0;
+    this.receipts.length = 0;
     this.binds.length = 0;
     this.unbinds = 0;
     this.maxOutstanding = this.outstanding;
@@ -301,6 +372,7 @@ export class SmppSimulator {
     this.timers.clear();
     for (const session of this.sessions) session.socket.destroy();
     this.sessions.clear();
+    this.bound.clear();
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));

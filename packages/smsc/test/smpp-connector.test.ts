@@ -207,6 +207,20 @@ describe('SmppConnector against the simulator', () => {
     expect(byId.get(ok.smscIds[0]!)!.submitDate).toMatch(/^\d{10}$/);
   });
 
+  it('reports a receipt that arrives on another session of the same account, with the id as submit answered it', async () => {
+    const { sim, connector, port } = await pair({ deliveryReceipts: true, receiptSession: 'other', idFormat: { response: 'decimal', receipt: 'hex', leadingZeros: 2 } });
+    const other = connectorFor(port);
+    const heard = { submitting: [] as DeliveryReceipt[], other: [] as DeliveryReceipt[] };
+    connector.onReceipt((r) => heard.submitting.push(r));
+    other.onReceipt((r) => heard.other.push(r));
+    await Promise.all([connector.start(), other.start()]);
+    const result = await connector.submit(request({ registeredDelivery: true }));
+    await until(() => heard.other.length === 1, 5000, 'the receipt on the other session');
+    expect(heard.other[0]).toMatchObject({ smscId: result.smscIds[0], state: 'delivered' });
+    expect(heard.submitting).toEqual([]);
+    expect(sim.receipts).toEqual([expect.objectContaining({ onSubmittingSession: false })]);
+  });
+
   it('fails what is in flight when the link drops, then reconnects on the same port', async () => {
     const changes: boolean[] = [];
     const sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 2000 });

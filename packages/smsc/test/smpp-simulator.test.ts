@@ -177,6 +177,62 @@ describe('SmppSimulator', () => {
     expect(receipt['source_addr']).toBe('41790000001');
   });
 
+  const idFormats: [string, SmppSimulatorOptions['idFormat'], RegExp, (answered: string) => string][] = [
+    ['decimal answers, lower-case hex receipts', { response: 'decimal', receipt: 'hex', upperCase: false }, /^\d+$/, (a) => BigInt(a).toString(16)],
+    ['hex both ways with leading zeros', { response: 'hex', receipt: 'hex', leadingZeros: 3 }, /^000[0-9A-F]+$/, (a) => a],
+    ['decimal both ways with leading zeros', { response: 'decimal', receipt: 'decimal', leadingZeros: 2 }, /^00\d+$/, (a) => a],
+  ];
+  it.each(idFormats)('writes ids as asked: %s', async (_name, idFormat, answeredAs, inReceipt) => {
+    const { sim, port } = await simulator({ deliveryReceipts: true, idFormat });
+    const session = await client(port);
+    const texts: string[] = [];
+    session.on('deliver_sm', (pdu: PDU) => {
+      texts.push((pdu['short_message'] as Buffer).toString('latin1'));
+      session.send(pdu.response());
+    });
+    await bind(session);
+    const answer = String((await submit(session, { short_message: Buffer.from('x'), registered_delivery: 1 }))['message_id']);
+    await until(() => texts.length === 1, 3000, 'the receipt');
+    expect(answer).toMatch(answeredAs);
+    expect(texts[0]).toMatch(new RegExp(`^id:${inReceipt(answer)} `));
+    expect(sim.receipts).toEqual([expect.objectContaining({ receiptId: inReceipt(answer), smscId: sim.received[0]!.smscId, onSubmittingSession: true })]);
+  });
+
+  it('sends a receipt on another bound session of the same system_id when asked, never to a transmitter or another account', async () => {
+    const { sim, port } = await simulator({ deliveryReceipts: true, receiptSession: 'other' });
+    const sessions = { submitter: await client(port), receiver: await client(port), transmitter: await client(port), otherAccount: await client(port) };
+    const got = { submitter: 0, receiver: 0, transmitter: 0, otherAccount: 0 };
+    for (const [name, session] of Object.entries(sessions)) {
+      session.on('deliver_sm', (pdu: PDU) => {
+        got[name as keyof typeof got]++;
+        session.send(pdu.response());
+      });
+    }
+    const as = (systemId: string) => ({ system_id: systemId, password: 'pw', interface_version: 0x34 });
+    await call(sessions.submitter, 'bind_transceiver', as('sys'));
+    await call(sessions.receiver, 'bind_receiver', as('sys'));
+    await call(sessions.transmitter, 'bind_transmitter', as('sys'));
+    await call(sessions.otherAccount, 'bind_transceiver', as('another'));
+    for (let i = 0; i < 3; i++) await submit(sessions.submitter, { short_message: Buffer.from('x'), registered_delivery: 1 });
+    await until(() => got.receiver === 3, 3000, 'three receipts on the receiver');
+    expect(got).toEqual({ submitter: 0, receiver: 3, transmitter: 0, otherAccount: 0 });
+    expect(sim.receipts.map((r) => r.onSubmittingSession)).toEqual([false, false, false]);
+  });
+
+  it('falls back to the submitting session when no other session can take the receipt', async () => {
+    const { sim, port } = await simulator({ deliveryReceipts: true, receiptSession: 'other' });
+    const session = await client(port);
+    let got = 0;
+    session.on('deliver_sm', (pdu: PDU) => {
+      got++;
+      session.send(pdu.response());
+    });
+    await bind(session);
+    await submit(session, { short_message: Buffer.from('x'), registered_delivery: 1 });
+    await until(() => got === 1, 3000, 'the receipt');
+    expect(sim.receipts).toEqual([expect.objectContaining({ onSubmittingSession: true })]);
+  });
+
   it('draws undelivered receipts at undeliverableRate', async () => {
     const draws = [0.1, 0.9];
     const { port } = await simulator({ deliveryReceipts: true, undeliverableRate: 0.5, random: () => draws.shift() ?? 0.9 });
