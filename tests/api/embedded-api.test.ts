@@ -112,6 +112,10 @@ describe('bad input gets the right 4xx and changes nothing', () => {
     ['odd hex_content', { json: { to: '41790000001', hex_content: 'abc' } }, 400, 'INVALID_PARAMETER', 'hex_content'],
     ['dlr yes without dlr-url', { json: { to: '41790000001', content: 'x', dlr: 'yes' } }, 400, 'INVALID_PARAMETER', 'dlr_url'],
     ['priority out of range', { json: { to: '41790000001', content: 'x', priority: 7 } }, 400, 'INVALID_PARAMETER', 'priority'],
+    // sdt's last character is one of + - R; '0', 'A' and '=' lie between '+' and 'R' in ASCII.
+    ...['2601011200000000', '260101120000000A', '260101120000000=', '26010112000000R', '260101120000000R '].map(
+      (sdt): (typeof badSends)[number] => [`an sdt of ${JSON.stringify(sdt)}`, { json: { to: '41790000001', content: 'x', sdt } }, 400, 'INVALID_PARAMETER', 'sdt'],
+    ),
     ['content the coding cannot carry', { json: { to: '41790000001', content: '你好', coding: 3 } }, 400, 'INVALID_PARAMETER', 'content'],
     ['more parts than MAX_PARTS', { json: { to: '41790000001', content: 'x'.repeat(153 * 10 + 1) } }, 400, 'INVALID_PARAMETER', 'content'],
     ['an oversized body', { json: { to: '41790000001', content: 'x'.repeat(5000) } }, 413, 'PAYLOAD_TOO_LARGE'],

@@ -51,9 +51,11 @@ export const messageParams = {
     .optional(),
   priority: intLike(0, 3).optional(),
   validity_period: intLike(1, 60 * 24 * 30).optional(),
+  // p is one of '+', '-' (absolute, ahead of or behind UTC) or 'R' (relative); '-' goes first in
+  // the class, where it cannot be read as a range.
   sdt: z
     .string()
-    .regex(/^\d{12}\d[0-4]\d[+-R]$/, 'expected an SMPP time string YYMMDDhhmmsstnnp')
+    .regex(/^\d{12}\d[0-4]\d[-+R]$/, 'expected an SMPP time string YYMMDDhhmmsstnnp, p one of +, - or R')
     .optional(),
   tags: z.array(z.union([z.string().max(64), z.number().int()])).max(16).optional(),
 };
