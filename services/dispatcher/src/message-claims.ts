@@ -1,5 +1,6 @@
 import type { Db } from '@smsgw/kit';
 import type { MessageDlrEvent, MessageResultEvent, MessageState } from '@smsgw/contracts';
+import type { DeliveryReceipt } from '@smsgw/smsc';
 
 export interface GroupClaim {
   /** The messages this claim took, in no particular order; the others were not claimable. */
@@ -28,18 +29,8 @@ export interface SubmittedMessage {
   smscIds: readonly string[];
 }
 
-export interface PartReceipt {
-  smscId: string;
-  state: MessageState;
-  stat: string;
-  err: string;
-  /** The receipt's own fields, forwarded in the delivery report. */
-  sub: string;
-  dlvrd: string;
-  submitDate: string;
-  doneDate: string;
-  text: string;
-}
+/** A delivery receipt with the message state it leads to. */
+export type PartReceipt = Omit<DeliveryReceipt, 'state'> & { state: MessageState };
 
 /**
  * The message.result event of the rows an UPDATE returned (as `m`), for those someone waits for,
