@@ -1,6 +1,7 @@
 export * from './config';
 export * from './logger';
 export * from './metrics';
+export * from './queue-metrics';
 export * from './http';
 export * from './http-error';
 export * from './validation';

@@ -2,6 +2,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
 import type { Logger } from '../logger';
+import { ConsumerLag } from './consumer-lag';
 import { TurnCork, type Corkable } from './turn-cork';
 import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
 
@@ -101,6 +102,7 @@ export class AmqpBus implements Bus {
   private blocked = false;
   private closing = false;
   private readonly cork = new TurnCork();
+  private readonly lag = new ConsumerLag();
 
   private constructor(private readonly options: AmqpBusOptions) {}
 
@@ -444,6 +446,9 @@ export class AmqpBus implements Bus {
     const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
     const rawAttempt = Number(headers[ATTEMPT_HEADER] ?? 1);
     const attempt = Number.isInteger(rawAttempt) && rawAttempt >= 1 ? rawAttempt : 1;
+    const { timestamp } = msg.properties as { timestamp?: unknown };
+    // publish() stamps whole seconds; so is the lag measured, or it would read up to 1 s high.
+    if (typeof timestamp === 'number') this.lag.taken(queue, timestamp * 1000, attempt, Math.floor(Date.now() / 1000) * 1000);
     let payload: unknown;
     try {
       payload = BUS_SCHEMAS[topic].parse(JSON.parse(msg.content.toString('utf8')));
@@ -548,6 +553,10 @@ export class AmqpBus implements Bus {
       if ((err as { code?: unknown }).code === 404) return 0;
       throw err;
     }
+  }
+
+  consumerLagSeconds(queue: string): number {
+    return this.lag.seconds(queue);
   }
 
   async deadLetterCount(queue: string): Promise<number> {

@@ -43,6 +43,11 @@ export interface Bus {
   consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer>;
   /** Messages waiting in a consumer's queue, not yet delivered (the queue-depth metric). */
   queueDepth(queue: string): Promise<number>;
+  /**
+   * How long the job this process last took from the queue had waited in it (first deliveries
+   * only; 0 before any). RabbitMQ stamps messages in whole seconds, so there it is to the second.
+   */
+  consumerLagSeconds(queue: string): number;
   /** Messages parked in the consumer's dead-letter queue (for operators and tests). */
   deadLetterCount(queue: string): Promise<number>;
   /** True while the broker connection is usable (for /readyz). */

@@ -1,5 +1,6 @@
 import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
 import type { Logger } from '../logger';
+import { ConsumerLag } from './consumer-lag';
 import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
 
 const DEFAULT_PREFETCH = 16;
@@ -7,6 +8,8 @@ const DEFAULT_PREFETCH = 16;
 interface Envelope {
   payload: unknown;
   attempt: number;
+  /** When it was first published (epoch ms), for the consumer lag. */
+  publishedAt: number;
 }
 
 export interface DeadLetter {
@@ -60,6 +63,7 @@ export class MemoryBus implements Bus {
    */
   private readonly pending = new Map<Topic, Envelope[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly lag = new ConsumerLag();
   private readonly logger: Logger | undefined;
   private closed = false;
 
@@ -75,15 +79,16 @@ export class MemoryBus implements Bus {
   async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
     if (this.closed) throw new Error('bus is closed');
     const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
+    const publishedAt = Date.now();
     const bound = [...this.queues.values()].filter((q) => q.topic === topic);
     if (bound.length === 0) {
       const list = this.pending.get(topic) ?? [];
-      list.push({ payload: parsed, attempt: 1 });
+      list.push({ payload: parsed, attempt: 1, publishedAt });
       this.pending.set(topic, list);
       return;
     }
     for (const queue of bound) {
-      queue.ready.push({ payload: parsed, attempt: 1 });
+      queue.ready.push({ payload: parsed, attempt: 1, publishedAt });
       this.schedulePump(queue);
     }
   }
@@ -114,6 +119,10 @@ export class MemoryBus implements Bus {
 
   async queueDepth(queue: string): Promise<number> {
     return this.queues.get(queue)?.ready.length ?? 0;
+  }
+
+  consumerLagSeconds(queue: string): number {
+    return this.lag.seconds(queue);
   }
 
   async deadLetterCount(queue: string): Promise<number> {
@@ -191,6 +200,7 @@ export class MemoryBus implements Bus {
   }
 
   private async deliver(queue: QueueState, consumer: MemoryConsumer, envelope: Envelope): Promise<void> {
+    this.lag.taken(queue.name, envelope.publishedAt, envelope.attempt);
     try {
       await consumer.handler(structuredClone(envelope.payload) as BusPayload<Topic>, { attempt: envelope.attempt, redelivered: false });
     } catch (err) {
@@ -206,7 +216,7 @@ export class MemoryBus implements Bus {
       this.logger?.debug({ err, queue: queue.name, attempt: envelope.attempt, delay }, 'bus message will be retried');
       const timer = setTimeout(() => {
         this.timers.delete(timer);
-        queue.ready.push({ payload: envelope.payload, attempt: envelope.attempt + 1 });
+        queue.ready.push({ payload: envelope.payload, attempt: envelope.attempt + 1, publishedAt: envelope.publishedAt });
         this.schedulePump(queue);
       }, delay);
       timer.unref();
