@@ -115,6 +115,7 @@ export class ReceiptMatcher {
     try {
       const matched = await this.records.add({ ...receipt, state });
       if (!matched) return 'unmatched';
+      if (matched.final) this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
       if (matched.report) {
         const report = matched.report;
         await this.bus
