@@ -1,117 +1,193 @@
-import { SmppSimulator } from '@smsgw/smsc';
+import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
-import { CallbackReceiver } from '../support/receiver';
+import { basic, request } from '../support/http';
+import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
 
-let sim: SmppSimulator;
-let gw: RunningGateway;
-let receiver: CallbackReceiver;
+/**
+ * Delivery reports end to end: embedded gateway, a real SMPP session to the simulator, and the
+ * callbacks as a customer's server receives them. Every scenario runs the whole table of
+ * dlr-level × dlr-method, because the ways receipts get lost (ids written differently, a receipt
+ * that beats its submit_sm_resp) are different code paths for each level.
+ */
+
 const auth = basic('dora', 'dora-password');
-
-async function send(body: Record<string, unknown>): Promise<string> {
-  const reply = await request(gw.base, 'POST', '/secure/send', { auth, json: body });
-  expect(reply.status).toBe(200);
-  return reply.body.data.slice('Success "'.length);
-}
-const reportsFor = (id: string) => receiver.calls.filter((c) => (c.query['id'] ?? new URLSearchParams(c.body).get('id')) === id);
-const settle = () => new Promise((r) => setTimeout(r, 400));
+let receiver: CallbackReceiver;
 
 beforeAll(async () => {
-  sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true, receiptDelayMs: 30, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
-  const { port } = await sim.start();
   receiver = new CallbackReceiver();
   await receiver.start();
-  gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
-  await request(gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'dora', password: 'dora-password' } });
 });
 afterAll(async () => {
-  await gw?.stop();
-  await sim?.stop();
   await receiver?.stop();
 });
 
-describe('delivery reports', () => {
-  it('level 1 reports the SMSC answer once', async () => {
-    const id = await send({ to: '41790000401', content: 'l1', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr?tag=a`, 'dlr-level': 1 });
-    const [report] = await eventually(async () => (reportsFor(id).length ? reportsFor(id) : undefined));
-    await settle();
-    expect(reportsFor(id)).toHaveLength(1);
-    expect(report!.method).toBe('GET');
-    expect(report!.query).toEqual({ tag: 'a', id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' });
-  });
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
-  it('level 2 reports the handset receipt with the reference parameters', async () => {
-    const id = await send({ to: '41790000402', content: 'level two', dlr: 'yes', dlr_url: `${receiver.base}/dlr`, dlr_level: 2 });
-    const [report] = await eventually(async () => (reportsFor(id).length ? reportsFor(id) : undefined));
-    await settle();
-    expect(reportsFor(id)).toHaveLength(1);
-    const status = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
-    expect(report!.query).toEqual({
-      id,
-      id_smsc: status.smscId,
-      message_status: 'DELIVRD',
-      level: '2',
-      connector: 'smsc',
-      sub: '001',
-      dlvrd: '001',
-      subdate: expect.stringMatching(/^\d{10}$/),
-      donedate: expect.stringMatching(/^\d{10}$/),
-      err: '000',
-      text: 'level two',
+/** A report's own parameters: the query for GET, the form for POST (the URL's own query stays in the URL). */
+function reportParams(call: ReceivedCall): Record<string, string> {
+  if (call.method === 'POST') return Object.fromEntries(new URLSearchParams(call.body));
+  const { tag: _tag, ...params } = call.query;
+  return params;
+}
+const reportsFor = (id: string) => receiver.calls.filter((c) => reportParams(c)['id'] === id);
+const byLevel = (calls: ReceivedCall[]) => [...calls].sort((a, b) => Number(reportParams(a)['level']) - Number(reportParams(b)['level']));
+
+interface Gateway {
+  sim: SmppSimulator;
+  gw: RunningGateway;
+}
+
+/** A simulator with these options and an embedded gateway bound to it, for one describe block. */
+function useGateway(options: SmppSimulatorOptions): Gateway {
+  const run = {} as Gateway;
+  beforeAll(async () => {
+    run.sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true, ...options });
+    const { port } = await run.sim.start();
+    run.gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
+    const created = await request(run.gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'dora', password: 'dora-password' } });
+    expect(created.status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await run.gw?.stop();
+    await run.sim?.stop();
+  });
+  return run;
+}
+
+async function send(run: Gateway, body: Record<string, unknown>): Promise<string> {
+  const reply = await request(run.gw.base, 'POST', '/secure/send', { auth, json: body });
+  expect(reply.status).toBe(200);
+  return reply.body.data.slice('Success "'.length);
+}
+
+const status = async (run: Gateway, id: string) => (await request(run.gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
+
+async function finalState(run: Gateway, id: string): Promise<{ state: string; smscId: string; segments: number }> {
+  return until(`message ${id} to reach a final state`, async () => {
+    const s = await status(run, id);
+    return ['delivered', 'undelivered', 'expired', 'rejected', 'failed'].includes(s?.state) ? s : undefined;
+  });
+}
+
+/**
+ * Proves that no further report is on its way for messages already final, without sleeping: a
+ * level-3 message sent now goes through the same SMSC session, matcher, bus and notifier after
+ * theirs, so once both of its reports arrived, every event of the earlier messages (already final,
+ * so already published) has been handled, and any report it caused has been sent.
+ */
+async function fence(run: Gateway, to: string): Promise<void> {
+  const id = await send(run, { to, content: 'fence', dlr: 'yes', 'dlr-url': `${receiver.base}/fence`, 'dlr-level': 3 });
+  await until('both reports of the fence message', () => reportsFor(id).length >= 2);
+  expect(reportsFor(id)).toHaveLength(2);
+}
+
+type Level = 1 | 2 | 3;
+type Method = 'GET' | 'POST';
+const TABLE: { level: Level; method: Method }[] = ([1, 2, 3] as const).flatMap((level) => (['GET', 'POST'] as const).map((method) => ({ level, method })));
+
+/** Exactly the reference's parameters (DESIGN.md 9), level 1 first. */
+function expectedReports(level: Level, id: string, smscId: string, text: string): Record<string, unknown>[] {
+  const one = { id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' };
+  const two = {
+    id,
+    id_smsc: smscId,
+    message_status: 'DELIVRD',
+    level: '2',
+    connector: 'smsc',
+    sub: '001',
+    dlvrd: '001',
+    subdate: expect.stringMatching(/^\d{10}$/),
+    donedate: expect.stringMatching(/^\d{10}$/),
+    err: '000',
+    text,
+  };
+  return level === 1 ? [one] : level === 2 ? [two] : [one, two];
+}
+
+const scenarios: { name: string; prefix: string; options: SmppSimulatorOptions }[] = [
+  { name: 'ids in hex in submit_sm_resp and in decimal in receipts', prefix: '417901', options: { receiptDelayMs: 20 } },
+  { name: 'the receipt before the submit response', prefix: '417902', options: { receiptBeforeResponse: true, latencyMs: 50 } },
+  {
+    name: 'ids in decimal with leading zeros in submit_sm_resp and in lower-case hex in receipts',
+    prefix: '417903',
+    options: { receiptDelayMs: 20, idFormat: { response: 'decimal', receipt: 'hex', upperCase: false, leadingZeros: 2 } },
+  },
+];
+
+describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) => {
+  const run = useGateway({ ...options, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+  const sent = new Map<string, { id: string; to: string; text: string; smscId: string }>();
+  const key = (level: Level, method: Method) => `${level}${method}`;
+  const others = { long: `${prefix}80004`, undelivered: `${prefix}80009`, quiet: `${prefix}80005` };
+  const ids = {} as Record<keyof typeof others, string>;
+
+  beforeAll(async () => {
+    const table = TABLE.map(async ({ level, method }, i) => {
+      const to = `${prefix}${level}${i}001`;
+      const text = `level ${level} by ${method}`;
+      const id = await send(run, { to, content: text, dlr: 'yes', 'dlr-url': `${receiver.base}/dlr?tag=${key(level, method)}`, 'dlr-level': level, 'dlr-method': method });
+      const final = await finalState(run, id);
+      sent.set(key(level, method), { id, to, text, smscId: final.smscId });
     });
-    expect(status.state).toBe('delivered');
-  });
+    const more = [
+      send(run, { to: others.long, content: 'x'.repeat(400), dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 }).then((id) => (ids.long = id)),
+      send(run, { to: others.undelivered, content: 'nope', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 }).then((id) => (ids.undelivered = id)),
+      send(run, { to: others.quiet, content: 'quiet', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 3 }).then((id) => (ids.quiet = id)),
+    ];
+    await Promise.all([...table, ...more]);
+    await Promise.all(Object.values(ids).map((id) => finalState(run, id)));
+    await until('every expected report', () =>
+      TABLE.every(({ level, method }) => reportsFor(sent.get(key(level, method))!.id).length >= (level === 3 ? 2 : 1)),
+    );
+    await fence(run, `${prefix}90001`);
+  }, 60_000);
 
-  it('level 3 sends both, and POST sends them as forms', async () => {
-    const id = await send({ to: '41790000403', content: 'l3', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 3, 'dlr-method': 'POST' });
-    await eventually(async () => (reportsFor(id).length === 2 ? true : undefined));
-    await settle();
-    const reports = reportsFor(id).map((c) => Object.fromEntries(new URLSearchParams(c.body)));
-    expect(reportsFor(id).map((c) => c.method)).toEqual(['POST', 'POST']);
-    expect(reports.map((r) => r['level']).sort()).toEqual(['1', '2']);
-  });
-
-  it('a long message reports DELIVRD once, after every part was delivered', async () => {
-    const id = await send({ to: '41790000404', content: 'x'.repeat(400), dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 });
-    await eventually(async () => (reportsFor(id).length ? true : undefined));
-    await settle();
-    expect(sim.received.filter((r) => r.to === '41790000404')).toHaveLength(3);
-    expect(reportsFor(id)).toHaveLength(1);
-    expect(reportsFor(id)[0]!.query['message_status']).toBe('DELIVRD');
-    expect((await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data).toMatchObject({ state: 'delivered', segments: 3 });
-  });
-
-  it('an undelivered message reports UNDELIV and ends undelivered', async () => {
-    const id = await send({ to: '41790000409', content: 'nope', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 });
-    const [report] = await eventually(async () => (reportsFor(id).length ? reportsFor(id) : undefined));
-    expect(report!.query['message_status']).toBe('UNDELIV');
-    expect((await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state).toBe('undelivered');
-  });
-
-  it('a receipt that comes before the submit response is held and matched', async () => {
-    const early = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true, receiptBeforeResponse: true, latencyMs: 50 });
-    const { port } = await early.start();
-    const other = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
-    try {
-      await request(other.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'dora', password: 'dora-password' } });
-      const reply = await request(other.base, 'POST', '/secure/send', {
-        auth,
-        json: { to: '41790000406', content: 'x'.repeat(200), dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 },
-      });
-      const id = reply.body.data.slice('Success "'.length);
-      const [report] = await eventually(async () => (reportsFor(id).length ? reportsFor(id) : undefined));
-      expect(report!.query['message_status']).toBe('DELIVRD');
-      expect((await request(other.base, 'GET', `/secure/messages/${id}`, { auth })).body.data).toMatchObject({ state: 'delivered', segments: 2 });
-    } finally {
-      await other.stop();
-      await early.stop();
+  it.each(TABLE)('dlr-level $level by $method: exactly the listed reports with the full parameter sets', ({ level, method }) => {
+    const { id, text, smscId } = sent.get(key(level, method))!;
+    const reports = byLevel(reportsFor(id));
+    expect(reports.map(reportParams)).toEqual(expectedReports(level, id, smscId, text));
+    for (const report of reports) {
+      expect(report.method).toBe(method);
+      expect(report.path).toBe('/dlr');
+      // The URL's own query is kept either way; POST sends the report as a form, nothing in the query.
+      expect(report.query).toEqual(method === 'GET' ? { tag: key(level, method), ...reportParams(report) } : { tag: key(level, method) });
+      if (method === 'POST') expect(report.contentType).toMatch(/^application\/x-www-form-urlencoded/);
     }
   });
 
+  it.each(TABLE)('dlr-level $level by $method: the message is delivered and matched to the SMSC id of its answer', async ({ level, method }) => {
+    const { id, to, smscId } = sent.get(key(level, method))!;
+    expect(await status(run, id)).toMatchObject({ state: 'delivered', smscId });
+    const submitted = run.sim.received.filter((r) => r.to === to);
+    expect(submitted.map((r) => r.smscId)).toEqual([smscId]);
+    const receipts = run.sim.receipts.filter((r) => r.to === to);
+    expect(receipts.map((r) => r.smscId)).toEqual([smscId]);
+    // The trap was really there: the SMSC wrote the id differently in its answer and in its receipt.
+    expect(receipts[0]!.receiptId).not.toBe(submitted[0]!.messageId);
+  });
+
+  it('a long message reports DELIVRD once, after a receipt for every part', async () => {
+    expect(await status(run, ids.long)).toMatchObject({ state: 'delivered', segments: 3 });
+    expect(run.sim.received.filter((r) => r.to === others.long)).toHaveLength(3);
+    expect(run.sim.receipts.filter((r) => r.to === others.long)).toHaveLength(3);
+    expect(reportsFor(ids.long).map((c) => [c.query['level'], c.query['message_status']])).toEqual([['2', 'DELIVRD']]);
+  });
+
+  it('an undelivered message reports UNDELIV once and ends undelivered', async () => {
+    expect(await status(run, ids.undelivered)).toMatchObject({ state: 'undelivered' });
+    expect(reportsFor(ids.undelivered).map((c) => [c.query['level'], c.query['message_status'], c.query['err']])).toEqual([['2', 'UNDELIV', '001']]);
+  });
+
   it('no report without dlr yes', async () => {
-    const id = await send({ to: '41790000405', content: 'quiet' });
-    await eventually(async () => ((await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state === 'delivered' ? true : undefined));
-    await settle();
-    expect(reportsFor(id)).toEqual([]);
+    expect(await status(run, ids.quiet)).toMatchObject({ state: 'delivered' });
+    expect(reportsFor(ids.quiet)).toEqual([]);
   });
 });

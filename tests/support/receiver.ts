@@ -5,6 +5,8 @@ export interface ReceivedCall {
   method: string;
   path: string;
   query: Record<string, string>;
+  /** The request's content-type header ('' when it had none). */
+  contentType: string;
   body: string;
   at: number;
 }
@@ -25,7 +27,14 @@ export class CallbackReceiver {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://receiver');
-        const call = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, at: Date.now() };
+        const call = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          contentType: req.headers['content-type'] ?? '',
+          body,
+          at: Date.now(),
+        };
         this.calls.push(call);
         let status = 200;
         if (url.pathname.startsWith('/down')) status = 500;
