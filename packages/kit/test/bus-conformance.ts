@@ -226,6 +226,21 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       expect(seen).toEqual([later]);
     });
 
+    it('reports how long the job it took last had waited in the queue (consumer lag)', async () => {
+      const queue = q('lag');
+      expect(bus.consumerLagSeconds(queue)).toBe(0);
+      await bus.declare({ queue, topic: TOPICS.messageSubmit });
+      await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
+      expect(await bus.queueDepth(queue)).toBe(1);
+      await sleep(1100);
+      const seen: string[] = [];
+      track(await bus.consume({ queue, topic: TOPICS.messageSubmit }, async (p) => void seen.push(p.messageId)));
+      await waitFor(() => seen.length === 1);
+      // RabbitMQ stamps whole seconds: 1.1 s of waiting reads as 1 or 2.
+      expect(bus.consumerLagSeconds(queue)).toBeGreaterThanOrEqual(1);
+      expect(bus.consumerLagSeconds(queue)).toBeLessThan(3);
+    });
+
     it('counts no dead letters for a queue it does not know', async () => {
       expect(await bus.deadLetterCount(q('never-declared'))).toBe(0);
     });
