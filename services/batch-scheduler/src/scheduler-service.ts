@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { createSchedulerMetrics } from './metrics';
+import { countOpenBatches } from './open-batches';
 
 export interface SchedulerServiceOptions {
   db: Db;
@@ -19,7 +20,8 @@ export interface SchedulerServiceOptions {
 /** Owns the batch lifecycle (DESIGN.md 2): scheduled → running → completed, or cancelled. */
 export function createSchedulerService(options: SchedulerServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
   const expander = new BatchExpander(options.db, { chunkSize: options.chunkSize ?? 500, maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000 });
-  const scheduler = new BatchScheduler(expander, options.bus, options.logger, createSchedulerMetrics(options.registry), {
+  const metrics = createSchedulerMetrics(options.registry, { bus: options.bus, openBatches: () => countOpenBatches(options.db) });
+  const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
     pollIntervalMs: options.pollIntervalMs ?? 250,
   });
   let consumer: Consumer | undefined;
