@@ -48,15 +48,17 @@ export class CallbackWorker {
   private async deliver(attempt: CallbackAttempt): Promise<void> {
     const outcome = await this.sender.send({ url: attempt.url, method: attempt.method, params: attempt.query });
     const labels = { kind: attempt.kind };
+    const attempts = attempt.attempts + 1;
     if (outcome.ok) {
       this.metrics.sent.inc({ ...labels, outcome: 'ok' });
+      this.metrics.attempts.observe({ ...labels, outcome: 'ok' }, attempts);
       await this.store.succeeded(attempt, `HTTP ${outcome.status}`);
       return;
     }
-    const attempts = attempt.attempts + 1;
     if (!outcome.retry || attempts >= this.options.maxAttempts) {
       this.metrics.sent.inc({ ...labels, outcome: 'failed' });
       this.metrics.givenUp.inc({ ...labels, reason: outcome.retry ? 'attempts' : 'refused' });
+      this.metrics.attempts.observe({ ...labels, outcome: 'failed' }, attempts);
       this.logger.warn({ messageId: attempt.message_id, kind: attempt.kind, attempts, reason: outcome.reason }, 'callback given up');
       await this.store.gaveUp(attempt, outcome.reason);
       return;

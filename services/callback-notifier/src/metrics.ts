@@ -1,15 +1,43 @@
-import { Counter, type Registry } from 'prom-client';
+import { QUEUES } from '@smsgw/contracts';
+import { exportQueueMetrics, type Bus, type Db } from '@smsgw/kit';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { countPendingCallbacks } from './pending-callbacks';
 
 export interface NotifierMetrics {
   sent: Counter<'kind' | 'outcome'>;
   givenUp: Counter<'kind' | 'reason'>;
+  /** Attempts a callback took, observed once it is done or given up. */
+  attempts: Histogram<'kind' | 'outcome'>;
 }
 
-/** Names as docs/metrics.md lists them. */
-export function createNotifierMetrics(registry: Registry): NotifierMetrics {
+/** Every kind, so the pending gauge reads 0 rather than vanishing when a kind has none waiting. */
+const KINDS = ['callback', 'errback', 'dlr1', 'dlr2'] as const;
+
+/** Names as docs/metrics.md lists them; `sources` adds the gauges read at scrape time. */
+export function createNotifierMetrics(registry: Registry, sources?: { db: Db; bus: Bus }): NotifierMetrics {
   const registers = [registry];
+  if (sources) {
+    exportQueueMetrics(registry, sources.bus, [QUEUES.notifierResults, QUEUES.notifierDlr]);
+    new Gauge({
+      name: 'smsgw_callbacks_pending',
+      help: 'Callback requests waiting for a first attempt or a retry, by kind',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        const pending = await countPendingCallbacks(sources.db).catch(() => undefined);
+        for (const kind of KINDS) this.set({ kind }, pending ? (pending.get(kind) ?? 0) : NaN);
+      },
+    });
+  }
   return {
     sent: new Counter({ name: 'smsgw_callback_requests_total', help: 'Requests to customer URLs, by kind and outcome (ok, retry, failed)', labelNames: ['kind', 'outcome'], registers }),
     givenUp: new Counter({ name: 'smsgw_callbacks_given_up_total', help: 'Callbacks given up, by kind and reason (attempts, refused)', labelNames: ['kind', 'reason'], registers }),
+    attempts: new Histogram({
+      name: 'smsgw_callback_attempts',
+      help: 'Attempts a callback took to its final outcome (ok: answered, failed: given up), by kind',
+      labelNames: ['kind', 'outcome'],
+      buckets: [1, 2, 3, 4, 6, 10, 20, 50],
+      registers,
+    }),
   };
 }

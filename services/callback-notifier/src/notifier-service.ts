@@ -46,7 +46,7 @@ export function notifierSettings(config: {
 export function createNotifierService(options: NotifierServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
   const store = new CallbackStore(options.db);
   const sender = new CallbackSender(new UrlGuard(options.allowedHosts), { timeoutMs: options.timeoutMs, hostConcurrency: options.hostConcurrency });
-  const worker = new CallbackWorker(store, sender, options.logger, createNotifierMetrics(options.registry), {
+  const worker = new CallbackWorker(store, sender, options.logger, createNotifierMetrics(options.registry, options), {
     maxAttempts: options.maxAttempts,
     retryBaseMs: options.retryBaseMs,
     pollIntervalMs: options.pollIntervalMs ?? 500,
