@@ -1,4 +1,4 @@
-import { ConfigError, parseConfig } from '@smsgw/kit';
+import { ConfigError, parseConfig, runNode } from '@smsgw/kit';
 import { simulatorConfigShape, simulatorOptions } from '../src/simulator-config';
 
 const optionsFrom = (env: Record<string, string>) => simulatorOptions(parseConfig(simulatorConfigShape, env));
@@ -82,5 +82,11 @@ describe('simulator environment', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it('the simulator process refuses a bad variable with one line naming it (needs the build)', async () => {
+    const result = await runNode('packages/smsc/dist/simulator-main.js', [], { SIM_RECEIPT_SESSION: 'any', SIM_PORT: '0', SIM_HTTP_PORT: '0' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^configuration error: SIM_RECEIPT_SESSION: [^\n]+\n$/);
   });
 });
