@@ -90,6 +90,7 @@ export class HttpConnector implements SmscConnector {
     else params.set('hex-content', body.toString('hex'));
     if (request.priority !== undefined) params.set('priority', String(request.priority));
     if (request.validityMinutes !== undefined) params.set('validity-period', String(request.validityMinutes));
+    if (request.scheduleDeliveryTime !== undefined) params.set('sdt', request.scheduleDeliveryTime);
     return params;
   }
 

@@ -52,6 +52,11 @@ describe('HttpConnector', () => {
     expect(c.isUp()).toBe(true);
   });
 
+  it('forwards priority, validity-period and sdt under the names of the interface', async () => {
+    await connector().submit({ ...request('later'), priority: 2, validityMinutes: 90, scheduleDeliveryTime: '260101120000000R' });
+    expect(Object.fromEntries(seen.at(-1)!)).toMatchObject({ content: 'later', priority: '2', 'validity-period': '90', sdt: '260101120000000R' });
+  });
+
   it('sends binary content as hex-content', async () => {
     await connector().submit({ to: '41790000001', from: null, dataCoding: 4, parts: [Buffer.from([0xde, 0xad, 0xbe, 0xef])], registeredDelivery: false });
     expect(seen.at(-1)!.get('hex-content')).toBe('deadbeef');
