@@ -64,7 +64,7 @@ describe('the PromQL checker', () => {
 
   it('reads the documented names, and the documented names are the ones the services register', () => {
     expect(documented.size).toBeGreaterThanOrEqual(10);
-    const sources = ['packages/kit/src/metrics.ts', 'services/api-gateway/src/metrics.ts', 'services/dispatcher/src/metrics.ts', 'services/batch-scheduler/src/metrics.ts', 'services/callback-notifier/src/metrics.ts']
+    const sources = ['packages/kit/src/metrics.ts', 'packages/kit/src/queue-metrics.ts', 'services/api-gateway/src/metrics.ts', 'services/dispatcher/src/metrics.ts', 'services/batch-scheduler/src/metrics.ts', 'services/callback-notifier/src/metrics.ts']
       .map(read).join('\n');
     for (const name of documented.keys()) expect({ name, registered: sources.includes(`'${name}'`) }).toEqual({ name, registered: true });
     expect(isDocumented('smsgw_http_request_duration_seconds_bucket')).toBe(true);
