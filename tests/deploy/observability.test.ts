@@ -92,13 +92,23 @@ describe('deploy/grafana/sms-gateway.json', () => {
     for (const name of [
       'smsgw_http_requests_total', 'smsgw_http_request_duration_seconds_bucket', 'smsgw_messages_submitted_total',
       'smsgw_messages_failed_total', 'smsgw_smsc_response_seconds_bucket', 'smsgw_smsc_session_up',
-      'smsgw_callback_requests_total', 'smsgw_batch_messages_expanded_total',
+      'smsgw_callback_requests_total', 'smsgw_batch_messages_expanded_total', 'smsgw_messages_final_total', 'smsgw_throughput_cap',
+      'smsgw_queue_depth', 'smsgw_queue_lag_seconds', 'smsgw_callbacks_pending', 'smsgw_batches', 'smsgw_callback_attempts_bucket',
     ]) expect({ name, used: used.has(name) }).toEqual({ name, used: true });
     const exprs = dashboardExprs.map((e) => e.expr).join('\n');
     expect(exprs).toMatch(/histogram_quantile\(0\.99, sum by \(le, route\) \(rate\(smsgw_http_request_duration_seconds_bucket/);
     expect(exprs).toMatch(/sum by \(route, status\) \(rate\(smsgw_http_requests_total/);
     expect(exprs).toMatch(/sum by \(reason\) \(rate\(smsgw_messages_failed_total/);
     expect(exprs).toMatch(/sum by \(kind, outcome\) \(rate\(smsgw_callback_requests_total/);
+  });
+
+  it('draws the submit rate against the configured caps, and queue depth per queue', () => {
+    const panel = allPanels.find((p) => /throughput versus cap/i.test(p.title))!;
+    const exprs = (panel.targets ?? []).map((t) => t.expr);
+    expect(exprs.some((e) => /rate\(smsgw_messages_submitted_total/.test(e))).toBe(true);
+    expect(exprs.filter((e) => /smsgw_throughput_cap\{[^}]*scope="(connector|worker)"/.test(e))).toHaveLength(2);
+    expect(dashboardExprs.map((e) => e.expr)).toContain('max by (queue) (smsgw_queue_depth)');
+    expect(dashboardExprs.some((e) => /smsgw_messages_final_total/.test(e.expr))).toBe(true);
   });
 
   it('is importable: a uid, unique panel ids, panels inside the 24-column grid, one data source variable', () => {
@@ -146,6 +156,8 @@ describe('deploy/prometheus/alerts.yml', () => {
     for (const metric of ['smsgw_queue_depth', 'smsgw_dispatch_lag_seconds']) {
       expect(metricNames(queue.expr)).toContain(metric);
     }
+    // The other consumer queues (notifier, scheduler) have their own growth alert.
+    expect(metricNames(alerts.find((r) => r.alert === 'ConsumerQueueGrowing')!.expr)).toContain('smsgw_queue_depth');
     expect(byMetric('smsgw_callbacks_given_up_total').some((r) => /rate\(smsgw_callbacks_given_up_total/.test(r.expr))).toBe(true);
   });
 });
