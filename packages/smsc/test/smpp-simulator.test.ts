@@ -219,6 +219,19 @@ describe('SmppSimulator', () => {
     expect(sim.receipts.map((r) => r.onSubmittingSession)).toEqual([false, false, false]);
   });
 
+  it('sends the receipt before the submit_sm_resp when asked', async () => {
+    const { port } = await simulator({ deliveryReceipts: true, receiptBeforeResponse: true, latencyMs: 30 });
+    const session = await client(port);
+    const order: string[] = [];
+    session.on('deliver_sm', (pdu: PDU) => {
+      order.push('receipt');
+      session.send(pdu.response());
+    });
+    await bind(session);
+    await submit(session, { short_message: Buffer.from('x'), registered_delivery: 1 }).then(() => order.push('response'));
+    expect(order).toEqual(['receipt', 'response']);
+  });
+
   it('falls back to the submitting session when no other session can take the receipt', async () => {
     const { sim, port } = await simulator({ deliveryReceipts: true, receiptSession: 'other' });
     const session = await client(port);
