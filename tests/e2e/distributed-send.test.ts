@@ -1,3 +1,4 @@
+import { QUEUES } from '@smsgw/contracts';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
 import { basic, eventually, request } from '../support/http';
@@ -87,9 +88,17 @@ describe('distributed mode: each service its own process', () => {
     const owners: Record<string, RegExp> = {
       auth: /^smsgw_http_/,
       'api-gateway': /^smsgw_(http_|messages_accepted)/,
-      'batch-scheduler': /^smsgw_(http_|batch)/,
-      'callback-notifier': /^smsgw_(http_|callback)/,
-      dispatcher: /^smsgw_(http_|messages_(submitted|failed)|submit_|delivery_|smsc_|recovery_|throughput_|qos_|queue_|dispatch_)/,
+      'batch-scheduler': /^smsgw_(http_|batch|queue_)/,
+      'callback-notifier': /^smsgw_(http_|callback|queue_)/,
+      dispatcher: /^smsgw_(http_|messages_(submitted|failed|final)|submit_|delivery_|smsc_|recovery_|throughput_|qos_|queue_|dispatch_)/,
+    };
+    // Each consumer queue is reported by the service that consumes it, and only there.
+    const queues: Record<string, string[]> = {
+      auth: [],
+      'api-gateway': [],
+      'batch-scheduler': [QUEUES.schedulerBatches],
+      'callback-notifier': [QUEUES.notifierDlr, QUEUES.notifierResults],
+      dispatcher: [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup],
     };
     const names = ['auth', 'api-gateway', 'dispatcher', 'batch-scheduler', 'callback-notifier'];
     for (const [index, service] of services.entries()) {
@@ -99,6 +108,8 @@ describe('distributed mode: each service its own process', () => {
       const expected = documented.filter((metric) => owners[name]!.test(metric));
       expect({ name, missing: expected.filter((metric) => !exported.has(metric)) }).toEqual({ name, missing: [] });
       expect(text).toMatch(new RegExp(`service="${name}"`));
+      const reported = [...text.matchAll(/^smsgw_queue_depth\{[^}]*queue="([^"]+)"/gm)].map((m) => m[1]!).sort();
+      expect({ name, reported }).toEqual({ name, reported: queues[name]!.slice().sort() });
     }
   });
 
@@ -112,5 +123,6 @@ describe('distributed mode: each service its own process', () => {
     const dispatcherMetrics = (await request(services[2]!.url, 'GET', '/metrics')).text;
     expect(dispatcherMetrics).toMatch(/smsgw_messages_submitted_total\{[^}]*connector="smsc"[^}]*\} [1-9]/);
     expect(dispatcherMetrics).toMatch(/smsgw_smsc_session_up\{[^}]*\} 1/);
+    expect(dispatcherMetrics).toMatch(/smsgw_messages_final_total\{[^}]*state="delivered"[^}]*\} [1-9]/);
   });
 });
