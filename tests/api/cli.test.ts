@@ -71,6 +71,13 @@ describe('smsgw', () => {
     expect(JSON.parse(await smsgw(['balance', '-u', 'hank', '-p', 'hank-password']))).toEqual({ balance: '7', sms_count: 'ND' });
   });
 
+  it('sends admin commands to SMSGW_ADMIN_URL when set (auth in distributed mode), the others to SMSGW_URL', async () => {
+    const nowhere = 'http://127.0.0.1:9';
+    expect(JSON.parse(await smsgw(['accounts', 'get', 'gina'], { SMSGW_URL: nowhere, SMSGW_ADMIN_URL: gw.base }))).toMatchObject({ username: 'gina' });
+    await expect(smsgw(['accounts', 'get', 'gina'], { SMSGW_ADMIN_URL: nowhere })).rejects.toMatchObject({ code: 'UNREACHABLE', message: expect.stringMatching(/SMSGW_ADMIN_URL/) });
+    expect(await smsgw(['balance', '-u', 'gina', '-p', 'gina-password'], { SMSGW_ADMIN_URL: nowhere })).toMatch(/balance/);
+  });
+
   it('reports the gateway error code and refuses bad arguments before calling', async () => {
     await expect(smsgw(['accounts', 'get', 'nobody'])).rejects.toThrow(/No account|not found/i);
     await expect(smsgw(['accounts', 'create', 'x', '--password', 'long-enough', '--balance', 'ten'])).rejects.toThrow(/decimal/);

@@ -39,7 +39,8 @@ describe('distributed mode: each service its own process', () => {
 
   it('creates an account with the CLI, sends, the SMSC receives it, the balance shows the debit', async () => {
     const cli = await runNode('apps/cli/dist/main.js', ['accounts', 'create', 'erin', '--password', 'erin-password', '--balance', '5', '--rate', '0.25'], {
-      SMSGW_URL: auth.url,
+      SMSGW_URL: gateway.url,
+      SMSGW_ADMIN_URL: auth.url,
       SMSGW_ADMIN_TOKEN: ADMIN_TOKEN,
     });
     expect(cli).toMatchObject({ code: 0 });

@@ -6,6 +6,14 @@ export function gatewayUrl(env: NodeJS.ProcessEnv): string {
   return env['SMSGW_URL'] ?? 'http://127.0.0.1:8080';
 }
 
+/**
+ * The admin API (accounts, apps). Embedded mode serves it on the gateway's port; in distributed
+ * mode it is the auth service's (8081), while send and batch go to the api-gateway (8080).
+ */
+export function adminUrl(env: NodeJS.ProcessEnv): string {
+  return env['SMSGW_ADMIN_URL'] ?? gatewayUrl(env);
+}
+
 export function adminToken(env: NodeJS.ProcessEnv): string {
   const given = env['SMSGW_ADMIN_TOKEN'] ?? env['ADMIN_TOKEN'];
   if (given) return given;

@@ -14,6 +14,8 @@ export class GatewayCallError extends Error {
 
 export interface ClientOptions {
   baseUrl: string;
+  /** The variable that sets baseUrl, named when the gateway cannot be reached. */
+  urlVariable?: string;
   timeoutMs?: number;
 }
 
@@ -32,7 +34,7 @@ export class GatewayClient {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      throw new GatewayCallError(0, 'UNREACHABLE', `cannot reach ${url.origin}: ${(err as Error).message} (is it running? set SMSGW_URL)`);
+      throw new GatewayCallError(0, 'UNREACHABLE', `cannot reach ${url.origin}: ${(err as Error).message} (is it running? set ${this.options.urlVariable ?? 'SMSGW_URL'})`);
     }
     const text = await response.text();
     let parsed: unknown;

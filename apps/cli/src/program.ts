@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { AccountView, BalanceResult, BatchResult, BatchStatus, SendResult } from '@smsgw/contracts';
 import { followBatch } from './batch-progress';
 import { readRecipients } from './recipients-file';
-import { adminToken, gatewayUrl } from './cli-settings';
+import { adminToken, adminUrl, gatewayUrl } from './cli-settings';
 import { GatewayClient, basicAuth } from './gateway-client';
 
 const decimal = (value: string): string => {
@@ -32,10 +32,11 @@ export interface Io {
 /** `smsgw`: the admin API of DESIGN.md 5 and the client API, over HTTP. */
 export function buildProgram(io: Io): Command {
   const client = () => new GatewayClient({ baseUrl: gatewayUrl(io.env) });
+  const adminClient = () => new GatewayClient({ baseUrl: adminUrl(io.env), urlVariable: 'SMSGW_ADMIN_URL' });
   const admin = () => `Bearer ${adminToken(io.env)}`;
   const show = (value: unknown) => io.print(JSON.stringify(value, null, 2));
 
-  const program = new Command('smsgw').description('sms-gateway admin and client commands (SMSGW_URL, SMSGW_ADMIN_TOKEN)');
+  const program = new Command('smsgw').description('sms-gateway admin and client commands (SMSGW_URL, SMSGW_ADMIN_URL, SMSGW_ADMIN_TOKEN)');
   program.exitOverride();
   if (io.printError) program.configureOutput({ writeErr: io.printError });
 
@@ -49,7 +50,7 @@ export function buildProgram(io: Io): Command {
     .option('--default-from <sender>', 'sender used when a message has no from')
     .option('--throughput <perSecond>', 'messages per second for this account; 0 = unlimited', integer)
     .action(async (username: string, o: { password: string; balance?: string; smsCount?: number; rate?: string; defaultFrom?: string; throughput?: number }) => {
-      const account = await client().call<AccountView>('POST', '/admin/v1/accounts', admin(), {
+      const account = await adminClient().call<AccountView>('POST', '/admin/v1/accounts', admin(), {
         username,
         password: o.password,
         ...(o.balance !== undefined && { balance: o.balance }),
@@ -61,7 +62,7 @@ export function buildProgram(io: Io): Command {
       show(account);
     });
   accounts.command('get <username>').action(async (username: string) => {
-    show(await client().call<AccountView>('GET', `/admin/v1/accounts/${encodeURIComponent(username)}`, admin()));
+    show(await adminClient().call<AccountView>('GET', `/admin/v1/accounts/${encodeURIComponent(username)}`, admin()));
   });
   accounts
     .command('credit <username>')
@@ -69,7 +70,7 @@ export function buildProgram(io: Io): Command {
     .option('--sms-count <n>', 'added to the SMS quota', integer)
     .action(async (username: string, o: { amount: string; smsCount?: number }) => {
       const body = { amount: o.amount, ...(o.smsCount !== undefined && { sms_count: o.smsCount }) };
-      show(await client().call<AccountView>('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/credit`, admin(), body));
+      show(await adminClient().call<AccountView>('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/credit`, admin(), body));
     });
 
   const apps = program.command('apps').description('manage applications (client id and secret for tokens)');
@@ -78,10 +79,10 @@ export function buildProgram(io: Io): Command {
     .option('--name <name>', 'what the application is for')
     .action(async (username: string, o: { name?: string }) => {
       const body = o.name !== undefined ? { name: o.name } : {};
-      show(await client().call('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/applications`, admin(), body));
+      show(await adminClient().call('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/applications`, admin(), body));
     });
   apps.command('revoke <username> <clientId>').action(async (username: string, clientId: string) => {
-    await client().call('DELETE', `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}`, admin());
+    await adminClient().call('DELETE', `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}`, admin());
     io.print(`revoked ${clientId}`);
   });
 
