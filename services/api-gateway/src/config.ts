@@ -11,4 +11,6 @@ export const gatewayConfigShape = {
   MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,
   MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
+  /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
+  TZ: envVars.TZ,
 };

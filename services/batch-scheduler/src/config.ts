@@ -5,5 +5,4 @@ export const schedulerConfigShape = {
   PORT: envVars.PORT.default(8082),
   ...serviceEnv,
   ...busEnv,
-  TZ: envVars.TZ,
 };
