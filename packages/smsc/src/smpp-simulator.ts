@@ -40,6 +40,8 @@ export interface SmppSimulatorOptions {
   /** Send a delivery receipt when registered_delivery asks for one. */
   deliveryReceipts?: boolean;
   receiptDelayMs?: number;
+  /** Wait before delivering again a receipt the ESME answered with an error (default 200 ms). */
+  receiptRetryMs?: number;
   /** Send the receipt before the submit_sm_resp (as SMSCs with separate binds can), to test the hold-and-match. */
   receiptBeforeResponse?: boolean;
   /**
@@ -91,7 +93,12 @@ export interface SentReceipt {
   stat: string;
   /** false when another session than the submitting one carried it (receiptSession 'other'). */
   onSubmittingSession: boolean;
+  /** 1, then 2, 3… when the ESME answered the earlier deliver_sm with an error. */
+  attempt: number;
 }
+
+/** An SMSC delivers a receipt the ESME refused again, a few times (SMPP 3.4 ESME_RX_T_APPN). */
+const RECEIPT_ATTEMPTS = 5;
 
 export interface BindRecord {
   systemId: string;
@@ -286,7 +293,7 @@ export class SmppSimulator {
     return this.bound.has(submitting) ? submitting : undefined;
   }
 
-  private sendReceipt(submitting: Session, systemId: string, record: ReceivedSubmit): void {
+  private sendReceipt(submitting: Session, systemId: string, record: ReceivedSubmit, attempt = 1): void {
     const session = this.receiptCarrier(submitting, systemId);
     if (!session) return;
     const chosen = this.options.receiptStat;
@@ -295,7 +302,7 @@ export class SmppSimulator {
       (this.chance(this.options.undeliverableRate) ? 'UNDELIV' : 'DELIVRD');
     const base = this.options.idFormat?.receipt ?? 'decimal';
     const receiptId = this.writeId(Number(record.smscId), base);
-    this.receipts.push({ receiptId, smscId: record.smscId, to: record.to, stat, onSubmittingSession: session === submitting });
+    this.receipts.push({ receiptId, smscId: record.smscId, to: record.to, stat, onSubmittingSession: session === submitting, attempt });
     const text = formatReceipt({
       id: receiptId,
       stat,
@@ -304,13 +311,19 @@ export class SmppSimulator {
       done: new Date(),
       text: decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding),
     });
-    session.deliver_sm({
-      source_addr: record.to,
-      destination_addr: record.from,
-      esm_class: 0x04,
-      data_coding: 0,
-      short_message: Buffer.from(text, 'latin1'),
-    });
+    session.deliver_sm(
+      {
+        source_addr: record.to,
+        destination_addr: record.from,
+        esm_class: 0x04,
+        data_coding: 0,
+        short_message: Buffer.from(text, 'latin1'),
+      },
+      (response) => {
+        if (response.command_status === 0 || attempt >= RECEIPT_ATTEMPTS) return;
+        this.later(this.options.receiptRetryMs ?? 200, () => this.sendReceipt(submitting, systemId, record, attempt + 1));
+      },
+    );
   }
 
   /** What arrived, with concatenated parts joined (by UDH reference) and text decoded. */

@@ -184,6 +184,22 @@ describe('SmppConnector against the simulator', () => {
     expect(sim.received).toHaveLength(3);
   });
 
+  it('answers a receipt only once its listener recorded it, and refuses one it could not record so it comes again', async () => {
+    const { sim, connector } = await pair({ deliveryReceipts: true, receiptRetryMs: 20 });
+    let refusals = 1;
+    const recorded: string[] = [];
+    connector.onReceipt(async (receipt) => {
+      if (refusals-- > 0) throw new Error('database unavailable');
+      await sleep(30);
+      recorded.push(receipt.smscId);
+    });
+    await connector.start();
+    const { smscIds } = await connector.submit(request({ registeredDelivery: true }));
+    await until(() => recorded.length === 1, 5000, 'the receipt delivered again and recorded');
+    expect(recorded).toEqual(smscIds);
+    expect(sim.receipts.map((r) => r.attempt)).toEqual([1, 2]);
+  });
+
   it('matches a receipt sent in decimal to the id answered in hex, one receipt per part', async () => {
     const { sim, connector } = await pair({ deliveryReceipts: true, receiptDelayMs: 10, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
     const receipts: DeliveryReceipt[] = [];
