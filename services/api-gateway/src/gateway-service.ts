@@ -9,6 +9,7 @@ import { BatchStore } from './batch-store';
 import { MessageIntake } from './message-intake';
 import { MessageStore } from './message-store';
 import { QueuedMarker } from './queued-marker';
+import { SubmitJobPublisher } from './submit-jobs';
 import { createGatewayRoutes } from './routes';
 
 export interface GatewayOptions {
@@ -53,8 +54,13 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const store = new MessageStore(options.db);
   const { accepted } = createGatewayMetrics(options.registry);
   const queuedMarks = new QueuedMarker(store, options.logger);
-  const intake = new MessageIntake(new AcceptanceBatcher(store, options.logger, { queuedMarks }), queuedMarks, options.bus, options.logger, options.maxParts, () =>
-    accepted.inc({ kind: 'single' }),
+  const intake = new MessageIntake(
+    new AcceptanceBatcher(store, options.logger, { queuedMarks }),
+    queuedMarks,
+    new SubmitJobPublisher(options.bus),
+    options.logger,
+    options.maxParts,
+    () => accepted.inc({ kind: 'single' }),
   );
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(

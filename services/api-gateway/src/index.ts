@@ -4,6 +4,7 @@ export * from './message-intake';
 export * from './message-store';
 export * from './acceptance-batcher';
 export * from './queued-marker';
+export * from './submit-jobs';
 export * from './routes';
 export * from './config';
 export * from './batch-intake';

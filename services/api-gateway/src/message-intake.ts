@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { TOPICS, type MessageParams, type SendRequest } from '@smsgw/contracts';
-import { HttpError, type Bus, type Logger } from '@smsgw/kit';
+import type { MessageParams, SendRequest } from '@smsgw/contracts';
+import { HttpError, type Logger } from '@smsgw/kit';
 import type { AcceptanceBatcher } from './acceptance-batcher';
 import type { QueuedMarker } from './queued-marker';
+import type { SubmitJobPublisher } from './submit-jobs';
 import { planMessage } from './message-plan';
 
 export interface AcceptedMessage {
@@ -18,14 +19,15 @@ function extraParams(m: MessageParams): Record<string, unknown> {
 }
 
 /**
- * Accepts one message: plan its encoding and segments, charge and record it (in a statement shared
- * with concurrent requests), then hand it to the dispatcher through the bus (DESIGN.md promise 1).
+ * Accepts one message: plan its encoding and segments, charge and record it, then hand it to the
+ * dispatcher through the bus (DESIGN.md promise 1); concurrent requests share the statement and
+ * the broker message.
  */
 export class MessageIntake {
   constructor(
     private readonly acceptances: AcceptanceBatcher,
     private readonly queuedMarks: QueuedMarker,
-    private readonly bus: Bus,
+    private readonly jobs: SubmitJobPublisher,
     private readonly logger: Logger,
     private readonly maxParts: number,
     private readonly onAccepted: () => void = () => undefined,
@@ -54,7 +56,7 @@ export class MessageIntake {
     }
     this.onAccepted();
     try {
-      await this.bus.publish(TOPICS.messageSubmit, { messageId: id, accountId, segments: plan.segments });
+      await this.jobs.publish({ messageId: id, accountId, segments: plan.segments });
       this.queuedMarks.mark(id);
     } catch (err) {
       // Committed already: the dispatcher's sweep re-publishes messages left in `accepted`.

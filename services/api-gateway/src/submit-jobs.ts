@@ -1,0 +1,67 @@
+import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
+import { GroupCommit, type Bus } from '@smsgw/kit';
+
+export interface SubmitJob {
+  messageId: string;
+  accountId: string;
+  segments: number;
+}
+
+/**
+ * Hands accepted messages to the dispatcher. The messages one acceptance statement committed are
+ * answered in the same turn, so their jobs are gathered here and published as one group job per
+ * account (message.submit-group): one broker message and one confirm for the group instead of one
+ * each, which is most of what a job costs the broker, the dispatcher and this process. A message
+ * that comes alone still goes as a plain message.submit job.
+ */
+export class SubmitJobPublisher {
+  /** A job's own failure travels as its result, so it fails only the callers of that broker message. */
+  private readonly groups: GroupCommit<SubmitJob, Error | undefined>;
+
+  constructor(
+    private readonly bus: Bus,
+    options: { maxGroupSize?: number; concurrency?: number } = {},
+  ) {
+    this.groups = new GroupCommit((jobs) => this.publishAll(jobs), {
+      maxSize: options.maxGroupSize ?? 1000,
+      // Confirms are pipelined on one channel: groups need not wait for each other's.
+      concurrency: options.concurrency ?? 8,
+    });
+  }
+
+  /** Resolves once the broker confirmed the job; rejects when it could not be published. */
+  async publish(job: SubmitJob): Promise<void> {
+    const failure = await this.groups.add(job);
+    if (failure) throw failure;
+  }
+
+  private async publishAll(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
+    const byAccount = new Map<string, SubmitJob[]>();
+    for (const job of jobs) {
+      const own = byAccount.get(job.accountId);
+      if (own) own.push(job);
+      else byAccount.set(job.accountId, [job]);
+    }
+    const outcome = new Map<SubmitJob, Error | undefined>();
+    const sent: Promise<void>[] = [];
+    for (const [accountId, own] of byAccount) {
+      for (let at = 0; at < own.length; at += SUBMIT_GROUP_MAX) {
+        const chunk = own.slice(at, at + SUBMIT_GROUP_MAX);
+        const published =
+          chunk.length === 1
+            ? this.bus.publish(TOPICS.messageSubmit, chunk[0]!)
+            : this.bus.publish(TOPICS.messageSubmitGroup, { accountId, messages: chunk.map((j) => ({ messageId: j.messageId, segments: j.segments })) });
+        sent.push(
+          published.then(
+            () => undefined,
+            (err: unknown) => {
+              for (const job of chunk) outcome.set(job, err instanceof Error ? err : new Error(String(err)));
+            },
+          ),
+        );
+      }
+    }
+    await Promise.all(sent);
+    return jobs.map((job) => outcome.get(job));
+  }
+}
