@@ -7,6 +7,7 @@
 export class GroupCommit<T, R> {
   private queue: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
   private inFlight = 0;
+  private inFlightItems = 0;
   private kickScheduled = false;
 
   constructor(
@@ -30,15 +31,17 @@ export class GroupCommit<T, R> {
 
   /** Calls waiting or in flight. */
   get size(): number {
-    return this.queue.length + this.inFlight;
+    return this.queue.length + this.inFlightItems;
   }
 
   private kick(): void {
     while (this.inFlight < (this.options.concurrency ?? 1) && this.queue.length > 0) {
       const group = this.queue.splice(0, this.options.maxSize);
       this.inFlight++;
+      this.inFlightItems += group.length;
       this.run(group).finally(() => {
         this.inFlight--;
+        this.inFlightItems -= group.length;
         this.kick();
       });
     }

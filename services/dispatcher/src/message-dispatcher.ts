@@ -145,6 +145,8 @@ export class MessageDispatcher {
    */
   private claimGroup(): void {
     if (this.claimsInFlight >= 2) return;
+    // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a window.
+    if (this.submitted.size >= this.options.window) return;
     const free = this.options.window - this.slotsInUse;
     if (this.claimsInFlight > 0 && free < Math.min(this.waiting.length, this.options.window / 4)) return;
     const group: Waiting[] = [];
@@ -212,6 +214,7 @@ export class MessageDispatcher {
         outcome.finally(() => {
           free();
           this.inProgress--;
+          this.claimNext();
         }),
       );
     }
