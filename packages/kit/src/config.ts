@@ -15,6 +15,21 @@ const url = (protocols: string[]) =>
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/**
+ * The runtime reads TZ itself and silently falls back to UTC for a zone it does not know, which
+ * would move every local `schedule_at` by hours: such a TZ is refused at start instead.
+ */
+function isKnownTimeZone(name: string): boolean {
+  // ICU matches zone names in any case, but the process's own zone does not (europe/zurich is UTC).
+  if (!/^:?[A-Z][^/]*(\/[A-Z][^/]*)*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name.replace(/^:/, '') });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every variable of DESIGN.md 4.4 (and the few we added, documented in docs/configuration.md). */
 export const envVars = {
   PORT: int(0, 65535),
@@ -45,7 +60,7 @@ export const envVars = {
   MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
   DATA_DIR: z.string().min(1).default('.data'),
-  TZ: z.string().optional(),
+  TZ: z.string().refine(isKnownTimeZone, 'not a time zone this runtime knows (an IANA name such as Europe/Zurich)').optional(),
   SWEEP_INTERVAL_MS: int(100, 3600_000).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
