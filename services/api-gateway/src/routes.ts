@@ -23,6 +23,15 @@ export interface GatewayRoutesDeps {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * What res.json answers (same status, type and length), written with the body in one piece: on
+ * the hot path of /secure/send express's res.json cost a measurable share of the gateway's CPU.
+ */
+function sendOkJson(res: Response, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
 const wrap =
   (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
   (req, res, next) => {
@@ -51,7 +60,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       const request = parseInput(SendRequestSchema, req.body);
       const accepted = await deps.intake.accept(accountId(res), request);
       const body: SendResult = { data: sendSuccessText(accepted.id) };
-      res.json(body);
+      sendOkJson(res, body);
     }),
   );
 
