@@ -144,6 +144,7 @@ describe('GET /metrics in embedded mode', () => {
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(1);
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
     expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'smsc' })).toBe(4);
+    expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'smsc' })).toBe(4);
     expect(total(scrape, 'smsgw_messages_final_total', { connector: 'smsc', state: 'delivered' })).toBe(4);
     expect(total(scrape, 'smsgw_messages_failed_total', { connector: 'smsc', reason: 'ESME_RINVDSTADR' })).toBe(1);
     expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'connector' })).toBe(200);

@@ -243,7 +243,10 @@ export class MessageDispatcher {
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
       const { moved, event } = await this.submitted.add({ id: message.id, smscIds: result.smscIds });
-      if (moved) this.metrics.submitted.inc({ connector: this.connector.name });
+      if (moved) {
+        this.metrics.submitted.inc({ connector: this.connector.name });
+        this.metrics.submittedPdus.inc({ connector: this.connector.name }, result.smscIds.length);
+      }
       if (event) this.publishResult(event);
     } catch (err) {
       answered();

@@ -4,6 +4,8 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface DispatcherMetrics {
   submitted: Counter<'connector'>;
+  /** PDUs (parts) of the submitted messages: what the connector's cap counts. */
+  submittedPdus: Counter<'connector'>;
   failed: Counter<'connector' | 'reason'>;
   /** Messages a delivery receipt completed, by the final state it gave them. */
   final: Counter<'connector' | 'state'>;
@@ -46,6 +48,7 @@ export function createDispatcherMetrics(
   if (backlog) exportQueueMetrics(registry, backlog.bus, [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup]);
   return {
     submitted: new Counter({ name: 'smsgw_messages_submitted_total', help: 'Messages the SMSC accepted', labelNames: ['connector'], registers }),
+    submittedPdus: new Counter({ name: 'smsgw_pdus_submitted_total', help: 'submit_sm PDUs (message parts) the SMSC accepted', labelNames: ['connector'], registers }),
     failed: new Counter({ name: 'smsgw_messages_failed_total', help: 'Messages that failed for good, by reason', labelNames: ['connector', 'reason'], registers }),
     final: new Counter({
       name: 'smsgw_messages_final_total',
