@@ -135,7 +135,9 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
           {
             queue: QUEUES.dispatcherSubmitGroup,
             topic: TOPICS.messageSubmitGroup,
-            prefetch: Math.ceil((connector.window * 4) / SUBMIT_GROUP_MAX) + 1,
+            // Batch chunks fill a group (SUBMIT_GROUP_MAX); the gateway's groups of single sends are
+            // about a tenth of that, and they too must keep the window full.
+            prefetch: Math.max(8, Math.ceil((connector.window * 4) / (SUBMIT_GROUP_MAX / 10))),
             retryDelaysMs,
           },
           dispatcher.handleGroup,
