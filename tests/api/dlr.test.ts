@@ -2,6 +2,7 @@ import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
+import { until } from '../support/wait';
 
 /**
  * Delivery reports end to end: embedded gateway, a real SMPP session to the simulator, and the
@@ -21,15 +22,6 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A report's own parameters: the query for GET, the form for POST (the URL's own query stays in the URL). */
 function reportParams(call: ReceivedCall): Record<string, string> {

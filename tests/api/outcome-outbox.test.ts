@@ -3,6 +3,7 @@ import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
 import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
 import { CallbackReceiver } from '../support/receiver';
+import { until } from '../support/wait';
 
 /**
  * Promise 4 when the bus loses an event: the dispatcher records outcomes (and their events, in the
@@ -66,10 +67,6 @@ describe('outcome events lost between the commit and the publish', () => {
     return id;
   }
 
-  const until = async (check: () => boolean) => {
-    for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  };
-
   it('sends the callback, the errback and the delivery report of events never published, once each', async () => {
     const batchId = await batch();
     const ok = await submitting(batchId, '41790000001');
@@ -87,7 +84,7 @@ describe('outcome events lost between the commit and the publish', () => {
     ]);
     expect(match?.report).toMatchObject({ messageId: dlr, status: 'DELIVRD' });
 
-    await until(() => receiver.on('/ok').length >= 1 && receiver.on('/err').length >= 1 && receiver.on('/dlr').length >= 2);
+    await until('the callback, the errback and both reports', () => receiver.on('/ok').length >= 1 && receiver.on('/err').length >= 1 && receiver.on('/dlr').length >= 2);
     // Another sweep after the rows were handled finds nothing left to send.
     await new Promise((r) => setTimeout(r, 600));
 

@@ -203,7 +203,7 @@ describe('SmppConnector against the simulator', () => {
   it('matches a receipt sent in decimal to the id answered in hex, one receipt per part', async () => {
     const { sim, connector } = await pair({ deliveryReceipts: true, receiptDelayMs: 10, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
     const receipts: DeliveryReceipt[] = [];
-    connector.onReceipt((r) => receipts.push(r));
+    connector.onReceipt((r) => void receipts.push(r));
     await connector.start();
     const ok = await connector.submit(request({ registeredDelivery: true }));
     const bad = await connector.submit(request({ to: '41790000009', registeredDelivery: true }));
@@ -227,8 +227,8 @@ describe('SmppConnector against the simulator', () => {
     const { sim, connector, port } = await pair({ deliveryReceipts: true, receiptSession: 'other', idFormat: { response: 'decimal', receipt: 'hex', leadingZeros: 2 } });
     const other = connectorFor(port);
     const heard = { submitting: [] as DeliveryReceipt[], other: [] as DeliveryReceipt[] };
-    connector.onReceipt((r) => heard.submitting.push(r));
-    other.onReceipt((r) => heard.other.push(r));
+    connector.onReceipt((r) => void heard.submitting.push(r));
+    other.onReceipt((r) => void heard.other.push(r));
     await Promise.all([connector.start(), other.start()]);
     const result = await connector.submit(request({ registeredDelivery: true }));
     await until(() => heard.other.length === 1, 5000, 'the receipt on the other session');
@@ -331,7 +331,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     });
     const connector = connectorFor(raw.port, 'window=10&id_format=hex&receipt_id_format=decimal');
     const receipts: DeliveryReceipt[] = [];
-    connector.onReceipt((r) => receipts.push(r));
+    connector.onReceipt((r) => void receipts.push(r));
     await connector.start();
     await until(() => answered.length === 3, 3000, 'three deliver_sm_resp');
     expect(answered.sort()).toEqual([1, 2, 3]);
