@@ -316,7 +316,6 @@ export class MessageDispatcher {
     );
   }
 
-
   /** Waits for submissions in progress (graceful shutdown). */
   async drain(): Promise<void> {
     this.stopping = true;
