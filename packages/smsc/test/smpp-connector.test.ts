@@ -3,6 +3,7 @@ import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
 import { createLogger } from '@smsgw/kit';
 import { SmppConnector, SmppSimulator, SmscError, parseSmscUrl, type DeliveryReceipt, type SmppSimulatorOptions, type SubmitRequest } from '../src';
+import { until } from './support/until';
 
 const logger = createLogger('test', 'silent');
 const running: { stop(): Promise<void> }[] = [];
@@ -10,14 +11,6 @@ const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const r of running.splice(0).reverse()) await r.stop();
 });
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

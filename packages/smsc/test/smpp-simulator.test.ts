@@ -1,6 +1,7 @@
 import * as smpp from 'smpp';
 import type { PDU, Session } from 'smpp';
 import { SmppSimulator, type SmppSimulatorOptions } from '../src';
+import { until } from './support/until';
 
 const running: { stop(): Promise<void> }[] = [];
 const clients: Session[] = [];
@@ -9,14 +10,6 @@ afterEach(async () => {
   for (const c of clients.splice(0)) c.destroy();
   for (const r of running.splice(0).reverse()) await r.stop();
 });
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 async function simulator(options: SmppSimulatorOptions = {}) {
   const sim = new SmppSimulator(options);
