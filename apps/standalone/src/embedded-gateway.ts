@@ -3,7 +3,7 @@ import { authSettings, createAuthService } from '@smsgw/auth';
 import { createGatewayService, gatewaySettings } from '@smsgw/api-gateway';
 import { createSchedulerService } from '@smsgw/batch-scheduler';
 import { createNotifierService, notifierSettings } from '@smsgw/callback-notifier';
-import { createDispatcherService, dispatcherSettings, openRateLimiter, openSmscLink } from '@smsgw/dispatcher';
+import { dispatcherFromConfig, openSmscLink } from '@smsgw/dispatcher';
 import {
   closeServer,
   createHttpApp,
@@ -45,16 +45,7 @@ export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: strin
     logger,
     ...gatewaySettings(config),
   });
-  const dispatcher = createDispatcherService({
-    db,
-    bus,
-    connector: smsc.connector,
-    logger,
-    registry,
-    ...dispatcherSettings(config),
-    rateLimiter: openRateLimiter(config.REDIS_URL, config.BUS_NAMESPACE),
-    connectorThroughput: smsc.throughput,
-  });
+  const dispatcher = dispatcherFromConfig(config, { db, bus, logger, registry, smsc });
   const scheduler = createSchedulerService({ db, bus, logger, registry });
   const notifier = createNotifierService({ db, bus, logger, registry, ...notifierSettings(config) });
 

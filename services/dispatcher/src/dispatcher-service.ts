@@ -8,6 +8,8 @@ import type { RateLimiter } from './throughput/rate-limiter';
 import { DEFAULT_SMART_QOS, SmartQos } from './throughput/smart-qos';
 import { ThroughputGate } from './throughput/throughput-gate';
 import { MessageDispatcher } from './message-dispatcher';
+import type { SmscLink } from './smsc-link';
+import { openRateLimiter } from './throughput/open-rate-limiter';
 import { createDispatcherMetrics } from './metrics';
 import { ReceiptMatcher } from './receipt-matcher';
 import { RecoverySweeper } from './recovery-sweeper';
@@ -154,4 +156,21 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       await options.rateLimiter.close();
     },
   };
+}
+
+/**
+ * The dispatcher as both modes wire it from their environment: settings, the shared throughput
+ * state (Redis or in memory) and the SMSC link's cap.
+ */
+export function dispatcherFromConfig(
+  config: Parameters<typeof dispatcherSettings>[0] & { REDIS_URL?: string | undefined; BUS_NAMESPACE: string },
+  deps: Pick<DispatcherServiceOptions, 'db' | 'bus' | 'logger' | 'registry'> & { smsc: SmscLink },
+): DispatcherService {
+  return createDispatcherService({
+    ...deps,
+    connector: deps.smsc.connector,
+    ...dispatcherSettings(config),
+    rateLimiter: openRateLimiter(config.REDIS_URL, config.BUS_NAMESPACE),
+    connectorThroughput: deps.smsc.throughput,
+  });
 }
