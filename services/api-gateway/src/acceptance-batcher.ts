@@ -1,12 +1,12 @@
 import { GroupCommit, HttpError, type Logger } from '@smsgw/kit';
 import type { AcceptOutcome, MessageStore, NewMessage } from './message-store';
-import type { QueuedMarks } from './queued-marker';
+import type { JobOutbox } from './job-outbox';
 
 export interface AcceptanceBatcherOptions {
   /** Most messages one statement accepts (bounds its size and how long it holds the account rows). */
   maxGroupSize?: number;
-  /** Confirmed messages to mark queued in each acceptance statement. */
-  queuedMarks?: QueuedMarks;
+  /** Told how many jobs each statement's outbox row holds; its confirmed rows are deleted by each statement. */
+  outbox?: Pick<JobOutbox, 'opened' | 'take' | 'giveBack'>;
 }
 
 /**
@@ -19,14 +19,14 @@ export interface AcceptanceBatcherOptions {
 export class AcceptanceBatcher {
   /** A caller's own failure travels as its result, so it fails that caller only. */
   private readonly groups: GroupCommit<NewMessage, AcceptOutcome | HttpError>;
-  private readonly queuedMarks: QueuedMarks | undefined;
+  private readonly outbox: AcceptanceBatcherOptions['outbox'];
 
   constructor(
     private readonly store: MessageStore,
     private readonly logger: Logger,
     options: AcceptanceBatcherOptions = {},
   ) {
-    this.queuedMarks = options.queuedMarks;
+    this.outbox = options.outbox;
     this.groups = new GroupCommit((messages) => this.acceptGroup(messages), { maxSize: options.maxGroupSize ?? 256 });
   }
 
@@ -43,12 +43,12 @@ export class AcceptanceBatcher {
   }
 
   private async acceptGroup(messages: NewMessage[]): Promise<(AcceptOutcome | HttpError)[]> {
-    const marks = this.queuedMarks?.take() ?? [];
+    const cleared = this.outbox?.take() ?? [];
     try {
-      return await this.store.acceptGroup(messages, marks);
+      return this.opened(await this.store.acceptGroup(messages, cleared));
     } catch (err) {
       // Rolled back with the statement; they ride the next one.
-      for (const id of marks) this.queuedMarks?.mark(id);
+      this.outbox?.giveBack(cleared);
       if (messages.length === 1) return [this.unrecorded(err, messages[0]!)];
       // One message the database refuses (say, a NUL character) must not fail the others that
       // shared its statement: the statement was rolled back as a whole, so each goes again alone.
@@ -57,9 +57,17 @@ export class AcceptanceBatcher {
     }
   }
 
+  /** Before any caller hears of its message, so no job can be confirmed before its row is counted. */
+  private opened<T extends AcceptOutcome | HttpError>(outcomes: T[]): T[] {
+    const jobs = new Map<string, number>();
+    for (const o of outcomes) if (!(o instanceof HttpError) && o.ok) jobs.set(o.outboxId, (jobs.get(o.outboxId) ?? 0) + 1);
+    for (const [outboxId, count] of jobs) this.outbox?.opened(outboxId, count);
+    return outcomes;
+  }
+
   private async acceptAlone(message: NewMessage): Promise<AcceptOutcome | HttpError> {
     try {
-      const [outcome] = await this.store.acceptGroup([message]);
+      const [outcome] = this.opened(await this.store.acceptGroup([message]));
       return outcome!;
     } catch (err) {
       return this.unrecorded(err, message);

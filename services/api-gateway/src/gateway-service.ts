@@ -8,7 +8,7 @@ import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
 import { MessageIntake } from './message-intake';
 import { MessageStore } from './message-store';
-import { QueuedMarker } from './queued-marker';
+import { JobOutbox } from './job-outbox';
 import { SubmitJobPublisher } from './submit-jobs';
 import { createGatewayRoutes } from './routes';
 
@@ -53,10 +53,10 @@ export interface GatewayService {
 export function createGatewayService(options: GatewayOptions): GatewayService {
   const store = new MessageStore(options.db);
   const { accepted } = createGatewayMetrics(options.registry);
-  const queuedMarks = new QueuedMarker(store, options.logger);
+  const outbox = new JobOutbox(store, options.logger);
   const intake = new MessageIntake(
-    new AcceptanceBatcher(store, options.logger, { queuedMarks }),
-    queuedMarks,
+    new AcceptanceBatcher(store, options.logger, { outbox }),
+    outbox,
     new SubmitJobPublisher(options.bus),
     options.logger,
     options.maxParts,
@@ -80,5 +80,5 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
   });
-  return { routes, store, intake, stopSteps: [{ name: 'queued marks', run: () => queuedMarks.drain() }] };
+  return { routes, store, intake, stopSteps: [{ name: 'job outbox', run: () => outbox.drain() }] };
 }

@@ -3,7 +3,7 @@ export * from './credential-client';
 export * from './message-intake';
 export * from './message-store';
 export * from './acceptance-batcher';
-export * from './queued-marker';
+export * from './job-outbox';
 export * from './submit-jobs';
 export * from './routes';
 export * from './config';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MessageParams, SendRequest } from '@smsgw/contracts';
 import { HttpError, type Logger } from '@smsgw/kit';
 import type { AcceptanceBatcher } from './acceptance-batcher';
-import type { QueuedMarker } from './queued-marker';
+import type { JobOutbox } from './job-outbox';
 import type { SubmitJobPublisher } from './submit-jobs';
 import { planMessage } from './message-plan';
 
@@ -26,7 +26,7 @@ function extraParams(m: MessageParams): Record<string, unknown> {
 export class MessageIntake {
   constructor(
     private readonly acceptances: AcceptanceBatcher,
-    private readonly queuedMarks: QueuedMarker,
+    private readonly outbox: Pick<JobOutbox, 'confirmed' | 'failed'>,
     private readonly jobs: SubmitJobPublisher,
     private readonly logger: Logger,
     private readonly maxParts: number,
@@ -57,9 +57,10 @@ export class MessageIntake {
     this.onAccepted();
     try {
       await this.jobs.publish({ messageId: id, accountId, segments: plan.segments });
-      this.queuedMarks.mark(id);
+      this.outbox.confirmed(outcome.outboxId);
     } catch (err) {
-      // Committed already: the dispatcher's sweep re-publishes messages left in `accepted`.
+      // Committed already: the dispatcher's sweep re-publishes the jobs of the outbox row.
+      this.outbox.failed(outcome.outboxId);
       this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');
     }
     return { id, cost: outcome.cost, segments: plan.segments };

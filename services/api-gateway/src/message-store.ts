@@ -15,7 +15,7 @@ export interface NewMessage {
 }
 
 export type AcceptOutcome =
-  | { ok: true; cost: string; from: string | null }
+  | { ok: true; cost: string; from: string | null; outboxId: string }
   | { ok: false; reason: 'INSUFFICIENT_CREDIT' | 'QUOTA_EXCEEDED' };
 
 interface MessageRow {
@@ -37,20 +37,14 @@ interface MessageRow {
 }
 
 /**
- * `accepted` → `queued` for the ids in the given uuid[] parameter. Rows a dispatcher is claiming
- * right now are skipped rather than waited for: the claim moves them on.
- */
-const markQueuedSql = (ids: string) => `UPDATE messages SET state = 'queued', updated_at = now()
-   WHERE id IN (SELECT id FROM messages WHERE id = ANY(${ids}::uuid[]) AND state = 'accepted' FOR UPDATE SKIP LOCKED)`;
-
-/**
  * Accepts a group of messages in one statement (one round trip, one commit), as if they had come
  * one after another in the given order: per account, each message is charged when the balance and
  * quota left by the earlier ones of the group still cover it (rate × segments; segments); the
  * others are refused and change nothing. The accounts are locked in id order, so concurrent groups
  * (other gateway replicas) cannot deadlock, and the walk below sees their latest balances.
- * The message row, its ledger row and the debit commit together (DESIGN.md promise 3).
- * Earlier messages whose jobs the broker confirmed since ride along to `queued` ($11, see markQueued).
+ * The message row, its ledger row and the debit commit together (DESIGN.md promise 3). Messages are
+ * written `queued` with one job_outbox row naming them all (JobOutbox); the outbox rows of earlier
+ * statements whose jobs the broker confirmed since are deleted in the same statement ($11).
  */
 const ACCEPT_GROUP_SQL = `
 WITH RECURSIVE input AS (
@@ -86,16 +80,18 @@ WITH RECURSIVE input AS (
    WHERE a.id = t.account_id
 ), message AS (
   INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
-  SELECT id, account_id, batch_id, 'accepted', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb
+  SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb
     FROM accepted ORDER BY n
   RETURNING id, account_id, batch_id, cost, segments
 ), ledger AS (
   INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
   SELECT account_id, -cost, -segments, 'debit', id, batch_id FROM message
-), queued AS (
-  ${markQueuedSql('$11')}
+), outbox AS (
+  INSERT INTO job_outbox (message_ids) SELECT array_agg(id) FROM message HAVING count(*) > 0 RETURNING id
+), cleared AS (
+  DELETE FROM job_outbox WHERE id = ANY($11::bigint[])
 )
-SELECT w.id, w.fits, w.short_of_credit, p.cost::text AS cost, p.sender
+SELECT w.id, w.fits, w.short_of_credit, p.cost::text AS cost, p.sender, (SELECT id::text FROM outbox) AS outbox_id
   FROM walk w JOIN priced p ON p.id = w.id`;
 
 /** The gateway's SQL. Acceptance is one statement, so debits, messages and ledger rows commit together. */
@@ -111,14 +107,16 @@ export class MessageStore {
   /**
    * Accepts messages of one or several accounts in one statement, answering one outcome per
    * message in the same order. A message whose account does not exist is refused as short of credit.
-   * The same statement marks `queuedIds` queued (earlier messages whose jobs are confirmed).
+   * The same statement deletes the job_outbox rows `clearedOutboxIds` (whose jobs are confirmed).
    */
-  async acceptGroup(messages: readonly NewMessage[], queuedIds: readonly string[] = []): Promise<AcceptOutcome[]> {
+  async acceptGroup(messages: readonly NewMessage[], clearedOutboxIds: readonly string[] = []): Promise<AcceptOutcome[]> {
     if (messages.length === 0) {
-      await this.markQueued(queuedIds);
+      await this.clearOutbox(clearedOutboxIds);
       return [];
     }
-    const { rows } = await this.db.query<{ id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null }>(ACCEPT_GROUP_SQL, [
+    const { rows } = await this.db.query<{ id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null; outbox_id: string | null }>(
+      ACCEPT_GROUP_SQL,
+      [
       messages.map((m) => m.id),
       messages.map((m) => m.accountId),
       messages.map((m) => m.batchId),
@@ -129,12 +127,12 @@ export class MessageStore {
       messages.map((m) => m.coding),
       messages.map((m) => m.segments),
       messages.map((m) => JSON.stringify(m.params)),
-      queuedIds,
+      clearedOutboxIds,
     ]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return messages.map((m): AcceptOutcome => {
       const row = byId.get(m.id);
-      if (row?.fits) return { ok: true, cost: formatDecimal(row.cost), from: row.sender };
+      if (row?.fits) return { ok: true, cost: formatDecimal(row.cost), from: row.sender, outboxId: row.outbox_id! };
       return { ok: false, reason: row && !row.short_of_credit ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT' };
     });
   }
@@ -149,10 +147,10 @@ export class MessageStore {
     return row && { rate: formatDecimal(row.rate), cost: formatDecimal(row.cost) };
   }
 
-  /** After the broker confirmed their jobs; the sweep re-publishes what stays `accepted`. */
-  async markQueued(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.query(markQueuedSql('$1'), [ids]);
+  /** job_outbox rows whose jobs the broker confirmed (JobOutbox). */
+  async clearOutbox(outboxIds: readonly string[]): Promise<void> {
+    if (outboxIds.length === 0) return;
+    await this.db.query(`DELETE FROM job_outbox WHERE id = ANY($1::bigint[])`, [outboxIds]);
   }
 
   async balance(accountId: string): Promise<{ balance: string; sms_count: string } | undefined> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError, PgDb, PgliteDb, createLogger, createTestDatabase, findTestDatabaseServer, migrate, type Db } from '@smsgw/kit';
-import { AcceptanceBatcher, MessageStore, QueuedMarker, type AcceptOutcome, type NewMessage } from '../src';
+import { AcceptanceBatcher, JobOutbox, MessageStore, type AcceptOutcome, type NewMessage } from '../src';
 
 const logger = createLogger('test', 'silent');
 const server = findTestDatabaseServer();
@@ -43,9 +43,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     store = new MessageStore(db);
     statements = [];
     const acceptGroup = store.acceptGroup.bind(store);
-    jest.spyOn(store, 'acceptGroup').mockImplementation((messages, queuedIds) => {
+    jest.spyOn(store, 'acceptGroup').mockImplementation((messages, clearedOutboxIds) => {
       statements.push(messages.length);
-      return acceptGroup(messages, queuedIds);
+      return acceptGroup(messages, clearedOutboxIds);
     });
   });
 
@@ -73,7 +73,20 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
 
   /** Calls made in one tick join one group: the batcher sends them as one statement. */
   const acceptTogether = (batcher: AcceptanceBatcher, messages: NewMessage[]) => Promise.allSettled(messages.map((m) => batcher.accept(m)));
-  const outcomes = (settled: PromiseSettledResult<AcceptOutcome>[]) => settled.map((s) => (s.status === 'fulfilled' ? s.value : s.reason));
+  /** The outbox row is looked at by the tests of it, not compared with the rest of an outcome. */
+  const outcomes = (settled: PromiseSettledResult<AcceptOutcome>[]) =>
+    settled.map((s) => {
+      if (s.status === 'rejected') return s.reason as unknown;
+      if (!s.value.ok) return s.value;
+      const { outboxId: _outbox, ...rest } = s.value;
+      return rest;
+    });
+  const outboxIds = (settled: PromiseSettledResult<AcceptOutcome>[]) =>
+    settled.map((s) => (s.status === 'fulfilled' && s.value.ok ? s.value.outboxId : undefined));
+  async function outboxRows(): Promise<Map<string, string[]>> {
+    const { rows } = await db.query<{ id: string; message_ids: string[] }>('SELECT id::text AS id, message_ids FROM job_outbox');
+    return new Map(rows.map((r) => [r.id, r.message_ids]));
+  }
 
   async function accountRow(id: string) {
     const { rows } = await db.query<{ balance: string | null; sms_count: string | null }>('SELECT balance::text, sms_count::text FROM accounts WHERE id = $1', [id]);
@@ -125,7 +138,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     expect(await ledger(carol)).toHaveLength(1);
     const rows = await stored(group.map((m) => m.id));
     expect(rows.size).toBe(5);
-    expect(rows.get(group[0]!.id)).toMatchObject({ state: 'accepted', cost: '0.200000', from_addr: 'Alice', params: { tags: ['t'] } });
+    expect(rows.get(group[0]!.id)).toMatchObject({ state: 'queued', cost: '0.200000', from_addr: 'Alice', params: { tags: ['t'] } });
     expect(rows.get(group[2]!.id)).toMatchObject({ from_addr: 'Other' });
   });
 
@@ -190,8 +203,10 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     const settled = await acceptTogether(batcher, group);
 
     expect(statements).toEqual([3, 1, 1, 1]);
-    expect(settled[0]).toEqual({ status: 'fulfilled', value: { ok: true, cost: '0.1', from: null } });
-    expect(settled[2]).toEqual({ status: 'fulfilled', value: { ok: true, cost: '0.1', from: null } });
+    expect([outcomes(settled)[0], outcomes(settled)[2]]).toEqual([
+      { ok: true, cost: '0.1', from: null },
+      { ok: true, cost: '0.1', from: null },
+    ]);
     expect(settled[1]!.status).toBe('rejected');
     const error = (settled[1] as PromiseRejectedResult).reason as HttpError;
     expect(error).toBeInstanceOf(HttpError);
@@ -221,43 +236,60 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     expect(await accountRow(alice)).toEqual({ balance: '0.800000', sms_count: null });
   });
 
-  it('marks confirmed messages queued in one statement, leaving others as they are', async () => {
-    const alice = await account({ balance: null, smsCount: null, rate: '0.100000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+  it('writes the accepted messages queued with one outbox row naming them, deleted once every job is confirmed', async () => {
+    const alice = await account({ balance: '0.200000', smsCount: null, rate: '0.100000' });
+    const outbox = new JobOutbox(store, logger);
+    const batcher = new AcceptanceBatcher(store, logger, { outbox });
     const group = [message(alice), message(alice), message(alice)];
-    await acceptTogether(batcher, group);
-    await db.query(`UPDATE messages SET state = 'submitted' WHERE id = $1`, [group[2]!.id]);
-    const markQueued = jest.spyOn(store, 'markQueued');
-    const marker = new QueuedMarker(store, logger);
+    const settled = await acceptTogether(batcher, group);
 
-    for (const m of group) marker.mark(m.id);
-    await marker.drain();
-
-    expect(markQueued).toHaveBeenCalledTimes(1);
+    // The third did not fit: it is neither stored nor named by the row.
+    const [first, second, third] = outboxIds(settled);
+    expect(first).toBeDefined();
+    expect(second).toBe(first);
+    expect(third).toBeUndefined();
+    expect((await outboxRows()).get(first!)?.sort()).toEqual([group[0]!.id, group[1]!.id].sort());
     const rows = await stored(group.map((m) => m.id));
-    expect(group.map((m) => rows.get(m.id)!.state)).toEqual(['queued', 'queued', 'submitted']);
+    expect([rows.get(group[0]!.id)?.state, rows.get(group[1]!.id)?.state, rows.has(group[2]!.id)]).toEqual(['queued', 'queued', false]);
+
+    outbox.confirmed(first!);
+    await outbox.drain();
+    expect((await outboxRows()).has(first!)).toBe(true); // one job of it is not confirmed yet
+    outbox.confirmed(first!);
+    await outbox.drain();
+    expect((await outboxRows()).has(first!)).toBe(false);
   });
 
-  it('lets marks ride along with the next acceptance statement, and keeps them when it fails', async () => {
+  it('keeps the outbox row of a job that failed to publish, for the recovery sweep', async () => {
+    const alice = await account({ balance: null, smsCount: null, rate: '0.100000' });
+    const outbox = new JobOutbox(store, logger);
+    const batcher = new AcceptanceBatcher(store, logger, { outbox });
+    const [id] = outboxIds(await acceptTogether(batcher, [message(alice), message(alice)]));
+
+    outbox.failed(id!);
+    outbox.confirmed(id!);
+    await outbox.drain();
+    expect((await outboxRows()).has(id!)).toBe(true);
+  });
+
+  it('lets outbox deletions ride along with the next acceptance statement, and keeps them when it fails', async () => {
     const alice = await account({ balance: '1.000000', smsCount: null, rate: '0.100000' });
-    const markQueued = jest.spyOn(store, 'markQueued');
-    const marker = new QueuedMarker(store, logger, 60_000);
-    const batcher = new AcceptanceBatcher(store, logger, { queuedMarks: marker });
-    const first = [message(alice), message(alice)];
-    await acceptTogether(batcher, first);
-    for (const m of first) marker.mark(m.id);
+    const clearOutbox = jest.spyOn(store, 'clearOutbox');
+    const outbox = new JobOutbox(store, logger, 60_000);
+    const batcher = new AcceptanceBatcher(store, logger, { outbox });
+    const first = outboxIds(await acceptTogether(batcher, [message(alice), message(alice)]));
+    for (const id of first) outbox.confirmed(id!);
 
-    // The statement fails as a whole (NUL): its marks are given back, then ride the next group.
+    // The statement fails as a whole (NUL): the deletion is given back, then rides the next group.
     await acceptTogether(batcher, [message(alice, 1, { content: 'bad\u0000' })]);
-    expect((await stored(first.map((m) => m.id))).get(first[0]!.id)!.state).toBe('accepted');
-    const second = [message(alice)];
-    await acceptTogether(batcher, second);
+    expect((await outboxRows()).has(first[0]!)).toBe(true);
+    const [second] = outboxIds(await acceptTogether(batcher, [message(alice)]));
 
-    const rows = await stored([...first, ...second].map((m) => m.id));
-    expect([...first, ...second].map((m) => rows.get(m.id)!.state)).toEqual(['queued', 'queued', 'accepted']);
+    const rows = await outboxRows();
+    expect([rows.has(first[0]!), rows.has(second!)]).toEqual([false, true]);
     expect(statements).toEqual([2, 1, 1]);
-    await marker.drain();
-    expect(markQueued).not.toHaveBeenCalled();
+    await outbox.drain();
+    expect(clearOutbox).not.toHaveBeenCalled();
     expect(await accountRow(alice)).toEqual({ balance: '0.700000', sms_count: null });
   });
 

@@ -5,6 +5,8 @@ export interface ExpandedChunk {
   batchId: string;
   accountId: string;
   messages: { id: string; segments: number }[];
+  /** The job_outbox row naming the chunk's messages, deleted once their jobs are confirmed. */
+  outboxId: string;
   /** true when this chunk holds the batch's last recipients. */
   last: boolean;
 }
@@ -101,11 +103,14 @@ export class BatchExpander {
       }
       await tx.query(
         `INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
-         SELECT m.id, $1, $2, 'accepted', m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.cost, m.params
+         SELECT m.id, $1, $2, 'queued', m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.cost, m.params
            FROM jsonb_to_recordset($3::jsonb) AS m(id uuid, to_addr text, from_addr text, content text, hex_content text,
                                                    coding smallint, segments int, cost numeric, params jsonb)`,
         [batch.account_id, batch.id, JSON.stringify(messages)],
       );
+      const outbox = await tx.query<{ id: string }>(`INSERT INTO job_outbox (message_ids) VALUES ($1::uuid[]) RETURNING id::text AS id`, [
+        messages.map((m) => m.id),
+      ]);
       const expanded = batch.expanded + messages.length;
       await tx.query(
         `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now() WHERE id = $1`,
@@ -115,14 +120,15 @@ export class BatchExpander {
         batchId: batch.id,
         accountId: batch.account_id,
         messages: messages.map((m) => ({ id: m.id as string, segments: m.segments as number })),
+        outboxId: outbox.rows[0]!.id,
         last: expanded >= batch.total,
       };
     });
   }
 
-  /** After the broker confirmed their jobs; the dispatcher's sweep re-publishes what stays `accepted`. */
-  async markQueued(ids: string[]): Promise<void> {
-    await this.db.query(`UPDATE messages SET state = 'queued', updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'accepted'`, [ids]);
+  /** After the broker confirmed the chunk's jobs; until then the dispatcher's sweep would re-publish them. */
+  async clearOutbox(outboxId: string): Promise<void> {
+    await this.db.query(`DELETE FROM job_outbox WHERE id = $1`, [outboxId]);
   }
 
   /** Batches fully expanded whose every message reached an outcome. */

@@ -45,7 +45,7 @@ export class BatchScheduler {
         jobs.push(this.bus.publish(TOPICS.messageSubmitGroup, { accountId: chunk.accountId, messages }));
       }
       await Promise.all(jobs);
-      await this.expander.markQueued(chunk.messages.map((m) => m.id));
+      await this.expander.clearOutbox(chunk.outboxId);
       this.metrics.expanded.inc(chunk.messages.length);
       if (chunk.last) this.logger.info({ batchId: chunk.batchId }, 'batch fully expanded');
     }

@@ -1,10 +1,10 @@
-import { TOPICS } from '@smsgw/contracts';
+import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SweeperOptions {
   intervalMs: number;
-  /** An `accepted` message older than this was committed but its job was never confirmed. */
+  /** A job_outbox row (or an `accepted` message) older than this was committed but its jobs were never confirmed. */
   acceptedGraceMs: number;
   submitStaleMs: number;
   /** The in-process bus keeps nothing across a restart: re-publish `queued` messages once at start. */
@@ -30,7 +30,11 @@ export class RecoverySweeper {
   ) {}
 
   async start(): Promise<void> {
-    if (this.options.republishQueuedAtStart) await this.sweep(`state IN ('accepted', 'queued')`, new Date(), 'queued');
+    if (this.options.republishQueuedAtStart) {
+      // Every queued message gets its job again here, so the outbox rows of before the restart are done.
+      await this.db.query(`DELETE FROM job_outbox WHERE created_at <= now()`);
+      await this.sweep(`state IN ('accepted', 'queued')`, new Date(), 'queued');
+    }
     this.timer = setInterval(() => {
       this.running ??= this.sweepOnce().finally(() => (this.running = undefined));
     }, this.options.intervalMs);
@@ -40,11 +44,62 @@ export class RecoverySweeper {
   async sweepOnce(): Promise<void> {
     try {
       const now = Date.now();
+      await this.sweepOutbox(new Date(now - this.options.acceptedGraceMs));
+      // `accepted` rows come only from a gateway or scheduler of before the job outbox (migration 006).
       await this.sweep(`state = 'accepted'`, new Date(now - this.options.acceptedGraceMs), 'accepted');
       await this.sweep(`state = 'submitting'`, new Date(now - this.options.submitStaleMs), 'submitting');
     } catch (err) {
       this.logger.warn({ err }, 'recovery sweep failed; will try again');
     }
+  }
+
+  /**
+   * Re-publishes the jobs of job_outbox rows older than the cutoff: their writer committed the
+   * messages but never saw the broker confirm their jobs. The rows stay locked until the jobs are
+   * confirmed and the rows deleted, so two sweepers never take the same row; a crash before that
+   * leaves them for the next sweep, and the duplicate jobs it may publish find nothing to claim.
+   */
+  private async sweepOutbox(cutoff: Date): Promise<void> {
+    for (let round = 0; round < 1000; round++) {
+      const found = await this.db.transaction(async (tx) => {
+        const { rows: due } = await tx.query<{ id: string }>(
+          `SELECT id::text AS id FROM job_outbox WHERE created_at < $1 ORDER BY id LIMIT 50 FOR UPDATE SKIP LOCKED`,
+          [cutoff],
+        );
+        if (due.length === 0) return 0;
+        const ids = due.map((r) => r.id);
+        const { rows } = await tx.query<{ id: string; account_id: string; segments: number }>(
+          `SELECT m.id, m.account_id, m.segments
+             FROM messages m
+            WHERE m.id IN (SELECT unnest(o.message_ids) FROM job_outbox o WHERE o.id = ANY($1::bigint[]))
+              AND m.state = 'queued'
+            ORDER BY m.account_id, m.created_at`,
+          [ids],
+        );
+        await Promise.all(this.publishGroups(rows));
+        await tx.query(`DELETE FROM job_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+        if (rows.length > 0) {
+          this.metrics.swept.inc({ state: 'queued' }, rows.length);
+          this.logger.info({ count: rows.length }, 're-published jobs whose publish was not confirmed');
+        }
+        return due.length;
+      });
+      if (found < 50) return;
+    }
+  }
+
+  /** One group job per account and SUBMIT_GROUP_MAX messages; rows come ordered by account. */
+  private publishGroups(rows: { id: string; account_id: string; segments: number }[]): Promise<void>[] {
+    const published: Promise<void>[] = [];
+    for (let at = 0; at < rows.length; ) {
+      const accountId = rows[at]!.account_id;
+      let end = at;
+      while (end < rows.length && end - at < SUBMIT_GROUP_MAX && rows[end]!.account_id === accountId) end++;
+      const messages = rows.slice(at, end).map((r) => ({ messageId: r.id, segments: r.segments }));
+      published.push(this.bus.publish(TOPICS.messageSubmitGroup, { accountId, messages }));
+      at = end;
+    }
+    return published;
   }
 
   /** Publishes jobs for rows in the given state last touched before the cutoff. */

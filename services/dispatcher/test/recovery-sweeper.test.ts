@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
+import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
+import { RecoverySweeper } from '../src';
+import { createDispatcherMetrics } from '../src/metrics';
+
+let db: Db;
+let bus: MemoryBus;
+let jobs: MessageSubmitGroupJob[];
+let singles: string[];
+
+async function account(): Promise<string> {
+  return (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ($1, 'x') RETURNING id`, [`s-${randomUUID()}`])).rows[0]!.id;
+}
+
+async function messages(accountId: string, count: number, state = 'queued'): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  for (const id of ids) {
+    await db.query(`INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost) VALUES ($1, $2, $3, '41790000001', 0, 2, 1)`, [
+      id,
+      accountId,
+      state,
+    ]);
+  }
+  return ids;
+}
+
+async function outboxRow(ids: string[], ageMs: number): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO job_outbox (message_ids, created_at) VALUES ($1::uuid[], now() - make_interval(secs => $2::float8 / 1000)) RETURNING id::text AS id`,
+    [ids, ageMs],
+  );
+  return rows[0]!.id;
+}
+
+const outboxIds = async () => (await db.query<{ id: string }>('SELECT id::text AS id FROM job_outbox ORDER BY id')).rows.map((r) => r.id);
+
+function sweeper(republishQueuedAtStart = false) {
+  const metrics = createDispatcherMetrics(createRegistry('test'), { name: 'smsc', isUp: () => true });
+  return new RecoverySweeper(db, bus, createLogger('test', 'silent'), metrics, {
+    intervalMs: 60_000,
+    acceptedGraceMs: 30_000,
+    submitStaleMs: 60_000,
+    republishQueuedAtStart,
+  });
+}
+
+beforeEach(async () => {
+  db = await PgliteDb.open();
+  await migrate(db);
+  bus = new MemoryBus();
+  jobs = [];
+  singles = [];
+  await bus.consume({ queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit }, async (job) => void singles.push(job.messageId));
+  await bus.consume({ queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup }, async (job) => void jobs.push(job));
+});
+afterEach(async () => {
+  await bus.close();
+  await db.close();
+});
+
+const published = () => jobs.flatMap((j) => j.messages.map((m) => m.messageId)).sort();
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+};
+
+describe('RecoverySweeper and the job outbox', () => {
+  it('re-publishes the queued messages of an outbox row past its grace, per account, and deletes the row', async () => {
+    const alice = await account();
+    const bob = await account();
+    const aliceIds = await messages(alice, 150);
+    const bobIds = await messages(bob, 2);
+    const [sent] = await messages(alice, 1, 'submitted');
+    const stale = await outboxRow([...aliceIds, ...bobIds, sent!], 31_000);
+    const fresh = await outboxRow(await messages(alice, 3), 1_000);
+
+    await sweeper().sweepOnce();
+    await until(() => jobs.length === 3);
+
+    expect(published()).toEqual([...aliceIds, ...bobIds].sort());
+    // 150 of one account go as two group jobs (at most SUBMIT_GROUP_MAX each), never mixing accounts.
+    expect(jobs.map((j) => [j.accountId, j.messages.length]).sort()).toEqual(
+      [
+        [alice, 100],
+        [alice, 50],
+        [bob, 2],
+      ].sort(),
+    );
+    expect(jobs.flatMap((j) => j.messages.map((m) => m.segments))).toEqual(Array(152).fill(2));
+    expect(await outboxIds()).toEqual([fresh]);
+    expect(stale).not.toBe(fresh);
+  });
+
+  it('finds nothing to do once the row is gone, so a second sweep publishes nothing more', async () => {
+    const alice = await account();
+    await outboxRow(await messages(alice, 4), 60_000);
+    const s = sweeper();
+    await s.sweepOnce();
+    await until(() => jobs.length === 1);
+    await s.sweepOnce();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(published()).toHaveLength(4);
+    expect(await outboxIds()).toEqual([]);
+  });
+
+  it('in embedded mode, clears the outbox at start and publishes every queued message once', async () => {
+    const alice = await account();
+    const ids = await messages(alice, 5);
+    await outboxRow(ids.slice(0, 2), 1_000);
+    const s = sweeper(true);
+    await s.start();
+    await s.stop();
+    await until(() => singles.length === 5);
+
+    expect(await outboxIds()).toEqual([]);
+    expect(singles.sort()).toEqual([...ids].sort());
+    expect(jobs).toEqual([]);
+  });
+});
