@@ -33,8 +33,10 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
   const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: options.latencyMs ?? 0 });
   const { port } = await sim.start();
   const started: ServiceProcess[] = [];
-  const start = async (name: string, extra: Record<string, string>, nodeArgs: string[] = []) => {
-    const service = await startService(name, { ...env, ...extra }, 45_000, nodeArgs);
+  // BENCH_PROFILE=<dir>: a CPU profile of each service, written when it stops.
+  const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
+  const start = async (name: string, extra: Record<string, string>) => {
+    const service = await startService(name, { ...env, ...extra }, 45_000, profile);
     started.push(service);
     return service;
   };
@@ -46,9 +48,7 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
     scheduler = await start('batch-scheduler', {});
     notifier = await start('callback-notifier', {});
     for (let i = 0; i < (options.dispatchers ?? 1); i++) {
-      // BENCH_PROFILE=<dir>: a CPU profile of each dispatcher, written when it stops.
-      const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
-      dispatchers.push(await start('dispatcher', { SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}` }, profile));
+      dispatchers.push(await start('dispatcher', { SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}` }));
     }
   } catch (err) {
     // A half-started cluster is stopped, not left running against the broker.

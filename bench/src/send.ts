@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { startCluster } from './cluster';
+import { cpuUsage } from './cpu-usage';
 
 const CONNECTIONS = 32;
 
@@ -34,7 +35,12 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
     const auth = await cluster.createAccount('send');
     const headers = { authorization: auth, 'content-type': 'application/json' };
     await load(`${cluster.gateway.url}/secure/send`, headers, '{"to":"41790000001","content":"Hello"}', 2); // warm-up
+    const cpu = cpuUsage();
     const gateway = await load(`${cluster.gateway.url}/secure/send`, headers, '{"to":"41790000001","content":"Hello"}', seconds);
+    const cpuSeconds = cpu.stop();
+    // CPU per accepted request, each process: where the two cores went.
+    const requests = gateway.rps * seconds;
+    const cpuMicrosPerRequest = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, Math.round((v * 1e6) / requests)]));
     console.log(
       JSON.stringify({
         bench: 'send',
@@ -44,6 +50,7 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
         ceiling,
         ratio: Number((gateway.rps / ceiling.rps).toFixed(3)),
         deliveredDuringRun: cluster.sim.received.length,
+        cpuMicrosPerRequest,
       }),
     );
   } finally {

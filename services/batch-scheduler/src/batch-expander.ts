@@ -76,13 +76,21 @@ export class BatchExpander {
       if (!batch) return undefined;
       const chunk = this.options.chunkSize;
       const entries = await tx.query<EntrySlice>(
-        `SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost::text AS unit_cost, params,
-                cardinality(recipients) AS size,
-                recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 : (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + $4] AS slice
-           FROM batch_entries
-          WHERE batch_id = $1 AND seq >= $2
-          ORDER BY seq
-          LIMIT $4`,
+        // Only the rows the chunk reaches into (`upto`: recipients from the cursor's row on, through
+        // this row), each sliced to what the chunk can still take.
+        `SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost::text AS unit_cost, params, size,
+                recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 :
+                           (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + LEAST($4, $3 + $4 - (upto - size))] AS slice
+           FROM (SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size,
+                        sum(size) OVER (ORDER BY seq) AS upto
+                   FROM (SELECT e.seq, e.from_addr, e.content, e.hex_content, e.coding, e.segments, e.unit_cost, e.params, e.recipients,
+                                COALESCE(e.size, cardinality(e.recipients)) AS size
+                           FROM batch_entries e
+                          WHERE e.batch_id = $1 AND e.seq >= $2
+                          ORDER BY e.seq
+                          LIMIT $4) rows_from_cursor) counted
+          WHERE upto - size < $3 + $4
+          ORDER BY seq`,
         [batch.id, batch.next_entry, batch.next_offset, chunk],
       );
       const messages: Record<string, unknown>[] = [];
