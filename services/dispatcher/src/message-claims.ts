@@ -81,6 +81,7 @@ export class MessageClaims {
             WHERE m.id = i.id AND ${notIndexed('m.state')} IN ('accepted', 'queued')
             RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts`,
           [ids],
+          { planEachCall: true },
         );
         resolve({
           messages: rows,
@@ -127,6 +128,7 @@ export class MessageClaims {
        )
        SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
       [messages.map((m) => m.id), messages.map((m) => m.smscIds[0] ?? ''), parts.map((p) => p.id), parts.map((p) => p.seq), parts.map((p) => p.smscId), this.connector],
+      { planEachCall: true },
     );
     return new Map(rows.map((r) => [r.id, r.payload]));
   }

@@ -3,8 +3,18 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Plan the statement for each call's parameters and the table as it is now, instead of reusing
+   * the connection's prepared plan. For statements that find rows by id in a table that grows fast:
+   * a plan prepared while the table was nearly empty scans it whole, and Postgres keeps that plan
+   * until the next ANALYZE (up to a minute away), by when the table may hold many thousands of rows.
+   */
+  planEachCall?: boolean;
+}
+
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger';
-import type { Db, QueryResult, Transaction } from './db';
+import type { Db, QueryOptions, QueryResult, Transaction } from './db';
 import { PING_TIMEOUT_MS, withTimeout } from './timeout';
 
 export interface PgDbOptions {
@@ -69,8 +69,11 @@ function statementName(sql: string): string {
 }
 
 /** `query()` runs exactly one statement on both adapters (PGlite cannot run more): extended protocol. */
-function singleStatement(sql: string, params: readonly unknown[]): pg.QueryConfig {
-  return { name: statementName(sql), text: sql, values: prepareParams(params), queryMode: 'extended' } as pg.QueryConfig;
+function singleStatement(sql: string, params: readonly unknown[], options: QueryOptions = {}): pg.QueryConfig {
+  const config = { text: sql, values: prepareParams(params), queryMode: 'extended' } as pg.QueryConfig;
+  // An unnamed statement is planned at each call (QueryOptions.planEachCall).
+  if (!options.planEachCall) config.name = statementName(sql);
+  return config;
 }
 
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
@@ -94,8 +97,8 @@ export class PgDb implements Db {
     this.pool.on('error', (err) => options.logger?.warn({ err }, 'idle Postgres connection failed'));
   }
 
-  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return toResult<R>(await this.pool.query(singleStatement(sql, params)));
+  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
+    return toResult<R>(await this.pool.query(singleStatement(sql, params, options)));
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -107,8 +110,8 @@ export class PgDb implements Db {
       return client;
     };
     const tx: Transaction = {
-      async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []) {
-        return toResult<R>(await live().query(singleStatement(sql, params)));
+      async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+        return toResult<R>(await live().query(singleStatement(sql, params, options)));
       },
       async exec(sql: string) {
         await live().query(sql);
