@@ -80,5 +80,13 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
   });
-  return { routes, store, intake, stopSteps: [{ name: 'job outbox', run: () => outbox.drain() }] };
+  return {
+    routes,
+    store,
+    intake,
+    stopSteps: [
+      { name: 'unconfirmed jobs', run: () => intake.drain() },
+      { name: 'job outbox', run: () => outbox.drain() },
+    ],
+  };
 }

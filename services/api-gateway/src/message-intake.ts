@@ -22,8 +22,16 @@ function extraParams(m: MessageParams): Record<string, unknown> {
  * Accepts one message: plan its encoding and segments, charge and record it, then hand it to the
  * dispatcher through the bus (DESIGN.md promise 1); concurrent requests share the statement and
  * the broker message.
+ *
+ * The answer does not wait for the broker's confirm: the statement that recorded the message also
+ * wrote the job_outbox row naming it, so from the commit on its job is either confirmed or will be
+ * re-published by the dispatcher's sweep (docs/decisions.md, "The job outbox"). Only when more than
+ * `maxUnconfirmed` jobs wait for the broker does a request wait for its own: a slow or absent broker
+ * slows the callers down instead of filling this process's memory.
  */
 export class MessageIntake {
+  private readonly unconfirmed = new Set<Promise<void>>();
+
   constructor(
     private readonly acceptances: AcceptanceBatcher,
     private readonly outbox: Pick<JobOutbox, 'confirmed' | 'failed'>,
@@ -31,6 +39,7 @@ export class MessageIntake {
     private readonly logger: Logger,
     private readonly maxParts: number,
     private readonly onAccepted: () => void = () => undefined,
+    private readonly maxUnconfirmed = 1000,
   ) {}
 
   async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
@@ -55,14 +64,27 @@ export class MessageIntake {
       );
     }
     this.onAccepted();
-    try {
-      await this.jobs.publish({ messageId: id, accountId, segments: plan.segments });
-      this.outbox.confirmed(outcome.outboxId);
-    } catch (err) {
-      // Committed already: the dispatcher's sweep re-publishes the jobs of the outbox row.
-      this.outbox.failed(outcome.outboxId);
-      this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');
-    }
+    const confirmed = this.jobs.publish({ messageId: id, accountId, segments: plan.segments }).then(
+      () => this.outbox.confirmed(outcome.outboxId),
+      (err: unknown) => {
+        // Committed already: the dispatcher's sweep re-publishes the jobs of the outbox row.
+        this.outbox.failed(outcome.outboxId);
+        this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');
+      },
+    );
+    this.unconfirmed.add(confirmed);
+    void confirmed.finally(() => this.unconfirmed.delete(confirmed));
+    if (this.unconfirmed.size > this.maxUnconfirmed) await confirmed;
     return { id, cost: outcome.cost, segments: plan.segments };
+  }
+
+  /** Jobs published and not yet confirmed (or failed). */
+  get unconfirmedJobs(): number {
+    return this.unconfirmed.size;
+  }
+
+  /** Waits for the broker's answer to every job published so far (on shutdown, before the bus closes). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.unconfirmed]);
   }
 }

@@ -1,0 +1,88 @@
+import { PgliteDb, createLogger, migrate, type Db } from '@smsgw/kit';
+import { AcceptanceBatcher, JobOutbox, MessageIntake, MessageStore, type SubmitJob, type SubmitJobPublisher } from '../src';
+
+const logger = createLogger('test', 'silent');
+let db: Db;
+let accountId: string;
+
+beforeAll(async () => {
+  db = await PgliteDb.open();
+  await migrate(db);
+  accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash, rate) VALUES ('i', 'x', 0.1) RETURNING id`)).rows[0]!.id;
+});
+afterAll(() => db.close());
+beforeEach(() => db.query('DELETE FROM job_outbox'));
+
+/** A broker whose confirms the test gives (or refuses) by hand. */
+class HeldBroker {
+  readonly jobs: { job: SubmitJob; confirm: () => void; fail: (err: Error) => void }[] = [];
+  publish(job: SubmitJob): Promise<void> {
+    return new Promise<void>((confirm, fail) => this.jobs.push({ job, confirm, fail }));
+  }
+}
+
+function intake(broker: HeldBroker, maxUnconfirmed = 1000) {
+  const store = new MessageStore(db);
+  const outbox = new JobOutbox(store, logger, 0);
+  const batcher = new AcceptanceBatcher(store, logger, { outbox });
+  return { outbox, intake: new MessageIntake(batcher, outbox, broker as unknown as SubmitJobPublisher, logger, 10, undefined, maxUnconfirmed) };
+}
+
+const outboxRows = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM job_outbox')).rows[0]!.n);
+const settledSoon = async <T>(p: Promise<T>): Promise<boolean> => {
+  let settled = false;
+  void p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 50 && !settled; i++) await new Promise((r) => setTimeout(r, 5));
+  return settled;
+};
+
+describe('MessageIntake and the broker confirm', () => {
+  it('answers once the message and its outbox row are committed, before the broker confirms; the row goes at the confirm', async () => {
+    const broker = new HeldBroker();
+    const { intake: gateway, outbox } = intake(broker);
+
+    const accepted = await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
+
+    expect(broker.jobs.map((j) => j.job.messageId)).toEqual([accepted.id]);
+    expect(gateway.unconfirmedJobs).toBe(1);
+    expect(await outboxRows()).toBe(1);
+    broker.jobs[0]!.confirm();
+    await gateway.drain();
+    await outbox.drain();
+    expect(gateway.unconfirmedJobs).toBe(0);
+    expect(await outboxRows()).toBe(0);
+  });
+
+  it('leaves the outbox row for the sweep when the publish fails, and still answers', async () => {
+    const broker = new HeldBroker();
+    const { intake: gateway, outbox } = intake(broker);
+    await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
+
+    broker.jobs[0]!.fail(new Error('broker gone'));
+    await gateway.drain();
+    await outbox.drain();
+    expect(await outboxRows()).toBe(1);
+  });
+
+  it('makes a request wait for its own confirm once too many jobs wait for the broker', async () => {
+    const broker = new HeldBroker();
+    const { intake: gateway } = intake(broker, 2);
+    await gateway.accept(accountId, { to: '41790000001', content: 'one' });
+    await gateway.accept(accountId, { to: '41790000001', content: 'two' });
+
+    const third = gateway.accept(accountId, { to: '41790000001', content: 'three' });
+    expect(await settledSoon(third)).toBe(false);
+    expect(broker.jobs).toHaveLength(3);
+    broker.jobs[2]!.confirm();
+    expect(await settledSoon(third)).toBe(true);
+
+    const drained = gateway.drain();
+    expect(await settledSoon(drained)).toBe(false);
+    for (const j of broker.jobs.slice(0, 2)) j.confirm();
+    await drained;
+    expect(gateway.unconfirmedJobs).toBe(0);
+  });
+});
