@@ -22,6 +22,8 @@ async function baseline(seconds: number) {
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secure/send`;
   try {
+    // Warmed up as the gateway is below, so both are measured with their code compiled.
+    await load(url, { 'content-type': 'application/json' }, '{"to":"41790000001","content":"Hello"}', 2);
     return await load(url, { 'content-type': 'application/json' }, '{"to":"41790000001","content":"Hello"}', seconds);
   } finally {
     server.close();
