@@ -1,24 +1,16 @@
 import type { Logger } from '@smsgw/kit';
 import type { MessageStore } from './message-store';
 
-/** Where deletions can ride along: a statement that runs anyway (AcceptanceBatcher). */
-export interface OutboxClears {
-  /** The rows to delete now; the taker deletes them, or gives them back if its statement fails. */
-  take(): string[];
-  giveBack(outboxIds: readonly string[]): void;
-}
-
 /**
  * The gateway's side of job_outbox (migration 006). An acceptance statement writes its messages
  * `queued` and one outbox row naming them; once the broker confirmed every job of that row, the
- * row is deleted, off the response path: the answer already waited for the commit and the confirm
- * (DESIGN.md promise 1). The deletion only tells the recovery sweep that the jobs exist, so it need
- * not be prompt: under load it rides along with the next acceptance statement (no statement or
- * commit of its own), and when no acceptance comes it goes alone after `idleFlushMs`. A row whose
- * publish failed, or that a crash left, is re-published by the dispatcher's sweep; the duplicate
- * jobs that may cause find nothing left to claim.
+ * row is deleted (MessageIntake answers without waiting for that). The deletion only tells the
+ * recovery sweep that the jobs exist, so it need not be prompt: under load it rides along with the
+ * next acceptance statement (no statement or commit of its own), and when no acceptance comes it
+ * goes alone after `idleFlushMs`. A row whose publish failed, or that a crash left, is re-published
+ * by the dispatcher's sweep; the duplicate jobs that may cause find nothing left to claim.
  */
-export class JobOutbox implements OutboxClears {
+export class JobOutbox {
   /** Outbox row → jobs of it not confirmed yet. */
   private readonly open = new Map<string, number>();
   private done: string[] = [];
@@ -53,6 +45,7 @@ export class JobOutbox implements OutboxClears {
     this.open.delete(outboxId);
   }
 
+  /** Rows to delete with the next statement (or alone after `idleFlushMs`). */
   giveBack(outboxIds: readonly string[]): void {
     this.done.push(...outboxIds);
     if (this.timer === undefined && this.done.length > 0) {
@@ -61,6 +54,7 @@ export class JobOutbox implements OutboxClears {
     }
   }
 
+  /** The rows to delete now; the taker deletes them, or gives them back if its statement fails. */
   take(): string[] {
     const ids = this.done;
     this.done = [];

@@ -114,9 +114,8 @@ export class MessageStore {
       await this.clearOutbox(clearedOutboxIds);
       return [];
     }
-    const { rows } = await this.db.query<{ id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null; outbox_id: string | null }>(
-      ACCEPT_GROUP_SQL,
-      [
+    type Row = { id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null; outbox_id: string | null };
+    const { rows } = await this.db.query<Row>(ACCEPT_GROUP_SQL, [
       messages.map((m) => m.id),
       messages.map((m) => m.accountId),
       messages.map((m) => m.batchId),

@@ -52,7 +52,7 @@ const resultOutbox = (rows: string, outcome: string, smscId: string, error: stri
  * (its statistics say few rows are `submitting`), where every message that was ever submitting
  * left an entry to step over: measured, that plan made the group statements several times dearer.
  */
-const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
+export const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
 
 /**
  * The dispatcher's state transitions. Each is a conditional UPDATE on the expected state, which is

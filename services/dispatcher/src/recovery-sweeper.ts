@@ -1,5 +1,6 @@
 import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
+import { notIndexed } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SweeperOptions {
@@ -72,9 +73,10 @@ export class RecoverySweeper {
           `SELECT m.id, m.account_id, m.segments
              FROM messages m
             WHERE m.id IN (SELECT unnest(o.message_ids) FROM job_outbox o WHERE o.id = ANY($1::bigint[]))
-              AND m.state = 'queued'
+              AND ${notIndexed('m.state')} = 'queued'
             ORDER BY m.account_id, m.created_at`,
           [ids],
+          { planEachCall: true },
         );
         await Promise.all(this.publishGroups(rows));
         await tx.query(`DELETE FROM job_outbox WHERE id = ANY($1::bigint[])`, [ids]);
