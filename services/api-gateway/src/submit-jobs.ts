@@ -17,11 +17,24 @@ export interface SubmitJob {
 export class SubmitJobPublisher {
   /** A job's own failure travels as its result, so it fails only the callers of that broker message. */
   private readonly groups: GroupCommit<SubmitJob, Error | undefined>;
+  private readonly lingerMs: number;
+  /** Jobs waiting out the linger, and how to end it early. */
+  private lingering: { jobs: number; end: () => void; ended: Promise<void> } | undefined;
 
   constructor(
     private readonly bus: Bus,
-    options: { maxGroupSize?: number; concurrency?: number } = {},
+    options: {
+      maxGroupSize?: number;
+      concurrency?: number;
+      /**
+       * How long a job may wait for others to share its broker message (ended early once a full
+       * group is waiting). Worth it only when nobody waits for the confirm (MessageIntake): then it
+       * delays the message's delivery by at most this, and makes group jobs of many statements.
+       */
+      lingerMs?: number;
+    } = {},
   ) {
+    this.lingerMs = options.lingerMs ?? 0;
     this.groups = new GroupCommit((jobs) => this.publishAll(jobs), {
       maxSize: options.maxGroupSize ?? 1000,
       // Confirms are pipelined on one channel: groups need not wait for each other's.
@@ -31,8 +44,28 @@ export class SubmitJobPublisher {
 
   /** Resolves once the broker confirmed the job; rejects when it could not be published. */
   async publish(job: SubmitJob): Promise<void> {
+    if (this.lingerMs > 0) await this.linger();
     const failure = await this.groups.add(job);
     if (failure) throw failure;
+  }
+
+  /** Resolves for every job waiting together in the same turn, so they join one group. */
+  private linger(): Promise<void> {
+    if (!this.lingering) {
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      const timer = setTimeout(() => this.endLinger(), this.lingerMs);
+      this.lingering = { jobs: 0, end: () => (clearTimeout(timer), end()), ended };
+    }
+    const lingering = this.lingering;
+    if (++lingering.jobs >= SUBMIT_GROUP_MAX) this.endLinger();
+    return lingering.ended;
+  }
+
+  private endLinger(): void {
+    const lingering = this.lingering;
+    this.lingering = undefined;
+    lingering?.end();
   }
 
   private async publishAll(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {

@@ -56,6 +56,33 @@ describe('SubmitJobPublisher', () => {
     expect(singles).toHaveLength(1);
   });
 
+  it('with a linger, gathers the jobs of several turns into one group job, and sends a full group at once', async () => {
+    const alice = randomUUID();
+    const publisher = new SubmitJobPublisher(bus, { lingerMs: 60_000 });
+    const first = publisher.publish(job(alice));
+    await new Promise((r) => setImmediate(r));
+    const later = Array.from({ length: SUBMIT_GROUP_MAX - 1 }, () => publisher.publish(job(alice)));
+
+    // The hundredth job ends the linger long before its 60 s: all go as one group job.
+    await Promise.all([first, ...later]);
+    await delivered(SUBMIT_GROUP_MAX);
+    expect(groups.map((g) => g.messages.length)).toEqual([SUBMIT_GROUP_MAX]);
+    expect(singles).toEqual([]);
+  });
+
+  it('with a linger, publishes what waits once the linger is over', async () => {
+    const alice = randomUUID();
+    const publisher = new SubmitJobPublisher(bus, { lingerMs: 20 });
+    const published = [publisher.publish(job(alice))];
+    await new Promise((r) => setTimeout(r, 5));
+    published.push(publisher.publish(job(alice)));
+    expect(groups).toEqual([]);
+
+    await Promise.all(published);
+    await delivered(2);
+    expect(groups.map((g) => g.messages.length)).toEqual([2]);
+  });
+
   it('fails only the callers whose broker message was refused', async () => {
     const alice = randomUUID();
     const bob = randomUUID();
