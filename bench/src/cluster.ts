@@ -33,8 +33,13 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
   const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: options.latencyMs ?? 0 });
   const { port } = await sim.start();
   const started: ServiceProcess[] = [];
-  // BENCH_PROFILE=<dir>: a CPU profile of each service, written when it stops.
-  const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
+  // BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
+  // service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
+  const profile = process.env['BENCH_PROFILE']
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
+    : process.env['BENCH_PERF']
+      ? ['--perf-basic-prof']
+      : [];
   const start = async (name: string, extra: Record<string, string>) => {
     const service = await startService(name, { ...env, ...extra }, 45_000, profile);
     started.push(service);
