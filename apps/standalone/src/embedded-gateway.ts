@@ -49,14 +49,14 @@ export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: strin
   const scheduler = createSchedulerService({ db, bus, logger, registry });
   const notifier = createNotifierService({ db, bus, logger, registry, ...notifierSettings(config) });
 
-  const app = createHttpApp({
+  const app = createHttpApp({ registry });
+  app.use(auth.routes);
+  app.use(gateway.routes);
+  finishApp(app, {
     logger,
     registry,
     readiness: async () => ({ database: await db.ping(), bus: bus.isReady(), ...dispatcher.readiness() }),
   });
-  app.use(auth.routes);
-  app.use(gateway.routes);
-  finishApp(app, logger);
 
   await scheduler.start();
   await notifier.start();

@@ -14,8 +14,12 @@ export interface HttpAppOptions {
   readiness: ReadinessCheck;
 }
 
-/** An express app with health, readiness and metrics; the service mounts its routes, then calls finishApp. */
-export function createHttpApp({ logger, registry, readiness }: HttpAppOptions): Express {
+/**
+ * An express app that measures its requests; the service mounts its routes, then calls finishApp,
+ * which adds health, readiness and metrics after them (requests walk the routes in order, and the
+ * service's own come by the thousand).
+ */
+export function createHttpApp({ registry }: Pick<HttpAppOptions, 'registry'>): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -34,24 +38,6 @@ export function createHttpApp({ logger, registry, readiness }: HttpAppOptions): 
     next();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    let checks: Record<string, boolean>;
-    try {
-      checks = await readiness();
-    } catch (err) {
-      logger.warn({ err }, 'readiness check failed');
-      checks = { readiness: false };
-    }
-    const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', registry.contentType);
-    res.end(await registry.metrics());
-  });
   return app;
 }
 
@@ -73,8 +59,26 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   return [mediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
 }
 
-/** 404 for unknown paths and the one error handler that turns every failure into the error body. */
-export function finishApp(app: Express, logger: Logger): void {
+/** Health, readiness and metrics, then 404 for unknown paths and the one error handler that turns every failure into the error body. */
+export function finishApp(app: Express, { logger, registry, readiness }: HttpAppOptions): void {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    let checks: Record<string, boolean>;
+    try {
+      checks = await readiness();
+    } catch (err) {
+      logger.warn({ err }, 'readiness check failed');
+      checks = { readiness: false };
+    }
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.set('Content-Type', registry.contentType);
+    res.end(await registry.metrics());
+  });
   app.use((req, _res, next) => {
     next(new HttpError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });

@@ -64,7 +64,9 @@ export function serviceMain<S extends z.ZodRawShape>(
     const bus = 'BUS_NAMESPACE' in shape ? await openBus({ amqpUrl: base.AMQP_URL, namespace: base.BUS_NAMESPACE ?? 'smsgw', logger }) : undefined;
 
     const service = await build({ config, logger, registry, db, bus });
-    const app = createHttpApp({
+    const app = createHttpApp({ registry });
+    if (service.routes) app.use(service.routes);
+    finishApp(app, {
       logger,
       registry,
       readiness: async () => ({
@@ -73,8 +75,6 @@ export function serviceMain<S extends z.ZodRawShape>(
         ...service.readiness?.(),
       }),
     });
-    if (service.routes) app.use(service.routes);
-    finishApp(app, logger);
     const server = await listen(app, base.PORT, base.HOST);
     await service.start?.();
     logger.info({ port: base.PORT }, `${name} running`);

@@ -50,7 +50,6 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   };
   const accountId = (res: Response): string => (res.locals['principal'] as { accountId: string }).accountId;
 
-  router.use(createApiDocsRouter(buildOpenApiDocument()));
   router.use('/secure', authenticate);
 
   router.post(
@@ -137,5 +136,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     }),
   );
 
+  // Last: every request walks the routes in order, and /secure/send is the one that comes by the thousand.
+  router.use(createApiDocsRouter(buildOpenApiDocument()));
   return router;
 }
