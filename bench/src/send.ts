@@ -105,6 +105,7 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
         ceiling: baseline,
         ratio: Number((gateway.rps / baseline.rps).toFixed(3)),
         roundRatios: gatewaySegments.map((s, i) => Number((s.requests / s.seconds / (ceilingSegments[i]!.requests / ceilingSegments[i]!.seconds)).toFixed(3))),
+        roundP99: gatewaySegments.map((s) => s.p99),
         // Requests still in flight when a segment ends are answered (and sent) but not counted.
         answered2xx: accepted,
         deliveredToSimulator: cluster.sim.received.length,
