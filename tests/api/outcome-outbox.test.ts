@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
-import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
 import { CallbackReceiver } from '../support/receiver';
 import { until } from '../support/wait';
 
@@ -18,12 +18,11 @@ describe('outcome events lost between the commit and the publish', () => {
   let accountId: string;
 
   beforeAll(async () => {
-    db = await PgliteDb.open();
-    await migrate(db);
+    db = await openMigratedPglite();
     bus = new MemoryBus();
     receiver = new CallbackReceiver();
     await receiver.start();
-    accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ('outbox', 'x') RETURNING id`)).rows[0]!.id;
+    accountId = await insertTestAccount(db);
     claims = new MessageClaims(db, 'smsc');
     notifier = createNotifierService({
       db,

@@ -1,4 +1,4 @@
-import { PgliteDb, createLogger, migrate, type Db } from '@smsgw/kit';
+import { createLogger, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
 import { AcceptanceBatcher, JobOutbox, MessageIntake, MessageStore, type SubmitJob, type SubmitJobPublisher } from '../src';
 
 const logger = createLogger('test', 'silent');
@@ -6,9 +6,8 @@ let db: Db;
 let accountId: string;
 
 beforeAll(async () => {
-  db = await PgliteDb.open();
-  await migrate(db);
-  accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash, rate) VALUES ('i', 'x', 0.1) RETURNING id`)).rows[0]!.id;
+  db = await openMigratedPglite();
+  accountId = await insertTestAccount(db, '0.1');
 });
 afterAll(() => db.close());
 beforeEach(() => db.query('DELETE FROM job_outbox'));

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { BatchStore, type PlannedEntry } from '@smsgw/api-gateway';
-import { PgliteDb, migrate, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
 import { BatchExpander } from '../src/batch-expander';
 
 let db: Db;
 let accountId: string;
 
 beforeAll(async () => {
-  db = await PgliteDb.open();
-  await migrate(db);
-  accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash, rate) VALUES ('x', 'x', 1) RETURNING id`)).rows[0]!.id;
+  db = await openMigratedPglite();
+  accountId = await insertTestAccount(db);
 });
 afterAll(() => db.close());
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
-import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import { MessageClaims, ReceiptMatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
@@ -38,9 +38,8 @@ const until = async (check: () => Promise<boolean> | boolean) => {
 };
 
 beforeAll(async () => {
-  db = await PgliteDb.open();
-  await migrate(db);
-  accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ('r', 'x') RETURNING id`)).rows[0]!.id;
+  db = await openMigratedPglite();
+  accountId = await insertTestAccount(db);
   bus = new MemoryBus();
   await bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr }, async (e) => void dlrs.push(e));
   claims = new MessageClaims(db, 'smsc');

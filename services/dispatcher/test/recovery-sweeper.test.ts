@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
-import { MemoryBus, PgliteDb, createLogger, createRegistry, migrate, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
 import { RecoverySweeper } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
 
@@ -9,9 +9,7 @@ let bus: MemoryBus;
 let jobs: MessageSubmitGroupJob[];
 let singles: string[];
 
-async function account(): Promise<string> {
-  return (await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash) VALUES ($1, 'x') RETURNING id`, [`s-${randomUUID()}`])).rows[0]!.id;
-}
+const account = () => insertTestAccount(db);
 
 async function messages(accountId: string, count: number, state = 'queued'): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
@@ -46,8 +44,7 @@ function sweeper(republishQueuedAtStart = false) {
 }
 
 beforeEach(async () => {
-  db = await PgliteDb.open();
-  await migrate(db);
+  db = await openMigratedPglite();
   bus = new MemoryBus();
   jobs = [];
   singles = [];
