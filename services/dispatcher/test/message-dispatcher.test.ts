@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
+import { MessageClaims, MessageDispatcher } from '../src';
+import { createDispatcherMetrics } from '../src/metrics';
+
+const logger = createLogger('test', 'silent');
+const WINDOW = 4;
+
+let db: Db;
+let sim: SmppSimulator;
+let connector: SmppConnector;
+
+beforeEach(async () => {
+  db = await openMigratedPglite();
+  // Slow answers: everything claimed before the first answer shows in what the claims saw.
+  sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 1000, deliveryReceipts: false });
+  const { port } = await sim.start();
+  connector = new SmppConnector({ ...parseSmscUrl(`smpp://sys:pw@127.0.0.1:${port}?window=${WINDOW}`), name: 'test' }, logger);
+  await connector.start();
+});
+
+afterEach(async () => {
+  await connector.stop();
+  await sim.stop();
+  await db.close();
+});
+
+async function queued(accountId: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  for (const [i, id] of ids.entries()) {
+    await db.query(
+      `INSERT INTO messages (id, account_id, state, to_addr, content, coding, segments, cost) VALUES ($1, $2, 'queued', $3, 'hello', 0, 1, 1)`,
+      [id, accountId, `4179000${String(i).padStart(4, '0')}`],
+    );
+  }
+  return ids;
+}
+
+describe('MessageDispatcher', () => {
+  it('claims the next group while the window is full, and never has more than a window at the SMSC', async () => {
+    const accountId = await insertTestAccount(db);
+    const ids = await queued(accountId, 12);
+    const claims = new MessageClaims(db, 'test');
+    let answered = 0;
+    const submit = connector.submit.bind(connector);
+    jest.spyOn(connector, 'submit').mockImplementation(async (request) => {
+      const result = await submit(request);
+      answered++;
+      return result;
+    });
+    // How many answers had come back when each claim began.
+    const answeredAtClaim: number[] = [];
+    const begin = claims.begin.bind(claims);
+    jest.spyOn(claims, 'begin').mockImplementation((group) => {
+      answeredAtClaim.push(answered);
+      return begin(group);
+    });
+    const dispatcher = new MessageDispatcher(claims, connector, new MemoryBus(), logger, createDispatcherMetrics(createRegistry(), connector), {
+      maxAttempts: 3,
+      submitStaleMs: 60_000,
+      window: WINDOW,
+      throughputPerWorker: 0,
+    });
+
+    await Promise.all(ids.map((messageId) => dispatcher.handle({ messageId, accountId, segments: 1 }, { attempt: 1, redelivered: false })));
+
+    // Groups of half a window: the third was claimed while the first two filled the window, so it
+    // was ready when their answers came (before this, a claim waited for free places).
+    expect(answeredAtClaim.slice(0, 3)).toEqual([0, 0, 0]);
+    expect(sim.maxOutstanding).toBeLessThanOrEqual(WINDOW);
+    expect(sim.received.map((r) => r.to).sort()).toEqual(ids.map((_, i) => `4179000${String(i).padStart(4, '0')}`));
+    const { rows } = await db.query<{ state: string; n: string }>(`SELECT state, count(*)::text AS n FROM messages GROUP BY state`);
+    expect(rows).toEqual([{ state: 'submitted', n: '12' }]);
+  }, 30_000);
+});
