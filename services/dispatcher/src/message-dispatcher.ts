@@ -146,13 +146,16 @@ export class MessageDispatcher {
    * holds window places idle (measured: that idle time, not CPU, kept batches at ~70% of what the
    * same CPU gives once groups are claimed ahead). A group is at most half a window, so one is
    * written while the next is claimed. At most two groups are claimed and not yet written; the
-   * second only when it can be a sizeable one, so jobs arriving meanwhile gather into it.
+   * second only when it can be a sizeable one or the window has room for it at once, so jobs
+   * arriving meanwhile gather into it.
    */
   private claimGroup(): void {
     if (this.claimsInFlight >= 2) return;
     // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a window.
     if (this.submitted.size >= this.options.window) return;
-    if (this.claimsInFlight > 0 && this.waiting.length < this.options.window / 4) return;
+    // A second group goes when it is sizeable, or when the window has places for all that waits.
+    const free = this.options.window - this.slotsInUse;
+    if (this.claimsInFlight > 0 && this.waiting.length < this.options.window / 4 && free < this.waiting.length) return;
     const cap = Math.max(1, Math.floor(this.options.window / 2));
     const group: Waiting[] = [];
     let slots = 0;
