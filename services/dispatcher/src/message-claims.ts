@@ -36,8 +36,8 @@ export type PartReceipt = Omit<DeliveryReceipt, 'state'> & { state: MessageState
  * The message.result event of the rows an UPDATE returned (as `m`), for those someone waits for,
  * written to the outbox in the same statement (migration 005). The test is migration 005's
  * smsgw_wants_result written out: Postgres cannot inline a function holding a subquery, and
- * calling it cost ~4 µs per message, a tenth of the statement. Written out, the batches are looked
- * up once per batch of the group, not once per message.
+ * calling it per message (~4 µs each, and a lookup of the batch each) made the answers' statement
+ * 34.5 µs per message where written out, the batches read once per batch of the group, it is 23.
  */
 const resultOutbox = (rows: string, outcome: string, smscId: string, error: string, connector: string): string => `
   INSERT INTO outcome_outbox (message_id, topic, payload)
