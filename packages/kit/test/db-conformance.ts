@@ -138,6 +138,18 @@ export function describeDbConformance(name: string, adapter: DbAdapter): void {
       expect(check).toMatchObject({ code: '23514' });
     });
 
+    it('keeps every account: deleting, renumbering or truncating is refused and changes nothing', async () => {
+      const { rows } = await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash, balance) VALUES ('kept', 'y', 5) RETURNING id`);
+      const id = rows[0]!.id;
+      await db.query(`INSERT INTO credit_ledger (account_id, amount, reason) VALUES ($1, 5, 'credit')`, [id]);
+      for (const sql of [`DELETE FROM accounts WHERE id = $1`, `UPDATE accounts SET id = gen_random_uuid() WHERE id = $1`]) {
+        await expect(db.query(sql, [id])).rejects.toMatchObject({ code: '23001' });
+      }
+      await expect(db.exec(`TRUNCATE accounts CASCADE`)).rejects.toMatchObject({ code: '23001' });
+      const kept = await db.query(`SELECT 1 FROM accounts a JOIN credit_ledger l ON l.account_id = a.id WHERE a.id = $1`, [id]);
+      expect(kept.rowCount).toBe(1);
+    });
+
     it('commits a transaction, and rolls back everything when it throws', async () => {
       const value = await db.transaction(async (tx) => {
         await tx.query(`INSERT INTO conformance (state) VALUES ($1)`, ['committed']);
