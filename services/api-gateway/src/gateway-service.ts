@@ -43,11 +43,14 @@ export function gatewaySettings(config: {
 }
 
 /**
- * At most this much delivery latency is spent gathering single sends into group jobs. At 2,000
- * sends/s one acceptance statement holds about ten; a group of many statements costs the broker
- * and the dispatcher (one claim, one answers statement) about as much as a group of one.
+ * At most this much delivery latency is spent gathering a stream of single sends into group jobs
+ * (a send that comes alone goes at once). At 2,000 sends/s one acceptance statement holds about
+ * ten; a group of many statements costs the broker and the dispatcher (one claim, one answers
+ * statement) about as much as a group of one. Measured at 32 connections: with 10 ms, group jobs
+ * of ~40 and 441–454 µs of CPU per send over all processes; with 30 ms, full groups (100 from
+ * ~3,300 sends/s) and 359–378 µs.
  */
-const SUBMIT_JOB_LINGER_MS = 10;
+const SUBMIT_JOB_LINGER_MS = 30;
 
 export interface GatewayService {
   routes: Router;

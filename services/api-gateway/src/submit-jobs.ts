@@ -20,6 +20,10 @@ export class SubmitJobPublisher {
   private readonly lingerMs: number;
   /** Jobs waiting out the linger, and how to end it early. */
   private lingering: { jobs: number; end: () => void; ended: Promise<void> } | undefined;
+  /** Until when a job that arrives counts as one of a stream (performance.now()). */
+  private streamUntil = 0;
+  /** Whether the jobs of this turn of the event loop linger: decided by the first of them. */
+  private turnLingers: boolean | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -30,6 +34,8 @@ export class SubmitJobPublisher {
        * How long a job may wait for others to share its broker message (ended early once a full
        * group is waiting). Worth it only when nobody waits for the confirm (MessageIntake): then it
        * delays the message's delivery by at most this, and makes group jobs of many statements.
+       * Only jobs of a stream linger (others came less than this before them): a message sent
+       * now and then goes at once.
        */
       lingerMs?: number;
     } = {},
@@ -44,9 +50,24 @@ export class SubmitJobPublisher {
 
   /** Resolves once the broker confirmed the job; rejects when it could not be published. */
   async publish(job: SubmitJob): Promise<void> {
-    if (this.lingerMs > 0) await this.linger();
+    if (this.lingerMs > 0 && this.inStream()) await this.linger();
     const failure = await this.groups.add(job);
     if (failure) throw failure;
+  }
+
+  /**
+   * The jobs one acceptance statement committed arrive in one turn and must share their fate (a
+   * group job): the first of the turn decides, by whether jobs came in the last lingerMs before it.
+   */
+  private inStream(): boolean {
+    if (this.lingering) return true;
+    if (this.turnLingers === undefined) {
+      const now = performance.now();
+      this.turnLingers = now < this.streamUntil;
+      setImmediate(() => (this.turnLingers = undefined));
+    }
+    this.streamUntil = performance.now() + this.lingerMs;
+    return this.turnLingers;
   }
 
   /** Resolves for every job waiting together in the same turn, so they join one group. */

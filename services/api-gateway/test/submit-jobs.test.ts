@@ -56,31 +56,57 @@ describe('SubmitJobPublisher', () => {
     expect(singles).toHaveLength(1);
   });
 
-  it('with a linger, gathers the jobs of several turns into one group job, and sends a full group at once', async () => {
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it('with a linger, publishes a job that comes alone at once, and the jobs of its turn with it', async () => {
     const alice = randomUUID();
     const publisher = new SubmitJobPublisher(bus, { lingerMs: 60_000 });
+    // Nothing came before: the turn's jobs do not wait out the 60 s.
+    await Promise.all([publisher.publish(job(alice)), publisher.publish(job(alice))]);
+    await delivered(2);
+    expect(groups.map((g) => g.messages.length)).toEqual([2]);
+  });
+
+  it('with a linger, gathers a stream of jobs over several turns into one group job, and sends a full group at once', async () => {
+    const alice = randomUUID();
+    const publisher = new SubmitJobPublisher(bus, { lingerMs: 60_000 });
+    await publisher.publish(job(alice));
+    await delivered(1);
+    await nextTurn();
+    // A job came less than lingerMs ago: these are a stream and wait for each other.
     const first = publisher.publish(job(alice));
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
     const later = Array.from({ length: SUBMIT_GROUP_MAX - 1 }, () => publisher.publish(job(alice)));
 
     // The hundredth job ends the linger long before its 60 s: all go as one group job.
     await Promise.all([first, ...later]);
-    await delivered(SUBMIT_GROUP_MAX);
+    await delivered(SUBMIT_GROUP_MAX + 1);
+    expect(singles).toHaveLength(1);
     expect(groups.map((g) => g.messages.length)).toEqual([SUBMIT_GROUP_MAX]);
-    expect(singles).toEqual([]);
   });
 
-  it('with a linger, publishes what waits once the linger is over', async () => {
+  it('with a linger, publishes what waits once the linger is over, and a job after a quiet spell at once', async () => {
     const alice = randomUUID();
-    const publisher = new SubmitJobPublisher(bus, { lingerMs: 20 });
+    const publisher = new SubmitJobPublisher(bus, { lingerMs: 200 });
+    await publisher.publish(job(alice));
+    await nextTurn();
     const published = [publisher.publish(job(alice))];
     await new Promise((r) => setTimeout(r, 5));
     published.push(publisher.publish(job(alice)));
     expect(groups).toEqual([]);
 
     await Promise.all(published);
-    await delivered(2);
+    await delivered(3);
     expect(groups.map((g) => g.messages.length)).toEqual([2]);
+
+    await new Promise((r) => setTimeout(r, 400));
+    const quiet = publisher.publish(job(alice));
+    let done = false;
+    void quiet.then(() => (done = true));
+    await delivered(4);
+    expect(singles).toHaveLength(2);
+    await quiet;
+    expect(done).toBe(true);
   });
 
   it('fails only the callers whose broker message was refused', async () => {
