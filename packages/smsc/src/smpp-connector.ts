@@ -2,6 +2,7 @@ import type { Logger } from '@smsgw/kit';
 import type { PDU, Session } from 'smpp';
 import { parseReceipt } from './receipt-text';
 import { shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
+import { SubmitSmPdu } from './submit-sm-pdu';
 import type { SmppConnectorOptions } from './smpp-url';
 import { SmscError, normalizeSmscId, type DeliveryReceipt, type SmscConnector, type SubmitRequest, type SubmitResult } from './smsc-connector';
 
@@ -299,21 +300,21 @@ export class SmppConnector implements SmscConnector {
   /** Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer. */
   private writePart(session: Session, request: SubmitRequest, part: Buffer, esmClass: number): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      const pdu = new smpp.PDU('submit_sm', {
-        source_addr_ton: this.options.sourceTon,
-        source_addr_npi: this.options.sourceNpi,
-        source_addr: request.from ?? '',
-        dest_addr_ton: this.options.destTon,
-        dest_addr_npi: this.options.destNpi,
-        destination_addr: request.to,
-        esm_class: esmClass,
-        priority_flag: request.priority ?? 0,
-        registered_delivery: request.registeredDelivery ? 1 : 0,
-        // Explicit, with a Buffer body: node-smpp then writes the bytes untouched (TRAPS.md).
-        data_coding: request.dataCoding,
-        short_message: part,
-        ...(request.scheduleDeliveryTime !== undefined && { schedule_delivery_time: request.scheduleDeliveryTime }),
-        ...(request.validityMinutes !== undefined && { validity_period: relativeValidity(request.validityMinutes) }),
+      const pdu = new SubmitSmPdu({
+        sourceTon: this.options.sourceTon,
+        sourceNpi: this.options.sourceNpi,
+        sourceAddr: request.from ?? '',
+        destTon: this.options.destTon,
+        destNpi: this.options.destNpi,
+        destinationAddr: request.to,
+        esmClass,
+        priorityFlag: request.priority ?? 0,
+        registeredDelivery: request.registeredDelivery ? 1 : 0,
+        // Explicit, and the body as bytes (TRAPS.md).
+        dataCoding: request.dataCoding,
+        shortMessage: part,
+        scheduleDeliveryTime: request.scheduleDeliveryTime,
+        validityPeriod: request.validityMinutes !== undefined ? relativeValidity(request.validityMinutes) : undefined,
       });
       let settled = false;
       const finish = (): boolean => {

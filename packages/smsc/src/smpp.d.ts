@@ -9,6 +9,7 @@ declare module 'smpp' {
 
   export class PDU {
     constructor(command: string, options?: PduFields);
+    static fromBuffer(buffer: Buffer): PDU | false;
     command: string;
     command_status: number;
     sequence_number: number;
@@ -17,11 +18,18 @@ declare module 'smpp' {
     response(options?: PduFields): PDU;
   }
 
+  /** What Session.send asks of a PDU it writes (SubmitSmPdu encodes its own). */
+  export interface OutgoingPdu {
+    sequence_number: number;
+    isResponse(): boolean;
+    toBuffer(): Buffer;
+  }
+
   export class Session extends EventEmitter {
     socket: Socket;
     /** Response callbacks by sequence number; we remove ours when a response timed out. */
     _callbacks: Record<number, (pdu: PDU) => void>;
-    send(pdu: PDU, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
+    send(pdu: PDU | OutgoingPdu, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
     bind_transceiver(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     unbind(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     deliver_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
