@@ -1,6 +1,6 @@
 -- The foreign keys from `messages` and `credit_ledger` to `accounts` checked every inserted row with
 -- a query of its own: on a group of 50 accepted messages (message and ledger row each) they were a
--- third of the acceptance statement (41 → 28 µs per message without them), and a share of each
+-- third of the acceptance statement (40 → 28 µs per message without them), and a share of each
 -- batch chunk's insert. Every statement that writes these rows takes the account from a row that
 -- exists: acceptance joins the locked account row, a batch's chunk takes it from its batch (whose
 -- own key to `accounts` stays), a refund from the message. What the keys still guarded was the
