@@ -1,6 +1,6 @@
 import { createLogger } from '@smsgw/kit';
 import { SmppConnector, SmppSimulator, parseSmscUrl, splitMessage } from '@smsgw/smsc';
-import { peakRssMb, startCluster, until } from './cluster';
+import { peakRssMb, startCluster } from './cluster';
 import { cpuUsage } from './cpu-usage';
 
 /** The SMSC-link ceiling: a plain SMPP client with the same window, straight to the simulator. */
@@ -44,7 +44,7 @@ export async function benchBatch(count = Number(process.env['BENCH_BATCH_SIZE'] 
     });
     const acceptMs = Date.now() - started;
     if (reply.status !== 200) throw new Error(`sendbatch: HTTP ${reply.status}`);
-    await until(() => cluster.sim.received.length >= count, 30 * 60_000);
+    await cluster.sim.waitFor(count, 30 * 60_000);
     const lastAt = cluster.sim.received[count - 1]!.receivedAt.getTime();
     const rate = Math.round(count / ((lastAt - started) / 1000));
     const cpuSeconds = cpu.stop();

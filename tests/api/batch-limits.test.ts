@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { runNode, startService, type ServiceProcess } from '../support/processes';
 
 const ADMIN_TOKEN = 'limits-admin-token-0123456789';
@@ -69,10 +70,10 @@ describe('MAX_BATCH_RECIPIENTS', () => {
     const atLimit = await request(gw.url, 'POST', '/secure/sendbatch', { auth, json: { messages: [{ to: numbers('4179004300', MAX_RECIPIENTS), content: 'c' }] } });
     expect(atLimit.status).toBe(200);
     expect(atLimit.body.data.messageCount).toBe(MAX_RECIPIENTS);
-    await eventually(async () => {
+    await waitFor(async () => {
       const s = (await request(gw.url, 'GET', `/secure/batches/${atLimit.body.data.batchId}`, { auth })).body.data;
       return s.state === 'completed' ? true : undefined;
-    }, 15_000, 100);
+    }, 15_000, 'the batch sent', 100);
     expect(sim.received.map((r) => r.to).sort()).toEqual(numbers('4179004300', MAX_RECIPIENTS));
     expect(await balanceOf(auth)).toBe(String(20 - MAX_RECIPIENTS));
   });

@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
 
 const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
@@ -61,7 +62,7 @@ describe('POST /secure/sendbatch', () => {
     expect(reply.body).toEqual({ data: { batchId: expect.stringMatching(/^[0-9a-f-]{36}$/), messageCount: 5 } });
     const batchId = reply.body.data.batchId;
 
-    await eventually(async () => (sentTo('4179000100').length === 5 ? true : undefined));
+    await waitFor(async () => (sentTo('4179000100').length === 5 ? true : undefined));
     const byTo = Object.fromEntries(sim.messages().filter((m) => m.to.startsWith('4179000100')).map((m) => [m.to, [m.from, m.text]]));
     expect(byTo).toEqual({
       '41790001001': ['Acme', 'one'],
@@ -72,7 +73,7 @@ describe('POST /secure/sendbatch', () => {
     });
     expect(await balanceOf(auth)).toBe('95');
 
-    const calls = await eventually(async () => {
+    const calls = await waitFor(async () => {
       const mine = receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
       return mine.length >= 5 ? mine : undefined;
     });
@@ -85,7 +86,7 @@ describe('POST /secure/sendbatch', () => {
     expect(new Set(calls.map((c) => c.query['to'])).size).toBe(5);
     expect(receiver.on('/errors').filter((c) => c.query['batchId'] === batchId)).toEqual([]);
 
-    const status = await eventually(async () => {
+    const status = await waitFor(async () => {
       const s = await batchStatus(auth, batchId);
       return s.state === 'completed' ? s : undefined;
     });
@@ -102,10 +103,10 @@ describe('POST /secure/sendbatch', () => {
       },
     });
     const batchId = reply.body.data.batchId;
-    const errback = await eventually(async () => receiver.on('/errors').find((c) => c.query['batchId'] === batchId));
+    const errback = await waitFor(async () => receiver.on('/errors').find((c) => c.query['batchId'] === batchId));
     expect(errback.query).toMatchObject({ to: '41799900001', status: '0', statusText: expect.stringMatching(/ESME_RINVDSTADR/) });
-    await eventually(async () => (receiver.on('/ok').some((c) => c.query['batchId'] === batchId) ? true : undefined));
-    expect(await eventually(async () => ((await balanceOf(auth)) === '9' ? '9' : undefined))).toBe('9');
+    await waitFor(async () => (receiver.on('/ok').some((c) => c.query['batchId'] === batchId) ? true : undefined));
+    expect(await waitFor(async () => ((await balanceOf(auth)) === '9' ? '9' : undefined))).toBe('9');
   });
 
   it('rejects an invalid batch whole, listing every index and field, and charges nothing', async () => {
@@ -161,19 +162,19 @@ describe('POST /secure/sendbatch', () => {
     const acceptedAt = Date.now();
     const reply = await call('POST', '/secure/sendbatch', { auth, json: { messages: [{ to: '41790005001', content: 'later' }], batch_config: { schedule_at: '2s' } } });
     expect((await batchStatus(auth, reply.body.data.batchId)).state).toBe('scheduled');
-    await eventually(async () => (sentTo('41790005001').length === 1 ? true : undefined), 10_000);
+    await waitFor(async () => (sentTo('41790005001').length === 1 ? true : undefined), 10_000);
     expect(sentTo('41790005001')[0]!.receivedAt.getTime() - acceptedAt).toBeGreaterThanOrEqual(2000);
   });
 
   it('retries a failing receiver with backoff, and gives up on one that never answers', async () => {
     const auth = await account();
     const flaky = await call('POST', '/secure/sendbatch', { auth, json: { messages: [{ to: '41790006001', content: 'x' }], batch_config: { callback_url: `${receiver.base}/flaky` } } });
-    await eventually(async () => (receiver.on('/flaky').filter((c) => c.query['batchId'] === flaky.body.data.batchId).length === 3 ? true : undefined));
+    await waitFor(async () => (receiver.on('/flaky').filter((c) => c.query['batchId'] === flaky.body.data.batchId).length === 3 ? true : undefined));
     const down = await call('POST', '/secure/sendbatch', { auth, json: { messages: [{ to: '41790006002', content: 'x' }], batch_config: { callback_url: `${receiver.base}/down` } } });
     const downCalls = () => receiver.on('/down').filter((c) => c.query['batchId'] === down.body.data.batchId);
-    await eventually(async () => (downCalls().length === 3 ? true : undefined));
+    await waitFor(async () => (downCalls().length === 3 ? true : undefined));
     const messageId = downCalls()[0]!.query['statusText']!.slice('Success "'.length, -1);
-    const message = await eventually(async () => {
+    const message = await waitFor(async () => {
       const m = (await call('GET', `/secure/messages/${messageId}`, { auth })).body.data;
       return m.callbackError ? m : undefined;
     });
@@ -202,11 +203,11 @@ describe('DELETE /secure/batches/{id}', () => {
     const auth = await account('5000');
     const recipients = Array.from({ length: 3000 }, (_, i) => `4179001${String(i).padStart(4, '0')}`);
     const reply = await call('POST', '/secure/sendbatch', { auth, json: { messages: [{ to: recipients, content: 'bulk' }] } });
-    await eventually(async () => (sentTo('4179001').length > 0 ? true : undefined));
+    await waitFor(async () => (sentTo('4179001').length > 0 ? true : undefined));
     const cancelled = await call('DELETE', `/secure/batches/${reply.body.data.batchId}`, { auth });
     expect(cancelled.status).toBe(200);
     // Let submissions already in flight finish.
-    const settled = await eventually(async () => {
+    const settled = await waitFor(async () => {
       const s = await batchStatus(auth, reply.body.data.batchId);
       return s.counts.queued === 0 ? s : undefined;
     });

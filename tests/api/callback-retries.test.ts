@@ -3,9 +3,10 @@
  * CALLBACK_MAX_ATTEMPTS and the give-up is counted on /metrics; one that answers too late
  * (after CALLBACK_TIMEOUT_MS) is retried and its later, prompt answer ends it.
  */
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
 import { metricValue } from '../support/scrape';
 import { SlowReceiver } from '../support/slow-receiver';
@@ -64,7 +65,7 @@ describe('callback receivers that fail', () => {
     const batchId = batch.body.data.batchId as string;
     const callsTo = (to: string) => failing.on('/down').filter((c) => c.query['batchId'] === batchId && c.query['to'] === to);
 
-    await eventually(async () => ((await givenUp()) >= before + recipients.length ? true : undefined), 15_000, 100);
+    await waitFor(async () => ((await givenUp()) >= before + recipients.length ? true : undefined), 15_000, 'the callbacks given up', 100);
     await settle();
     // Given up means no further attempt, and each message counted once.
     for (const to of recipients) expect(callsTo(to)).toHaveLength(MAX_ATTEMPTS);
@@ -85,8 +86,8 @@ describe('callback receivers that fail', () => {
     });
     expect(batch.status).toBe(200);
 
-    await eventually(async () => (recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined), 15_000, 100);
-    await eventually(async () => ((await requests('ok')) >= okBefore + recipients.length ? true : undefined), 5_000, 100);
+    await waitFor(async () => (recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined), 15_000, 'every slow callback answered', 100);
+    await waitFor(async () => ((await requests('ok')) >= okBefore + recipients.length ? true : undefined), 5_000, 'the callbacks to the healthy receiver', 100);
     await settle();
     for (const to of recipients) {
       const calls = slow.to(to);

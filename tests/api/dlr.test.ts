@@ -1,8 +1,8 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
-import { until } from '../support/wait';
 
 /**
  * Delivery reports end to end: embedded gateway, a real SMPP session to the simulator, and the
@@ -63,10 +63,14 @@ async function send(run: Gateway, body: Record<string, unknown>): Promise<string
 const status = async (run: Gateway, id: string) => (await request(run.gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
 
 async function finalState(run: Gateway, id: string): Promise<{ state: string; smscId: string; segments: number }> {
-  return until(`message ${id} to reach a final state`, async () => {
-    const s = await status(run, id);
-    return ['delivered', 'undelivered', 'expired', 'rejected', 'failed'].includes(s?.state) ? s : undefined;
-  });
+  return waitFor(
+    async () => {
+      const s = await status(run, id);
+      return ['delivered', 'undelivered', 'expired', 'rejected', 'failed'].includes(s?.state) ? s : undefined;
+    },
+    15_000,
+    `message ${id} to reach a final state`,
+  );
 }
 
 /**
@@ -77,7 +81,7 @@ async function finalState(run: Gateway, id: string): Promise<{ state: string; sm
  */
 async function fence(run: Gateway, to: string): Promise<void> {
   const id = await send(run, { to, content: 'fence', dlr: 'yes', 'dlr-url': `${receiver.base}/fence`, 'dlr-level': 3 });
-  await until('both reports of the fence message', () => reportsFor(id).length >= 2);
+  await waitFor(() => reportsFor(id).length >= 2, 15_000, 'both reports of the fence message');
   expect(reportsFor(id)).toHaveLength(2);
 }
 
@@ -136,8 +140,10 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
     ];
     await Promise.all([...table, ...more]);
     await Promise.all(Object.values(ids).map((id) => finalState(run, id)));
-    await until('every expected report', () =>
-      TABLE.every(({ level, method }) => reportsFor(sent.get(key(level, method))!.id).length >= (level === 3 ? 2 : 1)),
+    await waitFor(
+      () => TABLE.every(({ level, method }) => reportsFor(sent.get(key(level, method))!.id).length >= (level === 3 ? 2 : 1)),
+      15_000,
+      'every expected report',
     );
     await fence(run, `${prefix}90001`);
   }, 60_000);

@@ -1,7 +1,8 @@
 import jwt from 'jsonwebtoken';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, JWT_SECRET, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request, type Reply } from '../support/http';
+import { basic, request, type Reply } from '../support/http';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
 const alice = basic('alice', 'alice-password');
@@ -66,7 +67,7 @@ describe('POST /secure/send', () => {
     expect(balance.status).toBe(200);
     expect(balance.body).toEqual({ data: { balance: '9.5', sms_count: 'ND' } });
 
-    const status = await eventually(async () => {
+    const status = await waitFor(async () => {
       const r = await call('GET', `/secure/messages/${id}`, { auth: alice });
       return r.body?.data?.state === 'delivered' ? r : undefined;
     });
@@ -221,6 +222,6 @@ describe('tokens: POST /auth/v1/login/application', () => {
     const token = (await login({ client_id: app.body.client_id, client_secret: app.body.client_secret }, 'urlencoded')).body.access_token;
     expect((await call('GET', '/secure/balance', { auth: `Bearer ${token}` })).status).toBe(200);
     expect((await call('DELETE', `/admin/v1/accounts/alice/applications/${app.body.client_id}`, { auth: admin })).status).toBe(204);
-    await eventually(async () => ((await call('GET', '/secure/balance', { auth: `Bearer ${token}` })).status === 401 ? true : undefined), 10_000, 200);
+    await waitFor(async () => ((await call('GET', '/secure/balance', { auth: `Bearer ${token}` })).status === 401 ? true : undefined), 10_000, 'the revoked token refused', 200);
   });
 });

@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 
 describe('embedded mode keeps everything across a restart', () => {
   let sim: SmppSimulator;
@@ -22,7 +23,7 @@ describe('embedded mode keeps everything across a restart', () => {
     const sent = await request(first.base, 'POST', '/secure/send', { auth: frank, json: { to: '41790000009', content: 'before restart' } });
     expect(sent.status).toBe(200);
     const id = sent.body.data.slice(9);
-    await eventually(async () => ((await request(first.base, 'GET', `/secure/messages/${id}`, { auth: frank })).body.data.state === 'submitted' ? true : undefined));
+    await waitFor(async () => ((await request(first.base, 'GET', `/secure/messages/${id}`, { auth: frank })).body.data.state === 'submitted' ? true : undefined));
     await first.stop();
 
     const second = await startEmbedded(env, first.dataDir);
@@ -54,11 +55,11 @@ describe('embedded mode keeps everything across a restart', () => {
 
     const second = await startEmbedded(env, first.dataDir);
     try {
-      await eventually(async () => (sim.messages().filter((m) => m.text === 'after restart').length === 2 ? true : undefined), 15_000);
+      await waitFor(async () => (sim.messages().filter((m) => m.text === 'after restart').length === 2 ? true : undefined), 15_000);
       const arrivals = sim.received.filter((r) => r.to === '41790000301' || r.to === '41790000302');
       expect(arrivals).toHaveLength(2);
       for (const r of arrivals) expect(r.receivedAt.getTime() - acceptedAt).toBeGreaterThanOrEqual(4000);
-      const status = await eventually(async () => {
+      const status = await waitFor(async () => {
         const s = (await request(second.base, 'GET', `/secure/batches/${batch.body.data.batchId}`, { auth: gus })).body.data;
         return s.state === 'completed' ? s : undefined;
       });

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@smsgw/kit';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
 
 /** This gateway fronting another one: SMSC_URL with http:// selects the HttpConnector. */
@@ -33,7 +34,7 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
   it('sends through the upstream and records its id', async () => {
     const reply = await request(gw.base, 'POST', '/secure/send', { auth, json: { to: '41790000501', content: 'Grüezi €', from: 'Acme' } });
     const id = reply.body.data.slice('Success "'.length);
-    const message = await eventually(async () => {
+    const message = await waitFor(async () => {
       const m = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
       return m.state === 'submitted' ? m : undefined;
     });
@@ -51,10 +52,10 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
     };
     const reportsOf = (id: string) => receiver.calls.filter((c) => c.query['id'] === id).map((c) => c.query);
     const id = await send('41790000502', 3);
-    await eventually(async () => (reportsOf(id).length > 0 ? true : undefined));
+    await waitFor(async () => (reportsOf(id).length > 0 ? true : undefined));
     // A later message's report through the same notifier: anything more for the first one came by now.
     const later = await send('41790000503', 1);
-    await eventually(async () => (reportsOf(later).length > 0 ? true : undefined));
+    await waitFor(async () => (reportsOf(later).length > 0 ? true : undefined));
     expect(reportsOf(id)).toEqual([{ id, level: '1', message_status: 'ESME_ROK', connector: 'http' }]);
     expect((await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state).toBe('submitted');
   });

@@ -4,9 +4,10 @@
  * parsed here, so the documentation and the exports cannot drift apart.
  */
 import { QUEUES } from '@smsgw/contracts';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { documentedMetrics, parseExposition, seriesNames, type Sample, type Scrape } from '../support/metrics-doc';
 import { CallbackReceiver } from '../support/receiver';
 
@@ -30,7 +31,7 @@ const total = (s: Scrape, name: string, match: Record<string, string> = {}) =>
 /** Waits until the running gateway's metric reaches at least `min`; says what it saw if it does not. */
 async function metricReaches(base: string, name: string, match: Record<string, string>, min = 1, timeoutMs = 15_000): Promise<void> {
   let seen: Sample[] = [];
-  await eventually(async () => {
+  await waitFor(async () => {
     const now = await scrapeNow(base);
     seen = now.samples.filter((x) => x.name === name);
     return total(now, name, match) >= min ? true : undefined;
@@ -98,7 +99,7 @@ beforeAll(async () => {
   await metricReaches(base, 'smsgw_callback_requests_total', { kind: 'callback', outcome: 'retry' });
   await metricReaches(base, 'smsgw_batches_completed_total', {}, 2);
   // The answered callback's row is closed just after its request is counted.
-  scrape = await eventually(async () => {
+  scrape = await waitFor(async () => {
     const now = await scrapeNow(base);
     return total(now, 'smsgw_callbacks_pending', { kind: 'callback' }) === 1 ? now : undefined;
   });

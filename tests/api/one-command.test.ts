@@ -7,7 +7,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { basic, eventually, request } from '../support/http';
+import { waitFor } from '@smsgw/kit';
+import { basic, request } from '../support/http';
 import { freePort, runNode, startService, type ServiceProcess } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'smsgw-one-command-'));
@@ -21,7 +22,7 @@ async function startApp(): Promise<ServiceProcess> {
   const app = await startService('standalone', { DATA_DIR: dataDir, PORT: String(port) }, 60_000);
   running.push(app);
   const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => (app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined), 5_000);
+  await waitFor(async () => (app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined), 5_000);
   expect(app.output()).toMatch(/SMSC\s+built-in SMPP simulator/);
   return app;
 }
@@ -59,10 +60,10 @@ describe('embedded mode from one command', () => {
     expect((await request(first.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({ data: { balance: '9.5', sms_count: 'ND' } });
 
     // submitted (or already delivered) means the built-in simulator answered the submit_sm.
-    const taken = await eventually(async () => {
+    const taken = await waitFor(async () => {
       const m = (await request(first.url, 'GET', `/secure/messages/${id}`, { auth: alice })).body.data;
       return m.state === 'submitted' || m.state === 'delivered' ? m : undefined;
-    }, 20_000, 100);
+    }, 20_000, 'the message submitted', 100);
     expect(taken).toMatchObject({ id, to: '41790000001', segments: 1, cost: '0.5', smscId: expect.any(String) });
 
     expect(await first.stop()).toBe(0);

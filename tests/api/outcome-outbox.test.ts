@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
 import { CallbackReceiver } from '../support/receiver';
-import { until } from '../support/wait';
 
 /**
  * Promise 4 when the bus loses an event: the dispatcher records outcomes (and their events, in the
@@ -83,7 +82,7 @@ describe('outcome events lost between the commit and the publish', () => {
     ]);
     expect(match?.report).toMatchObject({ messageId: dlr, status: 'DELIVRD' });
 
-    await until('the callback, the errback and both reports', () => receiver.on('/ok').length >= 1 && receiver.on('/err').length >= 1 && receiver.on('/dlr').length >= 2);
+    await waitFor(() => receiver.on('/ok').length >= 1 && receiver.on('/err').length >= 1 && receiver.on('/dlr').length >= 2, 15_000, 'the callback, the errback and both reports');
     // Another sweep after the rows were handled finds nothing left to send.
     await new Promise((r) => setTimeout(r, 600));
 

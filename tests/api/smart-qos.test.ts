@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 
 /** SMART_QOS: throttling from the SMSC makes the rate back off, and it recovers once the SMSC is well. */
 describe('smart QoS', () => {
@@ -27,19 +28,19 @@ describe('smart QoS', () => {
     const auth = basic('qos', 'qos-password');
     const recipients = Array.from({ length: 400 }, (_, i) => String(41_770_000_000 + i));
     await request(gw.base, 'POST', '/secure/sendbatch', { auth, json: { messages: [{ to: recipients, content: 'qos' }] } });
-    const lowered = await eventually(async () => {
+    const lowered = await waitFor(async () => {
       const rate = await qosRate();
       return rate !== undefined && rate < 60 ? rate : undefined;
-    }, 20_000, 100);
+    }, 20_000, 'the rate lowered', 100);
     expect(lowered).toBeLessThan(60);
 
     sim.setThrottleRate(0);
-    const recovered = await eventually(async () => {
+    const recovered = await waitFor(async () => {
       const rate = await qosRate();
       return rate !== undefined && rate >= 98 ? rate : undefined;
-    }, 40_000, 250);
+    }, 40_000, 'the rate recovered', 250);
     expect(recovered).toBeGreaterThanOrEqual(98);
     // Throttled messages were retried, not lost.
-    await eventually(async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined), 90_000, 250);
+    await waitFor(async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined), 90_000, 'all 400 messages received', 250);
   }, 180_000);
 });

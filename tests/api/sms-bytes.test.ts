@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator, stripUdh } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 
 /** What reaches the SMSC, byte for byte, for what a client sends (the simulator records the PDUs). */
 let sim: SmppSimulator;
@@ -12,7 +13,7 @@ async function sendAndCapture(body: Record<string, unknown>) {
   const reply = await request(gw.base, 'POST', '/secure/send', { auth, json: { to: '41790000601', ...body } });
   expect(reply.status).toBe(200);
   const id = reply.body.data.slice('Success "'.length);
-  const status = await eventually(async () => {
+  const status = await waitFor(async () => {
     const m = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
     return m.state !== 'accepted' && m.state !== 'queued' && m.state !== 'submitting' ? m : undefined;
   });

@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { useDistributedRun } from '../support/distributed';
-import { eventually, request } from '../support/http';
+import { request } from '../support/http';
 
 // 20,000 keeps the suite quick; E2E_BATCH_SIZE=100000 runs the issue's full figure (docs/performance.md).
 const COUNT = Number(process.env['E2E_BATCH_SIZE'] ?? 20_000);
@@ -29,10 +30,10 @@ describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid
     await run.start('batch-scheduler');
     await run.start('dispatcher', dispatcherEnv);
 
-    const status = await eventually(async () => {
+    const status = await waitFor(async () => {
       const s = await request(gateway.url, 'GET', `/secure/batches/${reply.body.data.batchId}`, { auth: credentials });
       return s.body.data.state === 'completed' ? s.body.data : undefined;
-    }, 240_000, 500);
+    }, 240_000, 'the batch completed', 500);
     const distinct = new Set(sim.received.map((r) => r.to));
     if (process.env['SHOW_FIGURES']) console.log({ COUNT, acceptMs, atKill, received: sim.received.length, distinct: distinct.size, counts: status.counts, totalMs: Date.now() - started });
     expect(distinct.size).toBe(COUNT);

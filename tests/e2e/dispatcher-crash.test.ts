@@ -1,6 +1,7 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { useDistributedRun } from '../support/distributed';
-import { eventually, request } from '../support/http';
+import { request } from '../support/http';
 
 const COUNT = 300;
 
@@ -33,10 +34,10 @@ describe('promise 2: SIGKILL of the dispatcher mid-flight', () => {
     expect(atKill).toBeLessThan(COUNT);
 
     await run.start('dispatcher', dispatcherEnv);
-    await eventually(async () => {
+    await waitFor(async () => {
       const { rows } = await run.db.query<{ open: string }>(`SELECT count(*) AS open FROM messages WHERE state IN ('accepted', 'queued', 'submitting')`);
       return rows[0]!.open === '0' ? true : undefined;
-    }, 60_000, 200);
+    }, 60_000, 'every message settled', 200);
 
     const seen = new Map<string, number>();
     for (const m of sim.received) seen.set(m.to, (seen.get(m.to) ?? 0) + 1);

@@ -1,7 +1,8 @@
 import { QUEUES } from '@smsgw/contracts';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runNode, startService, type ServiceProcess } from '../support/processes';
@@ -55,7 +56,7 @@ describe('distributed mode: each service its own process', () => {
     await sim.waitFor(1, 15_000);
     expect(sim.messages()).toEqual([expect.objectContaining({ to: '41790000001', text: 'Hello' })]);
     expect((await request(gateway.url, 'GET', '/secure/balance', { auth: erin })).body).toEqual({ data: { balance: '4.75', sms_count: 'ND' } });
-    const delivered = await eventually(async () => {
+    const delivered = await waitFor(async () => {
       const r = await request(gateway.url, 'GET', `/secure/messages/${id}`, { auth: erin });
       return r.body?.data?.state === 'delivered' ? r.body.data : undefined;
     }, 15_000);

@@ -1,8 +1,8 @@
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
-import { until } from '../support/wait';
 
 
 /**
@@ -25,7 +25,7 @@ describe('a receipt arriving on another bind of the same account', () => {
     await run.start('callback-notifier', { CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
     const dispatcherEnv = { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=10` };
     await Promise.all([run.start('dispatcher', dispatcherEnv), run.start('dispatcher', dispatcherEnv)]);
-    await until('both dispatchers bound', () => sim.binds.filter((b) => b.systemId === 'smsgw').length >= 2 && sim.sessionCount >= 2, 30_000);
+    await waitFor(() => sim.binds.filter((b) => b.systemId === 'smsgw').length >= 2 && sim.sessionCount >= 2, 30_000, 'both dispatchers bound');
 
     const sends = [
       ...Array.from({ length: 6 }, (_, i) => ({ to: `4179555000${i}`, content: `bind ${i}` })),
@@ -42,17 +42,21 @@ describe('a receipt arriving on another bind of the same account', () => {
       }),
     );
 
-    const states = await until('every message delivered', async () => {
-      const { rows } = await run.db.query<{ id: string; state: string; smsc_id: string }>(`SELECT id, state, smsc_id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
-      return rows.length === ids.length && rows.every((r) => r.state === 'delivered') ? rows : undefined;
-    }, 30_000);
+    const states = await waitFor(
+      async () => {
+        const { rows } = await run.db.query<{ id: string; state: string; smsc_id: string }>(`SELECT id, state, smsc_id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
+        return rows.length === ids.length && rows.every((r) => r.state === 'delivered') ? rows : undefined;
+      },
+      30_000,
+      'every message delivered',
+    );
     // Every receipt really came on the other session: the submitting dispatcher never saw one.
     expect(sim.received).toHaveLength(8);
     expect(sim.receipts).toHaveLength(8);
     expect(sim.receipts.filter((r) => r.onSubmittingSession)).toEqual([]);
 
     const reportsOf = (id: string): ReceivedCall[] => receiver.calls.filter((c) => c.query['id'] === id);
-    await until('two reports per message', () => ids.every((id) => reportsOf(id).length >= 2), 30_000);
+    await waitFor(() => ids.every((id) => reportsOf(id).length >= 2), 30_000, 'two reports per message');
     for (const { id, smsc_id } of states) {
       const levels = reportsOf(id)
         .map((c) => c.query)

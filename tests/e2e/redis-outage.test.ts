@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { freePort, startService, type ServiceProcess } from '../support/processes';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
@@ -11,7 +12,7 @@ const COUNT = 1500;
 /** A Redis of the test's own, so it can be stopped and started again. */
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await eventually(async () => {
+  await waitFor(async () => {
     try {
       const { createConnection } = await import('node:net');
       return await new Promise<true | undefined>((resolve) => {
@@ -59,7 +60,7 @@ describe('a Redis outage pauses dispatch; the batch completes when Redis returns
 
     await sim.waitFor(300, 30_000);
     redis.kill('SIGKILL');
-    await eventually(async () => ((await request(dispatcher.url, 'GET', '/readyz')).status === 503 ? true : undefined), 10_000, 100);
+    await waitFor(async () => ((await request(dispatcher.url, 'GET', '/readyz')).status === 503 ? true : undefined), 10_000, 'the dispatcher not ready', 100);
     expect((await request(dispatcher.url, 'GET', '/readyz')).body.checks.throughput).toBe(false);
     // Paused: jobs that reserved their slot before the outage (at most the prefetch, 4 × window)
     // still go at their reserved time; nothing more is sent.

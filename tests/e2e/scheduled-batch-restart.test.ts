@@ -3,9 +3,10 @@
  * once". All five services are killed with SIGKILL while the batch waits (nothing gets to stop
  * cleanly) and started again on the same ports, as an orchestrator would.
  */
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
-import { basic, eventually, request } from '../support/http';
+import { basic, request } from '../support/http';
 import { freePort } from '../support/processes';
 import { CallbackReceiver } from '../support/receiver';
 
@@ -62,7 +63,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     expect((await batch()).state).toBe('scheduled');
     expect(sim.received).toEqual([]);
 
-    const done = await eventually(async () => {
+    const done = await waitFor(async () => {
       const s = await batch();
       return s.state === 'completed' ? s : undefined;
     }, (DELAY_S + 15) * 1000, 250);
@@ -70,7 +71,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
 
     const mine = () => sim.received.filter((r) => RECIPIENTS.includes(r.to));
     const callbacks = () => receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
-    await eventually(async () => (callbacks().length >= RECIPIENTS.length ? true : undefined), 10_000, 100);
+    await waitFor(async () => (callbacks().length >= RECIPIENTS.length ? true : undefined), 10_000, 'every callback', 100);
     // Room for a duplicate to show up, were one coming.
     await new Promise((r) => setTimeout(r, 1000));
     expect(mine().map((r) => r.to).sort()).toEqual(RECIPIENTS);

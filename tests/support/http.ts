@@ -35,14 +35,3 @@ export async function request(base: string, method: string, path: string, option
   }
   return { status: response.status, body: parsed, text, headers: response.headers };
 }
-
-/** Polls until check returns a value other than undefined; bounded in time. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

@@ -18,6 +18,7 @@ export * from './db/migrate';
 export * from './db/open-db';
 export * from './testing/test-database';
 export * from './testing/embedded-database';
+export * from './testing/wait-for';
 export * from './service-main';
 export * from './testing/service-process';
 export * from './testing/bus-namespace';

@@ -1,10 +1,10 @@
 import amqp from 'amqplib';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger } from '../src';
+import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger, waitFor } from '../src';
 import { describeBusConformance, resultEvent } from './bus-conformance';
 import { killConnection, resolveAmqpUrl } from './support/amqp';
-import { sleep, waitFor } from './support/wait';
+import { sleep } from './support/wait';
 
 const url = resolveAmqpUrl();
 const logger = createLogger('bus-test', 'silent');

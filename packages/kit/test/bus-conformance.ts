@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, QUEUES, TOPICS, type MessageResultEvent } from '@smsgw/contracts';
-import { PoisonMessageError, type Bus, type Consumer, type DeliveryInfo } from '../src';
-import { sleep, waitFor } from './support/wait';
+import { PoisonMessageError, waitFor, type Bus, type Consumer, type DeliveryInfo } from '../src';
+import { sleep } from './support/wait';
 
-export { sleep, waitFor };
 
 export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
   messageId,

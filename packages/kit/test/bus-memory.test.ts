@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import { MemoryBus, PoisonMessageError } from '../src';
+import { MemoryBus, PoisonMessageError, waitFor } from '../src';
 import { describeBusConformance } from './bus-conformance';
-import { sleep, waitFor } from './support/wait';
+import { sleep } from './support/wait';
 
 describeBusConformance('MemoryBus', async () => new MemoryBus());
 

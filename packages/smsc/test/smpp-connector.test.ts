@@ -1,9 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
-import { createLogger } from '@smsgw/kit';
+import { createLogger, waitFor } from '@smsgw/kit';
 import { SmppConnector, SmppSimulator, SmscError, parseSmscUrl, type DeliveryReceipt, type SmppSimulatorOptions, type SubmitRequest } from '../src';
-import { until } from './support/until';
 
 const logger = createLogger('test', 'silent');
 const running: { stop(): Promise<void> }[] = [];
@@ -188,7 +187,7 @@ describe('SmppConnector against the simulator', () => {
     });
     await connector.start();
     const { smscIds } = await connector.submit(request({ registeredDelivery: true }));
-    await until(() => recorded.length === 1, 5000, 'the receipt delivered again and recorded');
+    await waitFor(() => recorded.length === 1, 5000, 'the receipt delivered again and recorded');
     expect(recorded).toEqual(smscIds);
     expect(sim.receipts.map((r) => r.attempt)).toEqual([1, 2]);
   });
@@ -204,7 +203,7 @@ describe('SmppConnector against the simulator', () => {
       request({ registeredDelivery: true, parts: [1, 2].map((seq) => Buffer.concat([udh(5, 2, seq), Buffer.from('xy')])) }),
     );
     await connector.submit(request({ registeredDelivery: false }));
-    await until(() => receipts.length >= 4, 5000, 'four receipts');
+    await waitFor(() => receipts.length >= 4, 5000, 'four receipts');
     await sleep(100);
     expect(receipts).toHaveLength(4); // none for the submit that did not ask
     const byId = new Map(receipts.map((r) => [r.smscId, r]));
@@ -224,7 +223,7 @@ describe('SmppConnector against the simulator', () => {
     other.onReceipt((r) => void heard.other.push(r));
     await Promise.all([connector.start(), other.start()]);
     const result = await connector.submit(request({ registeredDelivery: true }));
-    await until(() => heard.other.length === 1, 5000, 'the receipt on the other session');
+    await waitFor(() => heard.other.length === 1, 5000, 'the receipt on the other session');
     expect(heard.other[0]).toMatchObject({ smscId: result.smscIds[0], state: 'delivered' });
     expect(heard.submitting).toEqual([]);
     expect(sim.receipts).toEqual([expect.objectContaining({ onSubmittingSession: false })]);
@@ -247,7 +246,7 @@ describe('SmppConnector against the simulator', () => {
     const again = new SmppSimulator({ port, systemId: 'sys', password: 'pw' });
     await again.start();
     running.push(again);
-    await until(() => connector.isUp(), 10_000, 'the connector to rebind');
+    await waitFor(() => connector.isUp(), 10_000, 'the connector to rebind');
     expect(changes).toEqual([true, false, true]);
     await connector.submit(request());
     expect(again.received).toHaveLength(1);
@@ -258,7 +257,7 @@ describe('SmppConnector against the simulator', () => {
     const { sim, connector, port } = await pair({}, 'window=1&response_timeout_ms=5000');
     await connector.start();
     await sim.stop();
-    await until(() => !connector.isUp(), 2000, 'the session to drop');
+    await waitFor(() => !connector.isUp(), 2000, 'the session to drop');
     const waiting = connector.submit(request());
     const again = new SmppSimulator({ port, systemId: 'sys', password: 'pw' });
     await again.start();
@@ -276,7 +275,7 @@ describe('SmppConnector against the simulator', () => {
     expect(connector.isUp()).toBe(false);
     expect(sim.unbinds).toBe(1);
     await expect(connector.submit(request())).rejects.toMatchObject({ code: 'STOPPED' });
-    await until(() => sim.sessionCount === 0, 2000, 'the session to close');
+    await waitFor(() => sim.sessionCount === 0, 2000, 'the session to close');
     await sleep(400);
     expect(sim.binds).toHaveLength(1);
   });
@@ -326,7 +325,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     const receipts: DeliveryReceipt[] = [];
     connector.onReceipt((r) => void receipts.push(r));
     await connector.start();
-    await until(() => answered.length === 3, 3000, 'three deliver_sm_resp');
+    await waitFor(() => answered.length === 3, 3000, 'three deliver_sm_resp');
     expect(answered.sort()).toEqual([1, 2, 3]);
     expect(receipts).toEqual([
       expect.objectContaining({ smscId: BigInt('0xA0000001').toString(), stat: 'UNDELIV', state: 'undelivered', submitDate: '2501011200', doneDate: '2501011201' }),
@@ -342,7 +341,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     });
     const connector = connectorFor(raw.port);
     await connector.start();
-    await until(() => answer !== undefined, 2000, 'enquire_link_resp');
+    await waitFor(() => answer !== undefined, 2000, 'enquire_link_resp');
     expect(answer).toMatchObject({ command: 'enquire_link_resp', command_status: 0 });
   });
 
@@ -358,7 +357,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     const changes: boolean[] = [];
     const connector = connectorFor(raw.port, 'enquire_link_ms=1000&response_timeout_ms=200', 'sys:pw', { onSessionChange: (up) => changes.push(up) });
     await connector.start();
-    await until(() => binds >= 2, 6000, 'a second bind');
+    await waitFor(() => binds >= 2, 6000, 'a second bind');
     expect(changes.slice(0, 2)).toEqual([true, false]);
   });
 
@@ -371,7 +370,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     });
     const connector = connectorFor(raw.port);
     await connector.start();
-    await until(() => sessions >= 2 && connector.isUp(), 5000, 'a new bound session');
+    await waitFor(() => sessions >= 2 && connector.isUp(), 5000, 'a new bound session');
   });
 
   it('retries a bind that is never answered, and stop() ends a start() still waiting', async () => {
@@ -380,7 +379,7 @@ describe('SmppConnector against awkward SMSCs', () => {
     const connector = connectorFor(raw.port, 'response_timeout_ms=150');
     const start = connector.start();
     const outcome = start.catch((e: unknown) => e);
-    await until(() => attempts >= 2, 5000, 'a second bind attempt');
+    await waitFor(() => attempts >= 2, 5000, 'a second bind attempt');
     await connector.stop();
     expect(await outcome).toMatchObject({ code: 'STOPPED' });
   });
@@ -396,6 +395,6 @@ describe('SmppConnector against awkward SMSCs', () => {
     });
     const connector = connectorFor(raw.port);
     await connector.start();
-    await until(() => binds === 2 && connector.isUp(), 5000, 'a rebind');
+    await waitFor(() => binds === 2 && connector.isUp(), 5000, 'a rebind');
   });
 });

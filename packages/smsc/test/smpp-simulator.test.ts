@@ -1,7 +1,7 @@
 import * as smpp from 'smpp';
 import type { PDU, Session } from 'smpp';
+import { waitFor } from '@smsgw/kit';
 import { SmppSimulator, type SmppSimulatorOptions } from '../src';
-import { until } from './support/until';
 
 const running: { stop(): Promise<void> }[] = [];
 const clients: Session[] = [];
@@ -98,7 +98,7 @@ describe('SmppSimulator', () => {
     expect((await call(session, 'enquire_link')).command).toBe('enquire_link_resp');
     expect((await call(session, 'unbind')).command).toBe('unbind_resp');
     expect(sim.unbinds).toBe(1);
-    await until(() => sim.sessionCount === 0, 2000, 'the session to close after unbind');
+    await waitFor(() => sim.sessionCount === 0, 2000, 'the session to close after unbind');
   });
 
   it('reassembles concatenated parts by reference, in any order, and leaves incomplete ones out', async () => {
@@ -159,7 +159,7 @@ describe('SmppSimulator', () => {
     await bind(session);
     await submit(session, { short_message: Buffer.from('no receipt') });
     const answer = await submit(session, { short_message: Buffer.from([0x48, 0x69]), registered_delivery: 1 });
-    await until(() => receipts.length === 1, 3000, 'a receipt');
+    await waitFor(() => receipts.length === 1, 3000, 'a receipt');
     await new Promise((r) => setTimeout(r, 100));
     expect(receipts).toHaveLength(1);
     const receipt = receipts[0]!;
@@ -185,7 +185,7 @@ describe('SmppSimulator', () => {
     });
     await bind(session);
     const answer = String((await submit(session, { short_message: Buffer.from('x'), registered_delivery: 1 }))['message_id']);
-    await until(() => texts.length === 1, 3000, 'the receipt');
+    await waitFor(() => texts.length === 1, 3000, 'the receipt');
     expect(answer).toMatch(answeredAs);
     expect(texts[0]).toMatch(new RegExp(`^id:${inReceipt(answer)} `));
     expect(sim.receipts).toEqual([expect.objectContaining({ receiptId: inReceipt(answer), smscId: sim.received[0]!.smscId, onSubmittingSession: true })]);
@@ -207,7 +207,7 @@ describe('SmppSimulator', () => {
     await call(sessions.transmitter, 'bind_transmitter', as('sys'));
     await call(sessions.otherAccount, 'bind_transceiver', as('another'));
     for (let i = 0; i < 3; i++) await submit(sessions.submitter, { short_message: Buffer.from('x'), registered_delivery: 1 });
-    await until(() => got.receiver === 3, 3000, 'three receipts on the receiver');
+    await waitFor(() => got.receiver === 3, 3000, 'three receipts on the receiver');
     expect(got).toEqual({ submitter: 0, receiver: 3, transmitter: 0, otherAccount: 0 });
     expect(sim.receipts.map((r) => r.onSubmittingSession)).toEqual([false, false, false]);
   });
@@ -235,7 +235,7 @@ describe('SmppSimulator', () => {
     });
     await bind(session);
     await submit(session, { short_message: Buffer.from('x'), registered_delivery: 1 });
-    await until(() => got === 1, 3000, 'the receipt');
+    await waitFor(() => got === 1, 3000, 'the receipt');
     expect(sim.receipts).toEqual([expect.objectContaining({ onSubmittingSession: true })]);
   });
 
@@ -250,9 +250,9 @@ describe('SmppSimulator', () => {
     });
     await bind(session);
     await submit(session, { short_message: Buffer.from('a'), registered_delivery: 1 });
-    await until(() => stats.length === 1, 3000, 'the first receipt');
+    await waitFor(() => stats.length === 1, 3000, 'the first receipt');
     await submit(session, { short_message: Buffer.from('b'), registered_delivery: 1 });
-    await until(() => stats.length === 2, 3000, 'the second receipt');
+    await waitFor(() => stats.length === 2, 3000, 'the second receipt');
     expect(stats).toEqual(['UNDELIV', 'DELIVRD']);
   });
 

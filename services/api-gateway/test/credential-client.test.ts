@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@smsgw/kit';
 import { HttpCredentialClient } from '../src';
 
 /** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */
@@ -29,9 +30,6 @@ beforeEach(() => {
 
 const basic = 'Basic YWxpY2U6czNjcmV0';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean | Promise<boolean>) => {
-  for (let i = 0; i < 200 && !(await check()); i++) await sleep(10);
-};
 /** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
 const TTL_MS = 2000;
 const PAST_REFRESH_MS = 1300;
@@ -60,9 +58,9 @@ describe('HttpCredentialClient', () => {
     answer = { status: 200, body: { accountId: 'a1', username: 'alice-renamed', via: 'basic' } };
     expect((await client.verify(basic)).username).toBe('alice');
     expect((await client.verify(basic)).username).toBe('alice');
-    await until(() => calls === 2);
+    await waitFor(() => calls === 2);
     open();
-    await until(async () => (await client.verify(basic)).username === 'alice-renamed');
+    await waitFor(async () => (await client.verify(basic)).username === 'alice-renamed');
     expect(calls).toBe(2);
     expect((await client.verify(basic)).username).toBe('alice-renamed');
   });
@@ -73,7 +71,7 @@ describe('HttpCredentialClient', () => {
     await sleep(PAST_REFRESH_MS);
     answer = { status: 401, body: { detail: { code: 'UNAUTHORIZED', message: 'Wrong username or password' } } };
     await client.verify(basic); // still cached; starts the refresh
-    await until(() => calls === 2);
+    await waitFor(() => calls === 2);
     await sleep(20);
     await expect(client.verify(basic)).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
   });
@@ -84,7 +82,7 @@ describe('HttpCredentialClient', () => {
     await sleep(PAST_REFRESH_MS);
     answer = { status: 502, body: 'bad gateway' };
     expect((await client.verify(basic)).accountId).toBe('a1');
-    await until(() => calls === 2);
+    await waitFor(() => calls === 2);
     await sleep(20);
     expect((await client.verify(basic)).accountId).toBe('a1');
     await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });

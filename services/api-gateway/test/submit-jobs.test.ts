@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, SUBMIT_GROUP_MAX, TOPICS, type MessageSubmitGroupJob, type MessageSubmitJob } from '@smsgw/contracts';
-import { MemoryBus, type Bus } from '@smsgw/kit';
+import { MemoryBus, waitFor, type Bus } from '@smsgw/kit';
 import { SubmitJobPublisher, type SubmitJob } from '../src';
 
 const job = (accountId: string, segments = 1): SubmitJob => ({ messageId: randomUUID(), accountId, segments });
@@ -19,9 +19,7 @@ describe('SubmitJobPublisher', () => {
   });
   afterEach(() => bus.close());
 
-  const delivered = async (count: number) => {
-    for (let i = 0; i < 100 && singles.length + groups.reduce((n, g) => n + g.messages.length, 0) < count; i++) await new Promise((r) => setTimeout(r, 5));
-  };
+  const delivered = (count: number) => waitFor(() => singles.length + groups.reduce((n, g) => n + g.messages.length, 0) >= count, 10_000, `${count} jobs delivered`);
 
   it('publishes the jobs of one turn as one group job per account, and a lone job as a plain one', async () => {
     const alice = randomUUID();

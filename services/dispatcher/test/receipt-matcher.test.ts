@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import { MessageClaims, ReceiptMatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
@@ -33,9 +33,6 @@ async function submittedMessage(parts: string[], dlr = true): Promise<string> {
   return id;
 }
 const stateOf = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM messages WHERE id = $1', [id])).rows[0]!.state;
-const until = async (check: () => Promise<boolean> | boolean) => {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
-};
 
 beforeAll(async () => {
   db = await openMigratedPglite();
@@ -64,9 +61,9 @@ describe('ReceiptMatcher', () => {
     expect((await claims.markSubmitted([{ id, smscIds: ['1001'] }])).has(id)).toBe(true);
     await answer;
     expect(await stateOf(id)).toBe('delivered');
-    await until(async () => (await stateOf(id)) === 'delivered');
+    await waitFor(async () => (await stateOf(id)) === 'delivered');
     expect(await stateOf(id)).toBe('delivered');
-    await until(() => dlrs.some((d) => d.messageId === id));
+    await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.filter((d) => d.messageId === id)).toEqual([expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: 'smsc' })]);
   });
 
@@ -78,8 +75,8 @@ describe('ReceiptMatcher', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await stateOf(id)).toBe('submitted');
     matcher.receive(receipt('2002'));
-    await until(async () => (await stateOf(id)) === 'delivered');
-    await until(() => dlrs.some((d) => d.messageId === id));
+    await waitFor(async () => (await stateOf(id)) === 'delivered');
+    await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
   });
 
@@ -88,8 +85,8 @@ describe('ReceiptMatcher', () => {
     await claims.markSubmitted([{ id, smscIds: ['3001', '3002'] }]);
     matcher.receive(receipt('3001'));
     matcher.receive(receipt('3002', 'UNDELIV'));
-    await until(async () => (await stateOf(id)) === 'undelivered');
-    await until(() => dlrs.some((d) => d.messageId === id));
+    await waitFor(async () => (await stateOf(id)) === 'undelivered');
+    await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.find((d) => d.messageId === id)).toMatchObject({ status: 'UNDELIV' });
   });
 
@@ -97,7 +94,7 @@ describe('ReceiptMatcher', () => {
     const id = await submittedMessage(['4001']);
     await claims.markSubmitted([{ id, smscIds: ['4001'] }]);
     matcher.receive(receipt('4001'));
-    await until(async () => (await stateOf(id)) === 'delivered');
+    await waitFor(async () => (await stateOf(id)) === 'delivered');
     matcher.receive(receipt('4001', 'UNDELIV'));
     await new Promise((r) => setTimeout(r, 100));
     expect(await stateOf(id)).toBe('delivered');
@@ -114,9 +111,9 @@ describe('ReceiptMatcher', () => {
       { id: failing, smscIds: ['5004'] },
     ]);
     for (const r of [receipt('5001'), receipt('5002'), receipt('5003'), receipt('5004', 'UNDELIV'), receipt('5001')]) matcher.receive(r);
-    await until(async () => (await stateOf(single)) === 'delivered' && (await stateOf(long)) === 'delivered' && (await stateOf(failing)) === 'undelivered');
+    await waitFor(async () => (await stateOf(single)) === 'delivered' && (await stateOf(long)) === 'delivered' && (await stateOf(failing)) === 'undelivered');
     expect([await stateOf(single), await stateOf(long), await stateOf(failing)]).toEqual(['delivered', 'delivered', 'undelivered']);
-    await until(() => [single, long, failing].every((id) => dlrs.some((d) => d.messageId === id)));
+    await waitFor(() => [single, long, failing].every((id) => dlrs.some((d) => d.messageId === id)));
     for (const id of [single, long, failing]) expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
     expect(dlrs.find((d) => d.messageId === failing)).toMatchObject({ status: 'UNDELIV' });
     const { rows } = await db.query<{ error: string | null }>('SELECT error FROM messages WHERE id = $1', [failing]);

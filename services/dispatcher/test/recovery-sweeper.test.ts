@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
 import { RecoverySweeper } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
 
@@ -57,9 +57,6 @@ afterEach(async () => {
 });
 
 const published = () => jobs.flatMap((j) => j.messages.map((m) => m.messageId)).sort();
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-};
 
 describe('RecoverySweeper and the job outbox', () => {
   it('re-publishes the queued messages of an outbox row past its grace, per account, and deletes the row', async () => {
@@ -72,7 +69,7 @@ describe('RecoverySweeper and the job outbox', () => {
     const fresh = await outboxRow(await messages(alice, 3), 1_000);
 
     await sweeper().sweepOnce();
-    await until(() => jobs.length === 3);
+    await waitFor(() => jobs.length === 3);
 
     expect(published()).toEqual([...aliceIds, ...bobIds].sort());
     // 150 of one account go as two group jobs (at most SUBMIT_GROUP_MAX each), never mixing accounts.
@@ -93,7 +90,7 @@ describe('RecoverySweeper and the job outbox', () => {
     await outboxRow(await messages(alice, 4), 60_000);
     const s = sweeper();
     await s.sweepOnce();
-    await until(() => jobs.length === 1);
+    await waitFor(() => jobs.length === 1);
     await s.sweepOnce();
     await new Promise((r) => setTimeout(r, 20));
     expect(published()).toHaveLength(4);
@@ -107,7 +104,7 @@ describe('RecoverySweeper and the job outbox', () => {
     const s = sweeper(true);
     await s.start();
     await s.stop();
-    await until(() => singles.length === 5);
+    await waitFor(() => singles.length === 5);
 
     expect(await outboxIds()).toEqual([]);
     expect(singles.sort()).toEqual([...ids].sort());
