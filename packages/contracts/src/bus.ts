@@ -44,6 +44,26 @@ export const MessageSubmitGroupJobSchema = z.object({
 });
 export type MessageSubmitGroupJob = z.infer<typeof MessageSubmitGroupJobSchema>;
 
+/** Jobs cut into group jobs: one account each, at most SUBMIT_GROUP_MAX, in arrival order per account. */
+export function submitGroups<T extends { accountId: string }>(jobs: readonly T[]): T[][] {
+  const byAccount = new Map<string, T[]>();
+  for (const job of jobs) {
+    const own = byAccount.get(job.accountId);
+    if (own) own.push(job);
+    else byAccount.set(job.accountId, [job]);
+  }
+  const groups: T[][] = [];
+  for (const own of byAccount.values()) {
+    for (let at = 0; at < own.length; at += SUBMIT_GROUP_MAX) groups.push(own.slice(at, at + SUBMIT_GROUP_MAX));
+  }
+  return groups;
+}
+
+/** The group job of one of submitGroups' groups. */
+export function toGroupJob(group: readonly { accountId: string; messageId: string; segments: number }[]): MessageSubmitGroupJob {
+  return { accountId: group[0]!.accountId, messages: group.map((j) => ({ messageId: j.messageId, segments: j.segments })) };
+}
+
 export const MessageResultEventSchema = z.object({
   messageId: z.string().uuid(),
   accountId: z.string(),

@@ -1,4 +1,4 @@
-import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
+import { SUBMIT_GROUP_MAX, TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
 import { GroupCommit, type Bus } from '@smsgw/kit';
 
 export interface SubmitJob {
@@ -90,31 +90,16 @@ export class SubmitJobPublisher {
   }
 
   private async publishAll(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
-    const byAccount = new Map<string, SubmitJob[]>();
-    for (const job of jobs) {
-      const own = byAccount.get(job.accountId);
-      if (own) own.push(job);
-      else byAccount.set(job.accountId, [job]);
-    }
     const outcome = new Map<SubmitJob, Error | undefined>();
-    const sent: Promise<void>[] = [];
-    for (const [accountId, own] of byAccount) {
-      for (let at = 0; at < own.length; at += SUBMIT_GROUP_MAX) {
-        const chunk = own.slice(at, at + SUBMIT_GROUP_MAX);
-        const published =
-          chunk.length === 1
-            ? this.bus.publish(TOPICS.messageSubmit, chunk[0]!)
-            : this.bus.publish(TOPICS.messageSubmitGroup, { accountId, messages: chunk.map((j) => ({ messageId: j.messageId, segments: j.segments })) });
-        sent.push(
-          published.then(
-            () => undefined,
-            (err: unknown) => {
-              for (const job of chunk) outcome.set(job, err instanceof Error ? err : new Error(String(err)));
-            },
-          ),
-        );
-      }
-    }
+    const sent = submitGroups(jobs).map((group) => {
+      const published = group.length === 1 ? this.bus.publish(TOPICS.messageSubmit, group[0]!) : this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group));
+      return published.then(
+        () => undefined,
+        (err: unknown) => {
+          for (const job of group) outcome.set(job, err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
     await Promise.all(sent);
     return jobs.map((job) => outcome.get(job));
   }

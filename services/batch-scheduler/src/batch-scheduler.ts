@@ -1,4 +1,4 @@
-import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
+import { TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
 import { PollingLoop, type Bus, type Logger } from '@smsgw/kit';
 import type { BatchExpander } from './batch-expander';
 import type { SchedulerMetrics } from './metrics';
@@ -39,12 +39,8 @@ export class BatchScheduler {
     for (let i = 0; i < 10_000 && !this.loop.isStopped; i++) {
       const chunk = await this.expander.expandChunk();
       if (!chunk) break;
-      const jobs: Promise<void>[] = [];
-      for (let at = 0; at < chunk.messages.length; at += SUBMIT_GROUP_MAX) {
-        const messages = chunk.messages.slice(at, at + SUBMIT_GROUP_MAX).map((m) => ({ messageId: m.id, segments: m.segments }));
-        jobs.push(this.bus.publish(TOPICS.messageSubmitGroup, { accountId: chunk.accountId, messages }));
-      }
-      await Promise.all(jobs);
+      const groups = submitGroups(chunk.messages.map((m) => ({ accountId: chunk.accountId, messageId: m.id, segments: m.segments })));
+      await Promise.all(groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group))));
       await this.expander.clearOutbox(chunk.outboxId);
       this.metrics.expanded.inc(chunk.messages.length);
       if (chunk.last) this.logger.info({ batchId: chunk.batchId }, 'batch fully expanded');

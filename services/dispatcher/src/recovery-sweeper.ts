@@ -1,4 +1,4 @@
-import { SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
+import { TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
 import { notIndexed } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
@@ -90,18 +90,9 @@ export class RecoverySweeper {
     }
   }
 
-  /** One group job per account and SUBMIT_GROUP_MAX messages; rows come ordered by account. */
   private publishGroups(rows: { id: string; account_id: string; segments: number }[]): Promise<void>[] {
-    const published: Promise<void>[] = [];
-    for (let at = 0; at < rows.length; ) {
-      const accountId = rows[at]!.account_id;
-      let end = at;
-      while (end < rows.length && end - at < SUBMIT_GROUP_MAX && rows[end]!.account_id === accountId) end++;
-      const messages = rows.slice(at, end).map((r) => ({ messageId: r.id, segments: r.segments }));
-      published.push(this.bus.publish(TOPICS.messageSubmitGroup, { accountId, messages }));
-      at = end;
-    }
-    return published;
+    const groups = submitGroups(rows.map((r) => ({ accountId: r.account_id, messageId: r.id, segments: r.segments })));
+    return groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group)));
   }
 
   /** Publishes jobs for rows in the given state last touched before the cutoff. */
