@@ -71,9 +71,8 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
     const headers = { authorization: auth, 'content-type': 'application/json' };
     const gatewayUrl = `${cluster.gateway.url}/secure/send`;
     let accepted = 0;
-    const drained = async () => {
-      for (let i = 0; i < 600 && cluster.sim.received.length < accepted; i++) await new Promise((r) => setTimeout(r, 50));
-    };
+    // Every accepted request reaches the simulator before the next ceiling segment.
+    const drained = () => cluster.sim.waitFor(accepted, 30_000);
     // Warm-up of both, so both are measured with their code compiled.
     await load(ceiling.url, { 'content-type': 'application/json' }, 2);
     accepted += (await load(gatewayUrl, headers, 2)).ok;
