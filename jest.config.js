@@ -1,10 +1,16 @@
 /** Tests run against sources (swc strips types; `tsc -b` typechecks). */
 const path = require('node:path');
 const workspaces = {
-  contracts: 'packages/contracts', kit: 'packages/kit', smsc: 'packages/smsc',
-  auth: 'services/auth', 'api-gateway': 'services/api-gateway', dispatcher: 'services/dispatcher',
-  'batch-scheduler': 'services/batch-scheduler', 'callback-notifier': 'services/callback-notifier',
-  standalone: 'apps/standalone', cli: 'apps/cli',
+  contracts: 'packages/contracts',
+  kit: 'packages/kit',
+  smsc: 'packages/smsc',
+  auth: 'services/auth',
+  'api-gateway': 'services/api-gateway',
+  dispatcher: 'services/dispatcher',
+  'batch-scheduler': 'services/batch-scheduler',
+  'callback-notifier': 'services/callback-notifier',
+  standalone: 'apps/standalone',
+  cli: 'apps/cli',
 };
 const moduleNameMapper = {};
 for (const [name, dir] of Object.entries(workspaces)) {
@@ -12,10 +18,16 @@ for (const [name, dir] of Object.entries(workspaces)) {
 }
 // Distributed-mode tests need real Postgres and RabbitMQ. CI sets their URLs and then they run (and
 // fail if a server is missing); without the URLs they are left out here, with a visible note.
-const distributedTests = ['<rootDir>/tests/e2e/', '<rootDir>/packages/kit/test/db-pg.test.ts', '<rootDir>/packages/kit/test/bus-amqp.test.ts'];
+const distributedTests = [
+  '<rootDir>/tests/e2e/',
+  '<rootDir>/packages/kit/test/db-pg.test.ts',
+  '<rootDir>/packages/kit/test/bus-amqp.test.ts',
+];
 const haveServers = Boolean(process.env.DATABASE_URL && process.env.AMQP_URL);
 if (!haveServers) {
-  process.stderr.write('note: DATABASE_URL and AMQP_URL are not set, so the distributed-mode tests do not run (CI sets them)\n');
+  process.stderr.write(
+    'note: DATABASE_URL and AMQP_URL are not set, so the distributed-mode tests do not run (CI sets them)\n',
+  );
 }
 
 module.exports = {
@@ -26,9 +38,16 @@ module.exports = {
     '/node_modules/',
     '/dist/',
     ...(haveServers ? [] : distributedTests),
-    ...(process.env.REDIS_URL ? [] : ['<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts']),
+    ...(process.env.REDIS_URL
+      ? []
+      : ['<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts']),
   ],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
+  },
   moduleNameMapper,
   testTimeout: 30000,
   maxWorkers: 2,

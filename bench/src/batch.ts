@@ -7,7 +7,10 @@ import { cpuUsage } from './cpu-usage';
 async function linkCeiling(count: number, window: number): Promise<number> {
   const sim = new SmppSimulator({ host: '127.0.0.1', port: 0 });
   const { port } = await sim.start();
-  const connector = new SmppConnector(parseSmscUrl(`smpp://bench:bench@127.0.0.1:${port}?window=${window}`), createLogger('bench', 'silent'));
+  const connector = new SmppConnector(
+    parseSmscUrl(`smpp://bench:bench@127.0.0.1:${port}?window=${window}`),
+    createLogger('bench', 'silent'),
+  );
   await connector.start();
   const parts = splitMessage({ content: 'bulk' }, { maxParts: 1 }).parts;
   const started = Date.now();
@@ -16,7 +19,13 @@ async function linkCeiling(count: number, window: number): Promise<number> {
     Array.from({ length: window }, async () => {
       while (next < count) {
         next++;
-        await connector.submit({ to: String(41_700_000_000 + next), from: null, dataCoding: 0, parts, registeredDelivery: false });
+        await connector.submit({
+          to: String(41_700_000_000 + next),
+          from: null,
+          dataCoding: 0,
+          parts,
+          registeredDelivery: false,
+        });
       }
     }),
   );
@@ -26,7 +35,9 @@ async function linkCeiling(count: number, window: number): Promise<number> {
   return Math.round(rate);
 }
 
-export async function benchBatch(count = Number(process.env['BENCH_BATCH_SIZE'] ?? 100_000)): Promise<void> {
+export async function benchBatch(
+  count = Number(process.env['BENCH_BATCH_SIZE'] ?? 100_000),
+): Promise<void> {
   const window = 100;
   // Measured before and after the batch (the cluster idle by then), so a change in the machine's
   // speed during the run weighs on both sides of the ratio.
@@ -45,7 +56,7 @@ export async function benchBatch(count = Number(process.env['BENCH_BATCH_SIZE'] 
     const acceptMs = Date.now() - started;
     if (reply.status !== 200) throw new Error(`sendbatch: HTTP ${reply.status}`);
     await cluster.sim.waitFor(count, 30 * 60_000);
-    const lastAt = cluster.sim.received[count - 1]!.receivedAt.getTime();
+    const lastAt = cluster.sim.received[count - 1].receivedAt.getTime();
     const rate = Math.round(count / ((lastAt - started) / 1000));
     const cpuSeconds = cpu.stop();
     const rss = Object.fromEntries(cluster.services.map((s) => [s.name, peakRssMb(s.child.pid)]));

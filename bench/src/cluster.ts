@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QUEUES } from '@smsgw/contracts';
-import { createTestDatabase, deleteBusNamespace, startService, type ServiceProcess } from '@smsgw/kit';
+import {
+  createTestDatabase,
+  deleteBusNamespace,
+  startService,
+  type ServiceProcess,
+} from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 
 /** The dispatcher's retry delays with the default MAX_SUBMIT_ATTEMPTS (see submitRetryDelays). */
@@ -21,7 +26,9 @@ export interface Cluster {
 }
 
 /** Distributed mode on this machine: each service a process, a fresh database and bus namespace. */
-export async function startCluster(options: { dispatchers?: number; smscQuery?: string; latencyMs?: number } = {}): Promise<Cluster> {
+export async function startCluster(
+  options: { dispatchers?: number; smscQuery?: string; latencyMs?: number } = {},
+): Promise<Cluster> {
   const database = await createTestDatabase();
   const env = {
     DATABASE_URL: database.url,
@@ -45,7 +52,10 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
     started.push(service);
     return service;
   };
-  let auth: ServiceProcess, gateway: ServiceProcess, scheduler: ServiceProcess, notifier: ServiceProcess;
+  let auth: ServiceProcess,
+    gateway: ServiceProcess,
+    scheduler: ServiceProcess,
+    notifier: ServiceProcess;
   const dispatchers: ServiceProcess[] = [];
   try {
     auth = await start('auth', { ADMIN_TOKEN, JWT_SECRET });
@@ -53,7 +63,11 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
     scheduler = await start('batch-scheduler', {});
     notifier = await start('callback-notifier', {});
     for (let i = 0; i < (options.dispatchers ?? 1); i++) {
-      dispatchers.push(await start('dispatcher', { SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}` }));
+      dispatchers.push(
+        await start('dispatcher', {
+          SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}`,
+        }),
+      );
     }
   } catch (err) {
     // A half-started cluster is stopped, not left running against the broker.
@@ -82,7 +96,10 @@ export async function startCluster(options: { dispatchers?: number; smscQuery?: 
       await Promise.all(services.map((s) => s.stop()));
       await sim.stop();
       await database.drop();
-      await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, { [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS, [QUEUES.dispatcherSubmitGroup]: SUBMIT_RETRY_DELAYS });
+      await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, {
+        [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS,
+        [QUEUES.dispatcherSubmitGroup]: SUBMIT_RETRY_DELAYS,
+      });
     },
   };
 }

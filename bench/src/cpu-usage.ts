@@ -10,7 +10,10 @@ function cpuByPid(): Map<number, { seconds: number; command: string }> {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      result.set(Number(entry), { seconds: (Number(fields[11]) + Number(fields[12])) / tick, command });
+      result.set(Number(entry), {
+        seconds: (Number(fields[11]) + Number(fields[12])) / tick,
+        command,
+      });
     } catch {
       // the process ended while we looked
     }
@@ -22,7 +25,7 @@ const GROUPS: [RegExp, string | ((m: RegExpExecArray) => string)][] = [
   [/postgres/, 'postgres'],
   [/beam\.smp/, 'rabbitmq'],
   [/redis-server/, 'redis'],
-  [/services\/([^/]+)\/dist\/main\.js/, (m) => m[1]!],
+  [/services\/([^/]+)\/dist\/main\.js/, (m) => m[1]],
 ];
 
 /**
@@ -35,12 +38,16 @@ export function cpuUsage(): { stop(): Record<string, number> } {
     stop() {
       const totals: Record<string, number> = {};
       for (const [pid, now] of cpuByPid()) {
-        const group = GROUPS.map(([re, name]) => {
-          const m = re.exec(now.command);
-          return m ? (typeof name === 'string' ? name : name(m)) : undefined;
-        }).find((g) => g !== undefined) ?? (pid === process.pid ? 'bench (load and simulator)' : undefined);
+        const group =
+          GROUPS.map(([re, name]) => {
+            const m = re.exec(now.command);
+            return m ? (typeof name === 'string' ? name : name(m)) : undefined;
+          }).find((g) => g !== undefined) ??
+          (pid === process.pid ? 'bench (load and simulator)' : undefined);
         if (!group) continue;
-        totals[group] = Number(((totals[group] ?? 0) + now.seconds - (before.get(pid)?.seconds ?? 0)).toFixed(1));
+        totals[group] = Number(
+          ((totals[group] ?? 0) + now.seconds - (before.get(pid)?.seconds ?? 0)).toFixed(1),
+        );
       }
       return totals;
     },

@@ -1,7 +1,10 @@
 import { startCluster } from './cluster';
 
 /** A 200/s connector cap shared by 3 dispatchers through Redis: the rate at the SMSC, second by second. */
-export async function benchPacing(cap = 200, seconds = Number(process.env['BENCH_PACING_SECONDS'] ?? 30)): Promise<void> {
+export async function benchPacing(
+  cap = 200,
+  seconds = Number(process.env['BENCH_PACING_SECONDS'] ?? 30),
+): Promise<void> {
   const cluster = await startCluster({ dispatchers: 3, smscQuery: `window=50&throughput=${cap}` });
   try {
     const auth = await cluster.createAccount('pacing');
@@ -16,8 +19,14 @@ export async function benchPacing(cap = 200, seconds = Number(process.env['BENCH
     await new Promise((r) => setTimeout(r, 3000));
     const from = Math.ceil(Date.now() / 1000) * 1000;
     await new Promise((r) => setTimeout(r, from + seconds * 1000 - Date.now() + 200));
-    const perSecond = Array.from({ length: seconds }, (_, i) =>
-      cluster.sim.received.filter((m) => m.receivedAt.getTime() >= from + i * 1000 && m.receivedAt.getTime() < from + (i + 1) * 1000).length,
+    const perSecond = Array.from(
+      { length: seconds },
+      (_, i) =>
+        cluster.sim.received.filter(
+          (m) =>
+            m.receivedAt.getTime() >= from + i * 1000 &&
+            m.receivedAt.getTime() < from + (i + 1) * 1000,
+        ).length,
     );
     const mean = perSecond.reduce((a, b) => a + b, 0) / seconds;
     const max = Math.max(...perSecond);

@@ -7,14 +7,19 @@ import { benchSend } from './send';
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
-const benches: Record<string, () => Promise<void>> = { send: () => benchSend(), batch: () => benchBatch(), pacing: () => benchPacing() };
+const benches: Record<string, () => Promise<void>> = {
+  send: () => benchSend(),
+  batch: () => benchBatch(),
+  pacing: () => benchPacing(),
+};
 
 async function main(): Promise<void> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/postgres';
   const chosen = process.argv.slice(2);
   for (const name of chosen.length > 0 ? chosen : Object.keys(benches)) {
     const bench = benches[name];
-    if (!bench) throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(benches).join(', ')}`);
+    if (!bench)
+      throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(benches).join(', ')}`);
     await bench();
   }
 }

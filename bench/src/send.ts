@@ -18,8 +18,19 @@ interface Segment {
   errors: number;
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Segment> {
-  const result = await autocannon({ url, method: 'POST', headers, body: BODY, connections: CONNECTIONS, duration: seconds });
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<Segment> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers,
+    body: BODY,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
   return {
     requests: result.requests.total,
     ok: result['2xx'],
@@ -35,8 +46,10 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
 function summary(segments: Segment[]) {
   const sorted = segments.map((s) => s.p50).sort((a, b) => a - b);
   return {
-    rps: Math.round(segments.reduce((n, s) => n + s.requests, 0) / segments.reduce((n, s) => n + s.seconds, 0)),
-    p50: sorted[Math.floor(sorted.length / 2)]!,
+    rps: Math.round(
+      segments.reduce((n, s) => n + s.requests, 0) / segments.reduce((n, s) => n + s.seconds, 0),
+    ),
+    p50: sorted[Math.floor(sorted.length / 2)],
     p99: Math.max(...segments.map((s) => s.p99)),
     non2xx: segments.reduce((n, s) => n + s.non2xx, 0),
     errors: segments.reduce((n, s) => n + s.errors, 0),
@@ -61,7 +74,9 @@ async function ceilingServer(): Promise<{ url: string; server: Server }> {
  * same code twice as fast from one minute to the next) weighs on both sides of the ratio. Before
  * each ceiling segment the dispatcher has drained what the gateway accepted, so it is idle then.
  */
-export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ?? 20)): Promise<void> {
+export async function benchSend(
+  seconds = Number(process.env['BENCH_SECONDS'] ?? 20),
+): Promise<void> {
   const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 5));
   const segmentSeconds = Math.max(2, Math.round(seconds / rounds));
   const ceiling = await ceilingServer();
@@ -82,10 +97,13 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
     const gatewaySegments: Segment[] = [];
     const cpuTotals: Record<string, number> = {};
     for (let round = 0; round < rounds; round++) {
-      ceilingSegments.push(await load(ceiling.url, { 'content-type': 'application/json' }, segmentSeconds));
+      ceilingSegments.push(
+        await load(ceiling.url, { 'content-type': 'application/json' }, segmentSeconds),
+      );
       const cpu = cpuUsage();
       const segment = await load(gatewayUrl, headers, segmentSeconds);
-      for (const [name, used] of Object.entries(cpu.stop())) cpuTotals[name] = (cpuTotals[name] ?? 0) + used;
+      for (const [name, used] of Object.entries(cpu.stop()))
+        cpuTotals[name] = (cpuTotals[name] ?? 0) + used;
       gatewaySegments.push(segment);
       accepted += segment.ok;
       await drained();
@@ -94,7 +112,9 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
     const baseline = summary(ceilingSegments);
     // CPU per accepted request, each process, during the gateway's segments: where the two cores went.
     const requests = gatewaySegments.reduce((n, s) => n + s.ok, 0);
-    const cpuMicrosPerRequest = Object.fromEntries(Object.entries(cpuTotals).map(([k, v]) => [k, Math.round((v * 1e6) / requests)]));
+    const cpuMicrosPerRequest = Object.fromEntries(
+      Object.entries(cpuTotals).map(([k, v]) => [k, Math.round((v * 1e6) / requests)]),
+    );
     console.log(
       JSON.stringify({
         bench: 'send',
@@ -103,7 +123,15 @@ export async function benchSend(seconds = Number(process.env['BENCH_SECONDS'] ??
         gateway,
         ceiling: baseline,
         ratio: Number((gateway.rps / baseline.rps).toFixed(3)),
-        roundRatios: gatewaySegments.map((s, i) => Number((s.requests / s.seconds / (ceilingSegments[i]!.requests / ceilingSegments[i]!.seconds)).toFixed(3))),
+        roundRatios: gatewaySegments.map((s, i) =>
+          Number(
+            (
+              s.requests /
+              s.seconds /
+              (ceilingSegments[i].requests / ceilingSegments[i].seconds)
+            ).toFixed(3),
+          ),
+        ),
         roundP99: gatewaySegments.map((s) => s.p99),
         // Requests still in flight when a segment ends are answered (and sent) but not counted.
         answered2xx: accepted,

@@ -21,11 +21,14 @@ let failing: CallbackReceiver;
 let slow: SlowReceiver;
 const alice = basic('alice', 'alice-password');
 
-const givenUp = () => metricValue(gw.base, 'smsgw_callbacks_given_up_total', { kind: 'callback', reason: 'attempts' });
-const requests = (outcome: string) => metricValue(gw.base, 'smsgw_callback_requests_total', { kind: 'callback', outcome });
+const givenUp = () =>
+  metricValue(gw.base, 'smsgw_callbacks_given_up_total', { kind: 'callback', reason: 'attempts' });
+const requests = (outcome: string) =>
+  metricValue(gw.base, 'smsgw_callback_requests_total', { kind: 'callback', outcome });
 const settle = () => new Promise((r) => setTimeout(r, 700));
 /** The message id a success callback names: statusText is `Success "<id>"`. */
-const idOf = (statusText: string | undefined) => /^Success "([0-9a-f-]{36})"$/.exec(statusText ?? '')![1]!;
+const idOf = (statusText: string | undefined) =>
+  /^Success "([0-9a-f-]{36})"$/.exec(statusText ?? '')![1];
 
 beforeAll(async () => {
   sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });
@@ -42,7 +45,10 @@ beforeAll(async () => {
     CALLBACK_RETRY_BASE_MS: '100',
     CALLBACK_TIMEOUT_MS: String(TIMEOUT_MS),
   });
-  const created = await request(gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'alice', password: 'alice-password' } });
+  const created = await request(gw.base, 'POST', '/admin/v1/accounts', {
+    auth: `Bearer ${ADMIN_TOKEN}`,
+    json: { username: 'alice', password: 'alice-password' },
+  });
   expect(created.status).toBe(201);
 });
 
@@ -59,35 +65,65 @@ describe('callback receivers that fail', () => {
     const recipients = ['41790031001', '41790031002'];
     const batch = await request(gw.base, 'POST', '/secure/sendbatch', {
       auth: alice,
-      json: { messages: [{ to: recipients, content: 'nobody listens' }], batch_config: { callback_url: `${failing.base}/down` } },
+      json: {
+        messages: [{ to: recipients, content: 'nobody listens' }],
+        batch_config: { callback_url: `${failing.base}/down` },
+      },
     });
     expect(batch.status).toBe(200);
     const batchId = batch.body.data.batchId as string;
-    const callsTo = (to: string) => failing.on('/down').filter((c) => c.query['batchId'] === batchId && c.query['to'] === to);
+    const callsTo = (to: string) =>
+      failing.on('/down').filter((c) => c.query['batchId'] === batchId && c.query['to'] === to);
 
-    await waitFor(async () => ((await givenUp()) >= before + recipients.length ? true : undefined), 15_000, 'the callbacks given up', 100);
+    await waitFor(
+      async () => ((await givenUp()) >= before + recipients.length ? true : undefined),
+      15_000,
+      'the callbacks given up',
+      100,
+    );
     await settle();
     // Given up means no further attempt, and each message counted once.
     for (const to of recipients) expect(callsTo(to)).toHaveLength(MAX_ATTEMPTS);
     expect(await givenUp()).toBe(before + recipients.length);
     for (const to of recipients) {
-      const id = idOf(callsTo(to)[0]!.query['statusText']);
-      const message = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth: alice })).body.data;
-      expect(message.callbackError).toMatch(new RegExp(`given up after ${MAX_ATTEMPTS} attempts: HTTP 500`));
+      const id = idOf(callsTo(to)[0].query['statusText']);
+      const message = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth: alice }))
+        .body.data;
+      expect(message.callbackError).toMatch(
+        new RegExp(`given up after ${MAX_ATTEMPTS} attempts: HTTP 500`),
+      );
     }
   });
 
   it(`retries a receiver that answers after CALLBACK_TIMEOUT_MS (${TIMEOUT_MS} ms); a later attempt succeeds`, async () => {
-    const [givenUpBefore, okBefore, retriesBefore] = [await givenUp(), await requests('ok'), await requests('retry')];
+    const [givenUpBefore, okBefore, retriesBefore] = [
+      await givenUp(),
+      await requests('ok'),
+      await requests('retry'),
+    ];
     const recipients = ['41790032001', '41790032002'];
     const batch = await request(gw.base, 'POST', '/secure/sendbatch', {
       auth: alice,
-      json: { messages: [{ to: recipients, content: 'slow receiver' }], batch_config: { callback_url: `${slow.base}/slow` } },
+      json: {
+        messages: [{ to: recipients, content: 'slow receiver' }],
+        batch_config: { callback_url: `${slow.base}/slow` },
+      },
     });
     expect(batch.status).toBe(200);
 
-    await waitFor(async () => (recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined), 15_000, 'every slow callback answered', 100);
-    await waitFor(async () => ((await requests('ok')) >= okBefore + recipients.length ? true : undefined), 5_000, 'the callbacks to the healthy receiver', 100);
+    await waitFor(
+      async () =>
+        recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined,
+      15_000,
+      'every slow callback answered',
+      100,
+    );
+    await waitFor(
+      async () => ((await requests('ok')) >= okBefore + recipients.length ? true : undefined),
+      5_000,
+      'the callbacks to the healthy receiver',
+      100,
+    );
     await settle();
     for (const to of recipients) {
       const calls = slow.to(to);
@@ -96,8 +132,12 @@ describe('callback receivers that fail', () => {
         { abandoned: true, answered: false },
         { abandoned: false, answered: true },
       ]);
-      expect(calls[1]!.query).toMatchObject({ batchId: batch.body.data.batchId, to, status: '1' });
-      const message = (await request(gw.base, 'GET', `/secure/messages/${idOf(calls[1]!.query['statusText'])}`, { auth: alice })).body.data;
+      expect(calls[1].query).toMatchObject({ batchId: batch.body.data.batchId, to, status: '1' });
+      const message = (
+        await request(gw.base, 'GET', `/secure/messages/${idOf(calls[1].query['statusText'])}`, {
+          auth: alice,
+        })
+      ).body.data;
       expect(message.callbackError ?? null).toBeNull();
     }
     expect(await requests('retry')).toBe(retriesBefore + recipients.length);

@@ -22,7 +22,6 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-
 /** A report's own parameters: the query for GET, the form for POST (the URL's own query stays in the URL). */
 function reportParams(call: ReceivedCall): Record<string, string> {
   if (call.method === 'POST') return Object.fromEntries(new URLSearchParams(call.body));
@@ -30,7 +29,8 @@ function reportParams(call: ReceivedCall): Record<string, string> {
   return params;
 }
 const reportsFor = (id: string) => receiver.calls.filter((c) => reportParams(c)['id'] === id);
-const byLevel = (calls: ReceivedCall[]) => [...calls].sort((a, b) => Number(reportParams(a)['level']) - Number(reportParams(b)['level']));
+const byLevel = (calls: ReceivedCall[]) =>
+  [...calls].sort((a, b) => Number(reportParams(a)['level']) - Number(reportParams(b)['level']));
 
 interface Gateway {
   sim: SmppSimulator;
@@ -43,8 +43,15 @@ function useGateway(options: SmppSimulatorOptions): Gateway {
   beforeAll(async () => {
     run.sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true, ...options });
     const { port } = await run.sim.start();
-    run.gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
-    const created = await request(run.gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'dora', password: 'dora-password' } });
+    run.gw = await startEmbedded({
+      SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
+      CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+      CALLBACK_RETRY_BASE_MS: '100',
+    });
+    const created = await request(run.gw.base, 'POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      json: { username: 'dora', password: 'dora-password' },
+    });
     expect(created.status).toBe(201);
   }, 60_000);
   afterAll(async () => {
@@ -60,13 +67,19 @@ async function send(run: Gateway, body: Record<string, unknown>): Promise<string
   return reply.body.data.slice('Success "'.length);
 }
 
-const status = async (run: Gateway, id: string) => (await request(run.gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
+const status = async (run: Gateway, id: string) =>
+  (await request(run.gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
 
-async function finalState(run: Gateway, id: string): Promise<{ state: string; smscId: string; segments: number }> {
+async function finalState(
+  run: Gateway,
+  id: string,
+): Promise<{ state: string; smscId: string; segments: number }> {
   return waitFor(
     async () => {
       const s = await status(run, id);
-      return ['delivered', 'undelivered', 'expired', 'rejected', 'failed'].includes(s?.state) ? s : undefined;
+      return ['delivered', 'undelivered', 'expired', 'rejected', 'failed'].includes(s?.state)
+        ? s
+        : undefined;
     },
     15_000,
     `message ${id} to reach a final state`,
@@ -80,17 +93,30 @@ async function finalState(run: Gateway, id: string): Promise<{ state: string; sm
  * so already published) has been handled, and any report it caused has been sent.
  */
 async function fence(run: Gateway, to: string): Promise<void> {
-  const id = await send(run, { to, content: 'fence', dlr: 'yes', 'dlr-url': `${receiver.base}/fence`, 'dlr-level': 3 });
+  const id = await send(run, {
+    to,
+    content: 'fence',
+    dlr: 'yes',
+    'dlr-url': `${receiver.base}/fence`,
+    'dlr-level': 3,
+  });
   await waitFor(() => reportsFor(id).length >= 2, 15_000, 'both reports of the fence message');
   expect(reportsFor(id)).toHaveLength(2);
 }
 
 type Level = 1 | 2 | 3;
 type Method = 'GET' | 'POST';
-const TABLE: { level: Level; method: Method }[] = ([1, 2, 3] as const).flatMap((level) => (['GET', 'POST'] as const).map((method) => ({ level, method })));
+const TABLE: { level: Level; method: Method }[] = ([1, 2, 3] as const).flatMap((level) =>
+  (['GET', 'POST'] as const).map((method) => ({ level, method })),
+);
 
 /** Exactly the reference's parameters (DESIGN.md 9), level 1 first. */
-function expectedReports(level: Level, id: string, smscId: string, text: string): Record<string, unknown>[] {
+function expectedReports(
+  level: Level,
+  id: string,
+  smscId: string,
+  text: string,
+): Record<string, unknown>[] {
   const one = { id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' };
   const two = {
     id,
@@ -109,17 +135,31 @@ function expectedReports(level: Level, id: string, smscId: string, text: string)
 }
 
 const scenarios: { name: string; prefix: string; options: SmppSimulatorOptions }[] = [
-  { name: 'ids in hex in submit_sm_resp and in decimal in receipts', prefix: '417901', options: { receiptDelayMs: 20 } },
-  { name: 'the receipt before the submit response', prefix: '417902', options: { receiptBeforeResponse: true, latencyMs: 50 } },
+  {
+    name: 'ids in hex in submit_sm_resp and in decimal in receipts',
+    prefix: '417901',
+    options: { receiptDelayMs: 20 },
+  },
+  {
+    name: 'the receipt before the submit response',
+    prefix: '417902',
+    options: { receiptBeforeResponse: true, latencyMs: 50 },
+  },
   {
     name: 'ids in decimal with leading zeros in submit_sm_resp and in lower-case hex in receipts',
     prefix: '417903',
-    options: { receiptDelayMs: 20, idFormat: { response: 'decimal', receipt: 'hex', upperCase: false, leadingZeros: 2 } },
+    options: {
+      receiptDelayMs: 20,
+      idFormat: { response: 'decimal', receipt: 'hex', upperCase: false, leadingZeros: 2 },
+    },
   },
 ];
 
 describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) => {
-  const run = useGateway({ ...options, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+  const run = useGateway({
+    ...options,
+    receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD'),
+  });
   const sent = new Map<string, { id: string; to: string; text: string; smscId: string }>();
   const key = (level: Level, method: Method) => `${level}${method}`;
   const others = { long: `${prefix}80004`, undelivered: `${prefix}80009`, quiet: `${prefix}80005` };
@@ -129,59 +169,106 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
     const table = TABLE.map(async ({ level, method }, i) => {
       const to = `${prefix}${level}${i}001`;
       const text = `level ${level} by ${method}`;
-      const id = await send(run, { to, content: text, dlr: 'yes', 'dlr-url': `${receiver.base}/dlr?tag=${key(level, method)}`, 'dlr-level': level, 'dlr-method': method });
+      const id = await send(run, {
+        to,
+        content: text,
+        dlr: 'yes',
+        'dlr-url': `${receiver.base}/dlr?tag=${key(level, method)}`,
+        'dlr-level': level,
+        'dlr-method': method,
+      });
       const final = await finalState(run, id);
       sent.set(key(level, method), { id, to, text, smscId: final.smscId });
     });
     const more = [
-      send(run, { to: others.long, content: 'x'.repeat(400), dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 }).then((id) => (ids.long = id)),
-      send(run, { to: others.undelivered, content: 'nope', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 2 }).then((id) => (ids.undelivered = id)),
-      send(run, { to: others.quiet, content: 'quiet', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 3 }).then((id) => (ids.quiet = id)),
+      send(run, {
+        to: others.long,
+        content: 'x'.repeat(400),
+        dlr: 'yes',
+        'dlr-url': `${receiver.base}/dlr`,
+        'dlr-level': 2,
+      }).then((id) => (ids.long = id)),
+      send(run, {
+        to: others.undelivered,
+        content: 'nope',
+        dlr: 'yes',
+        'dlr-url': `${receiver.base}/dlr`,
+        'dlr-level': 2,
+      }).then((id) => (ids.undelivered = id)),
+      send(run, {
+        to: others.quiet,
+        content: 'quiet',
+        'dlr-url': `${receiver.base}/dlr`,
+        'dlr-level': 3,
+      }).then((id) => (ids.quiet = id)),
     ];
     await Promise.all([...table, ...more]);
     await Promise.all(Object.values(ids).map((id) => finalState(run, id)));
     await waitFor(
-      () => TABLE.every(({ level, method }) => reportsFor(sent.get(key(level, method))!.id).length >= (level === 3 ? 2 : 1)),
+      () =>
+        TABLE.every(
+          ({ level, method }) =>
+            reportsFor(sent.get(key(level, method))!.id).length >= (level === 3 ? 2 : 1),
+        ),
       15_000,
       'every expected report',
     );
     await fence(run, `${prefix}90001`);
   }, 60_000);
 
-  it.each(TABLE)('dlr-level $level by $method: exactly the listed reports with the full parameter sets', ({ level, method }) => {
-    const { id, text, smscId } = sent.get(key(level, method))!;
-    const reports = byLevel(reportsFor(id));
-    expect(reports.map(reportParams)).toEqual(expectedReports(level, id, smscId, text));
-    for (const report of reports) {
-      expect(report.method).toBe(method);
-      expect(report.path).toBe('/dlr');
-      // The URL's own query is kept either way; POST sends the report as a form, nothing in the query.
-      expect(report.query).toEqual(method === 'GET' ? { tag: key(level, method), ...reportParams(report) } : { tag: key(level, method) });
-      if (method === 'POST') expect(report.contentType).toMatch(/^application\/x-www-form-urlencoded/);
-    }
-  });
+  it.each(TABLE)(
+    'dlr-level $level by $method: exactly the listed reports with the full parameter sets',
+    ({ level, method }) => {
+      const { id, text, smscId } = sent.get(key(level, method))!;
+      const reports = byLevel(reportsFor(id));
+      expect(reports.map(reportParams)).toEqual(expectedReports(level, id, smscId, text));
+      for (const report of reports) {
+        expect(report.method).toBe(method);
+        expect(report.path).toBe('/dlr');
+        // The URL's own query is kept either way; POST sends the report as a form, nothing in the query.
+        expect(report.query).toEqual(
+          method === 'GET'
+            ? { tag: key(level, method), ...reportParams(report) }
+            : { tag: key(level, method) },
+        );
+        if (method === 'POST')
+          expect(report.contentType).toMatch(/^application\/x-www-form-urlencoded/);
+      }
+    },
+  );
 
-  it.each(TABLE)('dlr-level $level by $method: the message is delivered and matched to the SMSC id of its answer', async ({ level, method }) => {
-    const { id, to, smscId } = sent.get(key(level, method))!;
-    expect(await status(run, id)).toMatchObject({ state: 'delivered', smscId });
-    const submitted = run.sim.received.filter((r) => r.to === to);
-    expect(submitted.map((r) => r.smscId)).toEqual([smscId]);
-    const receipts = run.sim.receipts.filter((r) => r.to === to);
-    expect(receipts.map((r) => r.smscId)).toEqual([smscId]);
-    // The trap was really there: the SMSC wrote the id differently in its answer and in its receipt.
-    expect(receipts[0]!.receiptId).not.toBe(submitted[0]!.messageId);
-  });
+  it.each(TABLE)(
+    'dlr-level $level by $method: the message is delivered and matched to the SMSC id of its answer',
+    async ({ level, method }) => {
+      const { id, to, smscId } = sent.get(key(level, method))!;
+      expect(await status(run, id)).toMatchObject({ state: 'delivered', smscId });
+      const submitted = run.sim.received.filter((r) => r.to === to);
+      expect(submitted.map((r) => r.smscId)).toEqual([smscId]);
+      const receipts = run.sim.receipts.filter((r) => r.to === to);
+      expect(receipts.map((r) => r.smscId)).toEqual([smscId]);
+      // The trap was really there: the SMSC wrote the id differently in its answer and in its receipt.
+      expect(receipts[0].receiptId).not.toBe(submitted[0].messageId);
+    },
+  );
 
   it('a long message reports DELIVRD once, after a receipt for every part', async () => {
     expect(await status(run, ids.long)).toMatchObject({ state: 'delivered', segments: 3 });
     expect(run.sim.received.filter((r) => r.to === others.long)).toHaveLength(3);
     expect(run.sim.receipts.filter((r) => r.to === others.long)).toHaveLength(3);
-    expect(reportsFor(ids.long).map((c) => [c.query['level'], c.query['message_status']])).toEqual([['2', 'DELIVRD']]);
+    expect(reportsFor(ids.long).map((c) => [c.query['level'], c.query['message_status']])).toEqual([
+      ['2', 'DELIVRD'],
+    ]);
   });
 
   it('an undelivered message reports UNDELIV once and ends undelivered', async () => {
     expect(await status(run, ids.undelivered)).toMatchObject({ state: 'undelivered' });
-    expect(reportsFor(ids.undelivered).map((c) => [c.query['level'], c.query['message_status'], c.query['err']])).toEqual([['2', 'UNDELIV', '001']]);
+    expect(
+      reportsFor(ids.undelivered).map((c) => [
+        c.query['level'],
+        c.query['message_status'],
+        c.query['err'],
+      ]),
+    ).toEqual([['2', 'UNDELIV', '001']]);
   });
 
   it('no report without dlr yes', async () => {

@@ -21,8 +21,15 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const port = (upstream.address() as AddressInfo).port;
     await receiver.start();
-    gw = await startEmbedded({ SMSC_URL: `http://front:pw@127.0.0.1:${port}`, CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
-    await request(gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'ivy', password: 'ivy-password' } });
+    gw = await startEmbedded({
+      SMSC_URL: `http://front:pw@127.0.0.1:${port}`,
+      CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+      CALLBACK_RETRY_BASE_MS: '100',
+    });
+    await request(gw.base, 'POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      json: { username: 'ivy', password: 'ivy-password' },
+    });
   });
   afterAll(async () => {
     await gw?.stop();
@@ -32,13 +39,25 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
   });
 
   it('sends through the upstream and records its id', async () => {
-    const reply = await request(gw.base, 'POST', '/secure/send', { auth, json: { to: '41790000501', content: 'Grüezi €', from: 'Acme' } });
+    const reply = await request(gw.base, 'POST', '/secure/send', {
+      auth,
+      json: { to: '41790000501', content: 'Grüezi €', from: 'Acme' },
+    });
     const id = reply.body.data.slice('Success "'.length);
     const message = await waitFor(async () => {
       const m = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data;
       return m.state === 'submitted' ? m : undefined;
     });
-    expect(received.filter((r) => r.to === '41790000501')).toEqual([{ username: 'front', password: 'pw', to: '41790000501', from: 'Acme', coding: '0', content: 'Grüezi €' }]);
+    expect(received.filter((r) => r.to === '41790000501')).toEqual([
+      {
+        username: 'front',
+        password: 'pw',
+        to: '41790000501',
+        from: 'Acme',
+        coding: '0',
+        content: 'Grüezi €',
+      },
+    ]);
     expect(message.smscId).toBe(String(0x7f3a));
   });
 
@@ -46,17 +65,31 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
   // comes; the request is accepted (the API cannot know which connector the dispatchers use).
   it('with dlr-level 3 sends the level 1 report only, and the message stays submitted', async () => {
     const send = async (to: string, level: number) => {
-      const reply = await request(gw.base, 'POST', '/secure/send', { auth, json: { to, content: 'dlr', dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': level } });
+      const reply = await request(gw.base, 'POST', '/secure/send', {
+        auth,
+        json: {
+          to,
+          content: 'dlr',
+          dlr: 'yes',
+          'dlr-url': `${receiver.base}/dlr`,
+          'dlr-level': level,
+        },
+      });
       expect(reply.status).toBe(200);
       return reply.body.data.slice('Success "'.length) as string;
     };
-    const reportsOf = (id: string) => receiver.calls.filter((c) => c.query['id'] === id).map((c) => c.query);
+    const reportsOf = (id: string) =>
+      receiver.calls.filter((c) => c.query['id'] === id).map((c) => c.query);
     const id = await send('41790000502', 3);
     await waitFor(async () => (reportsOf(id).length > 0 ? true : undefined));
     // A later message's report through the same notifier: anything more for the first one came by now.
     const later = await send('41790000503', 1);
     await waitFor(async () => (reportsOf(later).length > 0 ? true : undefined));
-    expect(reportsOf(id)).toEqual([{ id, level: '1', message_status: 'ESME_ROK', connector: 'http' }]);
-    expect((await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state).toBe('submitted');
+    expect(reportsOf(id)).toEqual([
+      { id, level: '1', message_status: 'ESME_ROK', connector: 'http' },
+    ]);
+    expect(
+      (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state,
+    ).toBe('submitted');
   });
 });

@@ -8,7 +8,13 @@ import { waitFor } from '@smsgw/kit';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
-import { documentedMetrics, parseExposition, seriesNames, type Sample, type Scrape } from '../support/metrics-doc';
+import {
+  documentedMetrics,
+  parseExposition,
+  seriesNames,
+  type Sample,
+  type Scrape,
+} from '../support/metrics-doc';
 import { CallbackReceiver } from '../support/receiver';
 
 const documented = documentedMetrics();
@@ -26,24 +32,45 @@ async function scrapeNow(base: string): Promise<Scrape> {
 }
 
 const total = (s: Scrape, name: string, match: Record<string, string> = {}) =>
-  s.samples.filter((x) => x.name === name && Object.entries(match).every(([k, v]) => x.labels[k] === v)).reduce((sum, x) => sum + x.value, 0);
+  s.samples
+    .filter((x) => x.name === name && Object.entries(match).every(([k, v]) => x.labels[k] === v))
+    .reduce((sum, x) => sum + x.value, 0);
 
 /** Waits until the running gateway's metric reaches at least `min`; says what it saw if it does not. */
-async function metricReaches(base: string, name: string, match: Record<string, string>, min = 1, timeoutMs = 15_000): Promise<void> {
+async function metricReaches(
+  base: string,
+  name: string,
+  match: Record<string, string>,
+  min = 1,
+  timeoutMs = 15_000,
+): Promise<void> {
   let seen: Sample[] = [];
-  await waitFor(async () => {
-    const now = await scrapeNow(base);
-    seen = now.samples.filter((x) => x.name === name);
-    return total(now, name, match) >= min ? true : undefined;
-  }, timeoutMs, 100).catch((err: Error) => {
-    throw new Error(`${name}${JSON.stringify(match)} did not reach ${min}: ${err.message}; saw ${JSON.stringify(seen)}`);
+  await waitFor(
+    async () => {
+      const now = await scrapeNow(base);
+      seen = now.samples.filter((x) => x.name === name);
+      return total(now, name, match) >= min ? true : undefined;
+    },
+    timeoutMs,
+    100,
+  ).catch((err: Error) => {
+    throw new Error(
+      `${name}${JSON.stringify(match)} did not reach ${min}: ${err.message}; saw ${JSON.stringify(seen)}`,
+    );
   });
 }
 
 beforeAll(async () => {
   // Throttling everything at first: the send is retried, and a restart finds it still queued
   // (what the recovery sweep re-publishes in embedded mode).
-  sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true, receiptDelayMs: 20, rejectDestinations: /^417999/, throttleRate: 1 });
+  sim = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: true,
+    receiptDelayMs: 20,
+    rejectDestinations: /^417999/,
+    throttleRate: 1,
+  });
   const { port } = await sim.start();
   receiver = new CallbackReceiver();
   await receiver.start();
@@ -57,9 +84,19 @@ beforeAll(async () => {
 
   const first = await startEmbedded(env);
   try {
-    const created = await request(first.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'erin', password: 'erin-password' } });
+    const created = await request(first.base, 'POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      json: { username: 'erin', password: 'erin-password' },
+    });
     expect(created.status).toBe(201);
-    expect((await request(first.base, 'POST', '/secure/send', { auth: erin, json: { to: '41790000001', content: 'throttled, then restarted' } })).status).toBe(200);
+    expect(
+      (
+        await request(first.base, 'POST', '/secure/send', {
+          auth: erin,
+          json: { to: '41790000001', content: 'throttled, then restarted' },
+        })
+      ).status,
+    ).toBe(200);
     await metricReaches(first.base, 'smsgw_submit_retries_total', { reason: 'ESME_RTHROTTLED' });
   } finally {
     await first.stop();
@@ -82,13 +119,22 @@ beforeAll(async () => {
   // A private address CALLBACK_ALLOWED_HOSTS does not allow: the delivery report is refused, given up.
   const refused = await request(base, 'POST', '/secure/send', {
     auth: erin,
-    json: { to: '41790000003', content: 'report refused', dlr: 'yes', dlr_url: 'http://10.255.255.1/dlr', dlr_level: 2 },
+    json: {
+      to: '41790000003',
+      content: 'report refused',
+      dlr: 'yes',
+      dlr_url: 'http://10.255.255.1/dlr',
+      dlr_level: 2,
+    },
   });
   expect(refused.status).toBe(200);
   // A receiver that keeps failing: its callback waits an hour for the retry, so it stays pending.
   const pending = await request(base, 'POST', '/secure/sendbatch', {
     auth: erin,
-    json: { messages: [{ to: '41790000004', content: 'pending' }], batch_config: { callback_url: `${receiver.base}/down` } },
+    json: {
+      messages: [{ to: '41790000004', content: 'pending' }],
+      batch_config: { callback_url: `${receiver.base}/down` },
+    },
   });
   expect(pending.status).toBe(200);
 
@@ -96,7 +142,10 @@ beforeAll(async () => {
   await metricReaches(base, 'smsgw_messages_failed_total', { reason: 'ESME_RINVDSTADR' });
   await metricReaches(base, 'smsgw_callback_attempts_count', { outcome: 'ok' });
   await metricReaches(base, 'smsgw_callbacks_given_up_total', { reason: 'refused' });
-  await metricReaches(base, 'smsgw_callback_requests_total', { kind: 'callback', outcome: 'retry' });
+  await metricReaches(base, 'smsgw_callback_requests_total', {
+    kind: 'callback',
+    outcome: 'retry',
+  });
   await metricReaches(base, 'smsgw_batches_completed_total', {}, 2);
   // The answered callback's row is closed just after its request is counted.
   scrape = await waitFor(async () => {
@@ -114,27 +163,48 @@ afterAll(async () => {
 describe('GET /metrics in embedded mode', () => {
   it('reads the documented table', () => {
     expect(documented.length).toBeGreaterThanOrEqual(20);
-    expect(documented.find((m) => m.name === 'smsgw_queue_depth')).toEqual({ name: 'smsgw_queue_depth', type: 'gauge', labels: ['queue'] });
+    expect(documented.find((m) => m.name === 'smsgw_queue_depth')).toEqual({
+      name: 'smsgw_queue_depth',
+      type: 'gauge',
+      labels: ['queue'],
+    });
   });
 
-  it.each(documented.map((m) => [m.name, m] as const))('%s: documented type, and series with exactly the documented labels', (_name, metric) => {
-    expect(scrape.types.get(metric.name)).toBe(metric.type);
-    for (const series of seriesNames(metric)) {
-      const samples = scrape.samples.filter((s) => s.name === series);
-      expect({ series, present: samples.length > 0 }).toEqual({ series, present: true });
-      const expected = [...metric.labels, 'service', ...(series.endsWith('_bucket') ? ['le'] : [])].sort();
-      for (const sample of samples) expect({ series, labels: Object.keys(sample.labels).sort() }).toEqual({ series, labels: expected });
-      for (const sample of samples) expect(sample.labels['service']).toBe('standalone');
-    }
-  });
+  it.each(documented.map((m) => [m.name, m] as const))(
+    '%s: documented type, and series with exactly the documented labels',
+    (_name, metric) => {
+      expect(scrape.types.get(metric.name)).toBe(metric.type);
+      for (const series of seriesNames(metric)) {
+        const samples = scrape.samples.filter((s) => s.name === series);
+        expect({ series, present: samples.length > 0 }).toEqual({ series, present: true });
+        const expected = [
+          ...metric.labels,
+          'service',
+          ...(series.endsWith('_bucket') ? ['le'] : []),
+        ].sort();
+        for (const sample of samples)
+          expect({ series, labels: Object.keys(sample.labels).sort() }).toEqual({
+            series,
+            labels: expected,
+          });
+        for (const sample of samples) expect(sample.labels['service']).toBe('standalone');
+      }
+    },
+  );
 
   it('serves no smsgw_ metric that docs/metrics.md does not list', () => {
     const names = new Set(documented.map((m) => m.name));
-    expect([...scrape.types.keys()].filter((name) => name.startsWith('smsgw_') && !names.has(name))).toEqual([]);
+    expect(
+      [...scrape.types.keys()].filter((name) => name.startsWith('smsgw_') && !names.has(name)),
+    ).toEqual([]);
   });
 
   it('reports depth and lag of every consumer queue, and the process metrics', () => {
-    const queues = (name: string) => scrape.samples.filter((s) => s.name === name).map((s: Sample) => s.labels['queue']).sort();
+    const queues = (name: string) =>
+      scrape.samples
+        .filter((s) => s.name === name)
+        .map((s: Sample) => s.labels['queue'])
+        .sort();
     expect(queues('smsgw_queue_depth')).toEqual(Object.values(QUEUES).sort());
     expect(queues('smsgw_queue_lag_seconds')).toEqual(Object.values(QUEUES).sort());
     expect(scrape.types.get('process_cpu_seconds_total')).toBe('counter');
@@ -146,16 +216,38 @@ describe('GET /metrics in embedded mode', () => {
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
     expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'smsc' })).toBe(4);
     expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'smsc' })).toBe(4);
-    expect(total(scrape, 'smsgw_messages_final_total', { connector: 'smsc', state: 'delivered' })).toBe(4);
-    expect(total(scrape, 'smsgw_messages_failed_total', { connector: 'smsc', reason: 'ESME_RINVDSTADR' })).toBe(1);
-    expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'connector' })).toBe(200);
+    expect(
+      total(scrape, 'smsgw_messages_final_total', { connector: 'smsc', state: 'delivered' }),
+    ).toBe(4);
+    expect(
+      total(scrape, 'smsgw_messages_failed_total', {
+        connector: 'smsc',
+        reason: 'ESME_RINVDSTADR',
+      }),
+    ).toBe(1);
+    expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'connector' })).toBe(
+      200,
+    );
     expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'worker' })).toBe(50);
     expect(total(scrape, 'smsgw_callbacks_pending', { kind: 'callback' })).toBe(1);
-    expect(total(scrape, 'smsgw_callback_attempts_count', { kind: 'callback', outcome: 'ok' })).toBe(1);
-    expect(total(scrape, 'smsgw_callback_attempts_sum', { kind: 'callback', outcome: 'ok' })).toBe(1);
-    expect(scrape.samples.filter((x) => x.name === 'smsgw_batches').map((x) => [x.labels['state'], x.value])).toEqual([['scheduled', 0], ['running', 0]]);
+    expect(
+      total(scrape, 'smsgw_callback_attempts_count', { kind: 'callback', outcome: 'ok' }),
+    ).toBe(1);
+    expect(total(scrape, 'smsgw_callback_attempts_sum', { kind: 'callback', outcome: 'ok' })).toBe(
+      1,
+    );
+    expect(
+      scrape.samples
+        .filter((x) => x.name === 'smsgw_batches')
+        .map((x) => [x.labels['state'], x.value]),
+    ).toEqual([
+      ['scheduled', 0],
+      ['running', 0],
+    ]);
     expect(total(scrape, 'smsgw_batches_completed_total')).toBe(2);
-    expect(total(scrape, 'smsgw_callbacks_given_up_total', { kind: 'dlr2', reason: 'refused' })).toBe(1);
+    expect(
+      total(scrape, 'smsgw_callbacks_given_up_total', { kind: 'dlr2', reason: 'refused' }),
+    ).toBe(1);
     expect(total(scrape, 'smsgw_smsc_session_up', { connector: 'smsc' })).toBe(1);
   });
 });

@@ -22,13 +22,21 @@ async function startApp(): Promise<ServiceProcess> {
   const app = await startService('standalone', { DATA_DIR: dataDir, PORT: String(port) }, 60_000);
   running.push(app);
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined), 5_000);
+  await waitFor(
+    async () =>
+      app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined,
+    5_000,
+  );
   expect(app.output()).toMatch(/SMSC\s+built-in SMPP simulator/);
   return app;
 }
 
 /** The CLI as a user runs it from the app's directory: the admin token comes from DATA_DIR/admin-token. */
-const smsgw = (args: string[]) => runNode('apps/cli/dist/main.js', args, { SMSGW_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir });
+const smsgw = (args: string[]) =>
+  runNode('apps/cli/dist/main.js', args, {
+    SMSGW_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+  });
 
 beforeAll(async () => {
   port = await freePort();
@@ -44,9 +52,23 @@ describe('embedded mode from one command', () => {
     const first = await startApp();
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()).toMatch(/^\S{16,}$/);
 
-    const created = await smsgw(['accounts', 'create', 'alice', '--password', 's3cret-pass', '--balance', '10', '--rate', '0.5']);
+    const created = await smsgw([
+      'accounts',
+      'create',
+      'alice',
+      '--password',
+      's3cret-pass',
+      '--balance',
+      '10',
+      '--rate',
+      '0.5',
+    ]);
     expect(created).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(created.stdout)).toMatchObject({ username: 'alice', balance: '10', sms_count: 'ND' });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      username: 'alice',
+      balance: '10',
+      sms_count: 'ND',
+    });
 
     const sent = await request(first.url, 'POST', '/secure/send', {
       auth: alice,
@@ -57,14 +79,28 @@ describe('embedded mode from one command', () => {
     // The deployed API's exact body: no closing quote after the id (DESIGN.md 4.1).
     const id = /^\{"data":"Success \\"([0-9a-f-]{36})"\}$/.exec(sent.text)?.[1];
     expect(id).toBeDefined();
-    expect((await request(first.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({ data: { balance: '9.5', sms_count: 'ND' } });
+    expect((await request(first.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({
+      data: { balance: '9.5', sms_count: 'ND' },
+    });
 
     // submitted (or already delivered) means the built-in simulator answered the submit_sm.
-    const taken = await waitFor(async () => {
-      const m = (await request(first.url, 'GET', `/secure/messages/${id}`, { auth: alice })).body.data;
-      return m.state === 'submitted' || m.state === 'delivered' ? m : undefined;
-    }, 20_000, 'the message submitted', 100);
-    expect(taken).toMatchObject({ id, to: '41790000001', segments: 1, cost: '0.5', smscId: expect.any(String) });
+    const taken = await waitFor(
+      async () => {
+        const m = (await request(first.url, 'GET', `/secure/messages/${id}`, { auth: alice })).body
+          .data;
+        return m.state === 'submitted' || m.state === 'delivered' ? m : undefined;
+      },
+      20_000,
+      'the message submitted',
+      100,
+    );
+    expect(taken).toMatchObject({
+      id,
+      to: '41790000001',
+      segments: 1,
+      cost: '0.5',
+      smscId: expect.any(String),
+    });
 
     expect(await first.stop()).toBe(0);
 
@@ -72,9 +108,17 @@ describe('embedded mode from one command', () => {
     const account = await smsgw(['accounts', 'get', 'alice']);
     expect(account.code).toBe(0);
     expect(JSON.parse(account.stdout)).toMatchObject({ username: 'alice', balance: '9.5' });
-    expect((await request(second.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({ data: { balance: '9.5', sms_count: 'ND' } });
-    const kept = (await request(second.url, 'GET', `/secure/messages/${id}`, { auth: alice })).body.data;
-    expect(kept).toMatchObject({ id, to: '41790000001', state: expect.stringMatching(/^(submitted|delivered)$/), smscId: taken.smscId });
+    expect((await request(second.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({
+      data: { balance: '9.5', sms_count: 'ND' },
+    });
+    const kept = (await request(second.url, 'GET', `/secure/messages/${id}`, { auth: alice })).body
+      .data;
+    expect(kept).toMatchObject({
+      id,
+      to: '41790000001',
+      state: expect.stringMatching(/^(submitted|delivered)$/),
+      smscId: taken.smscId,
+    });
     expect(await second.stop()).toBe(0);
   }, 120_000);
 });

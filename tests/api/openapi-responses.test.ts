@@ -4,7 +4,10 @@ import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embe
 import { basic, request, type Reply } from '../support/http';
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
-const document = buildOpenApiDocument() as { paths: Record<string, Record<string, Operation>>; components: object };
+const document = buildOpenApiDocument() as {
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+};
 
 /**
  * The document describes what the services really answer: requests recorded here (successes and
@@ -25,69 +28,270 @@ describe('real answers match the OpenAPI document', () => {
   afterAll(() => gw?.stop());
 
   /** Sends the request and checks its answer against the documented response of that status. */
-  async function call(method: string, template: string, path: string, options: Parameters<typeof request>[3] = {}): Promise<Reply> {
+  async function call(
+    method: string,
+    template: string,
+    path: string,
+    options: Parameters<typeof request>[3] = {},
+  ): Promise<Reply> {
     const reply = await request(gw.base, method, path, options);
-    const response = document.paths[template]?.[method.toLowerCase()]?.responses[String(reply.status)];
-    expect({ template, method, status: reply.status, documented: response !== undefined }).toEqual({ template, method, status: reply.status, documented: true });
-    const schema = response!.content?.['application/json']?.schema;
+    const response =
+      document.paths[template]?.[method.toLowerCase()]?.responses[String(reply.status)];
+    expect({ template, method, status: reply.status, documented: response !== undefined }).toEqual({
+      template,
+      method,
+      status: reply.status,
+      documented: true,
+    });
+    const schema = response.content?.['application/json']?.schema;
     if (schema) {
       // Component references resolve in the document's components.
-      const valid = ajv.validate(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')), reply.body);
-      expect({ template, method, status: reply.status, errors: valid ? [] : ajv.errors }).toEqual({ template, method, status: reply.status, errors: [] });
+      const valid = ajv.validate(
+        JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')),
+        reply.body,
+      );
+      expect({ template, method, status: reply.status, errors: valid ? [] : ajv.errors }).toEqual({
+        template,
+        method,
+        status: reply.status,
+        errors: [],
+      });
     }
     checked.push(`${method} ${template} ${reply.status}`);
     return reply;
   }
 
   it('for the admin API, the token endpoint and the client API, successes and errors', async () => {
-    expect((await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', { auth: admin, json: { username: 'openapi', password: 'openapi-pass', balance: '10', rate: '0.05' } })).status).toBe(201);
-    expect((await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', { auth: admin, json: { username: 'openapi', password: 'openapi-pass' } })).status).toBe(409);
-    expect((await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', { json: { username: 'x', password: 'y' } })).status).toBe(401);
-    expect((await call('GET', '/admin/v1/accounts/{username}', '/admin/v1/accounts/openapi', { auth: admin })).status).toBe(200);
-    expect((await call('GET', '/admin/v1/accounts/{username}', '/admin/v1/accounts/nobody', { auth: admin })).status).toBe(404);
-    expect((await call('POST', '/admin/v1/accounts/{username}/credit', '/admin/v1/accounts/openapi/credit', { auth: admin, json: { amount: '5' } })).status).toBe(200);
-    const app = await call('POST', '/admin/v1/accounts/{username}/applications', '/admin/v1/accounts/openapi/applications', { auth: admin, json: { name: 'docs' } });
+    expect(
+      (
+        await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
+          auth: admin,
+          json: { username: 'openapi', password: 'openapi-pass', balance: '10', rate: '0.05' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
+          auth: admin,
+          json: { username: 'openapi', password: 'openapi-pass' },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
+          json: { username: 'x', password: 'y' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call('GET', '/admin/v1/accounts/{username}', '/admin/v1/accounts/openapi', {
+          auth: admin,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('GET', '/admin/v1/accounts/{username}', '/admin/v1/accounts/nobody', {
+          auth: admin,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call(
+          'POST',
+          '/admin/v1/accounts/{username}/credit',
+          '/admin/v1/accounts/openapi/credit',
+          { auth: admin, json: { amount: '5' } },
+        )
+      ).status,
+    ).toBe(200);
+    const app = await call(
+      'POST',
+      '/admin/v1/accounts/{username}/applications',
+      '/admin/v1/accounts/openapi/applications',
+      { auth: admin, json: { name: 'docs' } },
+    );
     expect(app.status).toBe(201);
 
-    const form = new URLSearchParams({ client_id: app.body.client_id, client_secret: app.body.client_secret });
-    const token = await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', { body: form });
+    const form = new URLSearchParams({
+      client_id: app.body.client_id,
+      client_secret: app.body.client_secret,
+    });
+    const token = await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', {
+      body: form,
+    });
     expect(token.status).toBe(200);
-    expect((await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', { body: new URLSearchParams({ client_id: 'nope', client_secret: 'x' }) })).status).toBe(404);
-    expect((await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', { body: new URLSearchParams({ client_id: app.body.client_id }) })).status).toBe(400);
+    expect(
+      (
+        await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', {
+          body: new URLSearchParams({ client_id: 'nope', client_secret: 'x' }),
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', {
+          body: new URLSearchParams({ client_id: app.body.client_id }),
+        })
+      ).status,
+    ).toBe(400);
 
     const bearer = `Bearer ${token.body.access_token}`;
-    const sent = await call('POST', '/secure/send', '/secure/send', { auth: bearer, json: { to: '41790000001', content: 'Hello', dlr: 'yes', 'dlr-url': 'https://example.com/dlr' } });
+    const sent = await call('POST', '/secure/send', '/secure/send', {
+      auth: bearer,
+      json: {
+        to: '41790000001',
+        content: 'Hello',
+        dlr: 'yes',
+        'dlr-url': 'https://example.com/dlr',
+      },
+    });
     expect(sent.status).toBe(200);
-    expect((await call('POST', '/secure/send', '/secure/send', { auth: alice, json: { to: '41790000001', content: 'x', colour: 'red' } })).status).toBe(400);
-    expect((await call('POST', '/secure/send', '/secure/send', { json: { to: '41790000001', content: 'x' } })).status).toBe(401);
-    expect((await call('POST', '/secure/send', '/secure/send', { auth: alice, body: '<sms/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
-    expect((await call('POST', '/secure/send', '/secure/send', { auth: alice, json: { to: '41790000001', content: 'x'.repeat(2000) } })).status).toBe(400);
+    expect(
+      (
+        await call('POST', '/secure/send', '/secure/send', {
+          auth: alice,
+          json: { to: '41790000001', content: 'x', colour: 'red' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', '/secure/send', '/secure/send', {
+          json: { to: '41790000001', content: 'x' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call('POST', '/secure/send', '/secure/send', {
+          auth: alice,
+          body: '<sms/>',
+          headers: { 'content-type': 'application/xml' },
+        })
+      ).status,
+    ).toBe(415);
+    expect(
+      (
+        await call('POST', '/secure/send', '/secure/send', {
+          auth: alice,
+          json: { to: '41790000001', content: 'x'.repeat(2000) },
+        })
+      ).status,
+    ).toBe(400);
 
     const messageId = (sent.body.data as string).slice('Success "'.length);
-    expect((await call('GET', '/secure/messages/{id}', `/secure/messages/${messageId}`, { auth: alice })).status).toBe(200);
-    expect((await call('GET', '/secure/messages/{id}', '/secure/messages/00000000-0000-4000-8000-000000000000', { auth: alice })).status).toBe(404);
-    expect((await call('POST', '/secure/rate', '/secure/rate', { auth: alice, json: { to: '41790000001', content: 'Grüezi 👋' } })).status).toBe(200);
-    expect((await call('GET', '/secure/balance', '/secure/balance', { auth: alice })).status).toBe(200);
+    expect(
+      (await call('GET', '/secure/messages/{id}', `/secure/messages/${messageId}`, { auth: alice }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await call(
+          'GET',
+          '/secure/messages/{id}',
+          '/secure/messages/00000000-0000-4000-8000-000000000000',
+          { auth: alice },
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', '/secure/rate', '/secure/rate', {
+          auth: alice,
+          json: { to: '41790000001', content: 'Grüezi 👋' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('GET', '/secure/balance', '/secure/balance', { auth: alice })).status).toBe(
+      200,
+    );
 
     const batch = await call('POST', '/secure/sendbatch', '/secure/sendbatch', {
       auth: alice,
-      json: { globals: { from: 'Acme' }, messages: [{ to: ['41790000002', '41790000003'], content: 'later' }], batch_config: { schedule_at: '3600s' } },
+      json: {
+        globals: { from: 'Acme' },
+        messages: [{ to: ['41790000002', '41790000003'], content: 'later' }],
+        batch_config: { schedule_at: '3600s' },
+      },
     });
     expect(batch.status).toBe(200);
-    expect((await call('POST', '/secure/sendbatch', '/secure/sendbatch', { auth: alice, json: { messages: [{ to: 'abc', content: 'x' }] } })).status).toBe(400);
-    expect((await call('POST', '/secure/sendbatch', '/secure/sendbatch', { auth: alice, json: { messages: [{ to: '41790000004', content: 'x'.repeat(150) }], globals: {} } })).status).toBe(200);
-    expect((await call('GET', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, { auth: alice })).status).toBe(200);
-    expect((await call('DELETE', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, { auth: alice })).status).toBe(200);
-    expect((await call('DELETE', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, { auth: alice })).status).toBe(409);
-    expect((await call('GET', '/secure/batches/{id}', '/secure/batches/00000000-0000-4000-8000-000000000000', { auth: alice })).status).toBe(404);
+    expect(
+      (
+        await call('POST', '/secure/sendbatch', '/secure/sendbatch', {
+          auth: alice,
+          json: { messages: [{ to: 'abc', content: 'x' }] },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', '/secure/sendbatch', '/secure/sendbatch', {
+          auth: alice,
+          json: { messages: [{ to: '41790000004', content: 'x'.repeat(150) }], globals: {} },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('GET', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, {
+          auth: alice,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('DELETE', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, {
+          auth: alice,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('DELETE', '/secure/batches/{id}', `/secure/batches/${batch.body.data.batchId}`, {
+          auth: alice,
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(
+          'GET',
+          '/secure/batches/{id}',
+          '/secure/batches/00000000-0000-4000-8000-000000000000',
+          { auth: alice },
+        )
+      ).status,
+    ).toBe(404);
 
     // A poor account: 402 has its documented body too.
-    await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', { auth: admin, json: { username: 'broke', password: 'broke-pass', balance: '0', rate: '1' } });
-    expect((await call('POST', '/secure/send', '/secure/send', { auth: basic('broke', 'broke-pass'), json: { to: '41790000001', content: 'x' } })).status).toBe(402);
+    await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
+      auth: admin,
+      json: { username: 'broke', password: 'broke-pass', balance: '0', rate: '1' },
+    });
+    expect(
+      (
+        await call('POST', '/secure/send', '/secure/send', {
+          auth: basic('broke', 'broke-pass'),
+          json: { to: '41790000001', content: 'x' },
+        })
+      ).status,
+    ).toBe(402);
 
-    const revoke = await call('DELETE', '/admin/v1/accounts/{username}/applications/{clientId}', `/admin/v1/accounts/openapi/applications/${app.body.client_id}`, { auth: admin });
+    const revoke = await call(
+      'DELETE',
+      '/admin/v1/accounts/{username}/applications/{clientId}',
+      `/admin/v1/accounts/openapi/applications/${app.body.client_id}`,
+      { auth: admin },
+    );
     expect(revoke.status).toBe(204);
-    expect((await call('GET', '/secure/balance', '/secure/balance', { auth: bearer })).status).toBe(401);
+    expect((await call('GET', '/secure/balance', '/secure/balance', { auth: bearer })).status).toBe(
+      401,
+    );
     expect(checked.length).toBeGreaterThan(25);
   });
 });

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
+import {
+  MemoryBus,
+  createLogger,
+  createRegistry,
+  insertTestAccount,
+  openMigratedPglite,
+  waitFor,
+  type Db,
+} from '@smsgw/kit';
 import { CallbackReceiver } from '../support/receiver';
 
 /**
@@ -55,7 +63,11 @@ describe('outcome events lost between the commit and the publish', () => {
     return id;
   }
 
-  async function submitting(batchId: string | null, to: string, params: Record<string, unknown> = {}): Promise<string> {
+  async function submitting(
+    batchId: string | null,
+    to: string,
+    params: Record<string, unknown> = {},
+  ): Promise<string> {
     const id = randomUUID();
     await db.query(
       `INSERT INTO messages (id, account_id, batch_id, state, to_addr, coding, segments, cost, params)
@@ -69,30 +81,71 @@ describe('outcome events lost between the commit and the publish', () => {
     const batchId = await batch();
     const ok = await submitting(batchId, '41790000001');
     const unknown = await submitting(batchId, '41790000002');
-    const dlr = await submitting(null, '41790000003', { dlr: 'yes', dlr_url: `${receiver.base}/dlr`, dlr_level: 3 });
+    const dlr = await submitting(null, '41790000003', {
+      dlr: 'yes',
+      dlr_url: `${receiver.base}/dlr`,
+      dlr_level: 3,
+    });
 
     const moved = await claims.markSubmitted([
       { id: ok, smscIds: ['7001'] },
       { id: dlr, smscIds: ['7003'] },
     ]);
-    expect(moved.get(ok)).toMatchObject({ messageId: ok, outcome: 'submitted', batchId, to: '41790000001', connector: 'smsc' });
-    expect((await claims.fail(unknown, 'SUBMIT_OUTCOME_UNKNOWN', false)).event).toMatchObject({ outcome: 'failed', error: 'SUBMIT_OUTCOME_UNKNOWN' });
+    expect(moved.get(ok)).toMatchObject({
+      messageId: ok,
+      outcome: 'submitted',
+      batchId,
+      to: '41790000001',
+      connector: 'smsc',
+    });
+    expect((await claims.fail(unknown, 'SUBMIT_OUTCOME_UNKNOWN', false)).event).toMatchObject({
+      outcome: 'failed',
+      error: 'SUBMIT_OUTCOME_UNKNOWN',
+    });
     const [match] = await claims.recordReceipts([
-      { smscId: '7003', state: 'delivered', stat: 'DELIVRD', err: '000', sub: '001', dlvrd: '001', submitDate: '2611231200', doneDate: '2611231201', text: 'hi' },
+      {
+        smscId: '7003',
+        state: 'delivered',
+        stat: 'DELIVRD',
+        err: '000',
+        sub: '001',
+        dlvrd: '001',
+        submitDate: '2611231200',
+        doneDate: '2611231201',
+        text: 'hi',
+      },
     ]);
     expect(match?.report).toMatchObject({ messageId: dlr, status: 'DELIVRD' });
 
-    await waitFor(() => receiver.on('/ok').length >= 1 && receiver.on('/err').length >= 1 && receiver.on('/dlr').length >= 2, 15_000, 'the callback, the errback and both reports');
+    await waitFor(
+      () =>
+        receiver.on('/ok').length >= 1 &&
+        receiver.on('/err').length >= 1 &&
+        receiver.on('/dlr').length >= 2,
+      15_000,
+      'the callback, the errback and both reports',
+    );
     // Another sweep after the rows were handled finds nothing left to send.
     await new Promise((r) => setTimeout(r, 600));
 
     expect(receiver.on('/ok').map((c) => c.query)).toEqual([
       { tag: 'cb', batchId, to: '41790000001', status: '1', statusText: `Success "${ok}"` },
     ]);
-    expect(receiver.on('/err').map((c) => c.query)).toEqual([{ batchId, to: '41790000002', status: '0', statusText: 'SUBMIT_OUTCOME_UNKNOWN' }]);
-    expect(receiver.on('/dlr').map((c) => c.query['level']).sort()).toEqual(['1', '2']);
-    expect(receiver.on('/dlr').find((c) => c.query['level'] === '2')?.query).toMatchObject({ id: dlr, id_smsc: '7003', message_status: 'DELIVRD' });
+    expect(receiver.on('/err').map((c) => c.query)).toEqual([
+      { batchId, to: '41790000002', status: '0', statusText: 'SUBMIT_OUTCOME_UNKNOWN' },
+    ]);
+    expect(
+      receiver
+        .on('/dlr')
+        .map((c) => c.query['level'])
+        .sort(),
+    ).toEqual(['1', '2']);
+    expect(receiver.on('/dlr').find((c) => c.query['level'] === '2')?.query).toMatchObject({
+      id: dlr,
+      id_smsc: '7003',
+      message_status: 'DELIVRD',
+    });
     const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM outcome_outbox');
-    expect(rows[0]!.n).toBe('0');
+    expect(rows[0].n).toBe('0');
   });
 });

@@ -14,10 +14,25 @@ describe('smart QoS', () => {
   };
 
   beforeAll(async () => {
-    sim = new SmppSimulator({ host: '127.0.0.1', port: 0, throttleRate: 0.5, random: (() => { let i = 0; return () => (i++ % 2 === 0 ? 0.1 : 0.9); })() });
+    sim = new SmppSimulator({
+      host: '127.0.0.1',
+      port: 0,
+      throttleRate: 0.5,
+      random: (() => {
+        let i = 0;
+        return () => (i++ % 2 === 0 ? 0.1 : 0.9);
+      })(),
+    });
     const { port } = await sim.start();
-    gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, SMART_QOS: 'true', HTTP_THROUGHPUT_PER_WORKER: '100' });
-    await request(gw.base, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'qos', password: 'qos-password' } });
+    gw = await startEmbedded({
+      SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
+      SMART_QOS: 'true',
+      HTTP_THROUGHPUT_PER_WORKER: '100',
+    });
+    await request(gw.base, 'POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      json: { username: 'qos', password: 'qos-password' },
+    });
   });
   afterAll(async () => {
     await gw?.stop();
@@ -27,20 +42,38 @@ describe('smart QoS', () => {
   it('backs off on ESME_RTHROTTLED and climbs back to the configured rate', async () => {
     const auth = basic('qos', 'qos-password');
     const recipients = Array.from({ length: 400 }, (_, i) => String(41_770_000_000 + i));
-    await request(gw.base, 'POST', '/secure/sendbatch', { auth, json: { messages: [{ to: recipients, content: 'qos' }] } });
-    const lowered = await waitFor(async () => {
-      const rate = await qosRate();
-      return rate !== undefined && rate < 60 ? rate : undefined;
-    }, 20_000, 'the rate lowered', 100);
+    await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth,
+      json: { messages: [{ to: recipients, content: 'qos' }] },
+    });
+    const lowered = await waitFor(
+      async () => {
+        const rate = await qosRate();
+        return rate !== undefined && rate < 60 ? rate : undefined;
+      },
+      20_000,
+      'the rate lowered',
+      100,
+    );
     expect(lowered).toBeLessThan(60);
 
     sim.setThrottleRate(0);
-    const recovered = await waitFor(async () => {
-      const rate = await qosRate();
-      return rate !== undefined && rate >= 98 ? rate : undefined;
-    }, 40_000, 'the rate recovered', 250);
+    const recovered = await waitFor(
+      async () => {
+        const rate = await qosRate();
+        return rate !== undefined && rate >= 98 ? rate : undefined;
+      },
+      40_000,
+      'the rate recovered',
+      250,
+    );
     expect(recovered).toBeGreaterThanOrEqual(98);
     // Throttled messages were retried, not lost.
-    await waitFor(async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined), 90_000, 'all 400 messages received', 250);
+    await waitFor(
+      async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined),
+      90_000,
+      'all 400 messages received',
+      250,
+    );
   }, 180_000);
 });

@@ -17,15 +17,33 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
 }
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 const services = compose.services;
 
 const ours = {
   auth: { pkg: '@smsgw/auth', dir: 'services/auth', shape: authConfigShape },
-  'api-gateway': { pkg: '@smsgw/api-gateway', dir: 'services/api-gateway', shape: gatewayConfigShape },
-  dispatcher: { pkg: '@smsgw/dispatcher', dir: 'services/dispatcher', shape: dispatcherConfigShape },
-  'batch-scheduler': { pkg: '@smsgw/batch-scheduler', dir: 'services/batch-scheduler', shape: schedulerConfigShape },
-  'callback-notifier': { pkg: '@smsgw/callback-notifier', dir: 'services/callback-notifier', shape: notifierConfigShape },
+  'api-gateway': {
+    pkg: '@smsgw/api-gateway',
+    dir: 'services/api-gateway',
+    shape: gatewayConfigShape,
+  },
+  dispatcher: {
+    pkg: '@smsgw/dispatcher',
+    dir: 'services/dispatcher',
+    shape: dispatcherConfigShape,
+  },
+  'batch-scheduler': {
+    pkg: '@smsgw/batch-scheduler',
+    dir: 'services/batch-scheduler',
+    shape: schedulerConfigShape,
+  },
+  'callback-notifier': {
+    pkg: '@smsgw/callback-notifier',
+    dir: 'services/callback-notifier',
+    shape: notifierConfigShape,
+  },
 } as const;
 
 describe('docker-compose.yml', () => {
@@ -33,51 +51,85 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual(
       ['postgres', 'rabbitmq', 'redis', 'migrate', 'simulator', ...Object.keys(ours)].sort(),
     );
-    for (const infra of ['postgres', 'rabbitmq', 'redis']) expect(services[infra]!.healthcheck).toBeDefined();
+    for (const infra of ['postgres', 'rabbitmq', 'redis'])
+      expect(services[infra].healthcheck).toBeDefined();
   });
 
   it.each(Object.entries(ours))('%s: builds its own package and runs its main', (name, spec) => {
-    const service = services[name]!;
+    const service = services[name];
     expect(service.image).toBe(`sms-gateway/${name}:latest`);
-    expect(service.build).toMatchObject({ context: '.', dockerfile: 'Dockerfile', args: { PACKAGE: spec.pkg } });
+    expect(service.build).toMatchObject({
+      context: '.',
+      dockerfile: 'Dockerfile',
+      args: { PACKAGE: spec.pkg },
+    });
     expect(service.command).toEqual(['node', 'dist/main.js']);
-    const pkg = JSON.parse(readFileSync(join(root, spec.dir, 'package.json'), 'utf8')) as { name: string; main: string };
+    const pkg = JSON.parse(readFileSync(join(root, spec.dir, 'package.json'), 'utf8')) as {
+      name: string;
+      main: string;
+    };
     expect(pkg.name).toBe(spec.pkg);
   });
 
-  it.each(Object.entries(ours))('%s: its environment is a valid configuration in distributed mode', (name, spec) => {
-    const env = services[name]!.environment ?? {};
-    const config = parseConfig(spec.shape, env) as Record<string, unknown>;
-    // Distributed mode: every URL the service reads points at a real server, never an embedded one.
-    for (const key of ['DATABASE_URL', 'AMQP_URL', 'REDIS_URL', 'SMSC_URL', 'AUTH_URL'] as const) {
-      if (key in spec.shape) expect({ key, value: config[key] }).toEqual({ key, value: expect.any(String) });
-    }
-    expect(env['DATABASE_URL']).toMatch(/@postgres:5432\//);
-    expect(env['AMQP_URL']).toMatch(/@rabbitmq:5672/);
-  });
+  it.each(Object.entries(ours))(
+    '%s: its environment is a valid configuration in distributed mode',
+    (name, spec) => {
+      const env = services[name].environment ?? {};
+      const config = parseConfig(spec.shape, env) as Record<string, unknown>;
+      // Distributed mode: every URL the service reads points at a real server, never an embedded one.
+      for (const key of [
+        'DATABASE_URL',
+        'AMQP_URL',
+        'REDIS_URL',
+        'SMSC_URL',
+        'AUTH_URL',
+      ] as const) {
+        if (key in spec.shape)
+          expect({ key, value: config[key] }).toEqual({ key, value: expect.any(String) });
+      }
+      expect(env['DATABASE_URL']).toMatch(/@postgres:5432\//);
+      expect(env['AMQP_URL']).toMatch(/@rabbitmq:5672/);
+    },
+  );
 
-  it.each(Object.entries(ours))('%s: starts after Postgres and RabbitMQ are healthy and migrations ran', (name) => {
-    const deps = services[name]!.depends_on ?? {};
-    expect(deps['postgres']).toEqual({ condition: 'service_healthy' });
-    expect(deps['rabbitmq']).toEqual({ condition: 'service_healthy' });
-    expect(deps['migrate']).toEqual({ condition: 'service_completed_successfully' });
-  });
+  it.each(Object.entries(ours))(
+    '%s: starts after Postgres and RabbitMQ are healthy and migrations ran',
+    (name) => {
+      const deps = services[name].depends_on ?? {};
+      expect(deps['postgres']).toEqual({ condition: 'service_healthy' });
+      expect(deps['rabbitmq']).toEqual({ condition: 'service_healthy' });
+      expect(deps['migrate']).toEqual({ condition: 'service_completed_successfully' });
+    },
+  );
 
   it('wires the services to each other: gateway → auth, dispatcher → simulator and Redis', () => {
-    expect(services['api-gateway']!.environment!['AUTH_URL']).toBe(`http://auth:${services['auth']!.environment!['PORT']}`);
-    expect(services['api-gateway']!.depends_on!['auth']).toBeDefined();
-    const smsc = new URL(services['dispatcher']!.environment!['SMSC_URL']!);
-    const sim = services['simulator']!.environment!;
-    expect([smsc.protocol, smsc.hostname, smsc.port]).toEqual(['smpp:', 'simulator', sim['SIM_PORT']]);
+    expect(services['api-gateway'].environment!['AUTH_URL']).toBe(
+      `http://auth:${services['auth'].environment!['PORT']}`,
+    );
+    expect(services['api-gateway'].depends_on!['auth']).toBeDefined();
+    const smsc = new URL(services['dispatcher'].environment!['SMSC_URL']);
+    const sim = services['simulator'].environment!;
+    expect([smsc.protocol, smsc.hostname, smsc.port]).toEqual([
+      'smpp:',
+      'simulator',
+      sim['SIM_PORT'],
+    ]);
     expect([smsc.username, smsc.password]).toEqual([sim['SIM_SYSTEM_ID'], sim['SIM_PASSWORD']]);
-    expect(services['dispatcher']!.environment!['REDIS_URL']).toBe('redis://redis:6379');
-    expect(services['dispatcher']!.depends_on!['simulator']).toBeDefined();
+    expect(services['dispatcher'].environment!['REDIS_URL']).toBe('redis://redis:6379');
+    expect(services['dispatcher'].depends_on!['simulator']).toBeDefined();
   });
 
   it('runs migrations and the simulator from packages that build those entry points', () => {
-    expect(services['migrate']!.build!.args).toEqual({ PACKAGE: '@smsgw/kit', ENTRY: 'dist/migrate-main.js' });
-    expect(services['simulator']!.build!.args).toEqual({ PACKAGE: '@smsgw/smsc', ENTRY: 'dist/simulator-main.js' });
-    const sources = (dir: string, file: string) => readFileSync(join(root, dir, 'src', file), 'utf8');
+    expect(services['migrate'].build!.args).toEqual({
+      PACKAGE: '@smsgw/kit',
+      ENTRY: 'dist/migrate-main.js',
+    });
+    expect(services['simulator'].build!.args).toEqual({
+      PACKAGE: '@smsgw/smsc',
+      ENTRY: 'dist/simulator-main.js',
+    });
+    const sources = (dir: string, file: string) =>
+      readFileSync(join(root, dir, 'src', file), 'utf8');
     expect(sources('packages/kit', 'migrate-main.ts')).toMatch(/migrate\(/);
     expect(sources('packages/smsc', 'simulator-main.ts')).toMatch(/SmppSimulator/);
   });

@@ -13,7 +13,8 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** docs/metrics.md's table: name → type. */
 const documented = new Map<string, string>();
-for (const match of read('docs/metrics.md').matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (\w+) \|/gm)) documented.set(match[1]!, match[2]!);
+for (const match of read('docs/metrics.md').matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (\w+) \|/gm))
+  documented.set(match[1], match[2]);
 
 /** Default prom-client metrics, which docs/metrics.md says every service also serves. */
 const DEFAULT_PREFIXES = ['process_', 'nodejs_'];
@@ -21,12 +22,13 @@ const DEFAULT_PREFIXES = ['process_', 'nodejs_'];
 function isDocumented(name: string): boolean {
   if (documented.has(name)) return true;
   const histogram = /^(.+)_(bucket|sum|count)$/.exec(name);
-  if (histogram && documented.get(histogram[1]!) === 'histogram') return true;
+  if (histogram && documented.get(histogram[1]) === 'histogram') return true;
   return DEFAULT_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
 /** Grafana's interval variables are not PromQL; any duration stands in for them. */
-const withoutGrafanaVariables = (expr: string) => expr.replace(/\$__(rate_interval|interval|range)/g, '5m');
+const withoutGrafanaVariables = (expr: string) =>
+  expr.replace(/\$__(rate_interval|interval|range)/g, '5m');
 
 /** Parses one expression and returns the metric names of its selectors; throws on a syntax error. */
 function metricNames(expr: string): string[] {
@@ -37,36 +39,81 @@ function metricNames(expr: string): string[] {
   tree.iterate({
     enter(node) {
       if (node.type.isError) errors.push(node.from);
-      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') names.push(source.slice(node.from, node.to));
+      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector')
+        names.push(source.slice(node.from, node.to));
     },
   });
   if (errors.length > 0) throw new Error(`PromQL syntax error at ${errors[0]} in: ${source}`);
   return names;
 }
 
-interface Panel { id: number; type: string; title: string; datasource?: { uid: string }; gridPos: { x: number; y: number; w: number; h: number }; targets?: { expr: string }[]; panels?: Panel[] }
-interface Dashboard { uid: string; title: string; panels: Panel[]; templating: { list: { name: string; type: string; query: unknown; definition?: string }[] } }
+interface Panel {
+  id: number;
+  type: string;
+  title: string;
+  datasource?: { uid: string };
+  gridPos: { x: number; y: number; w: number; h: number };
+  targets?: { expr: string }[];
+  panels?: Panel[];
+}
+interface Dashboard {
+  uid: string;
+  title: string;
+  panels: Panel[];
+  templating: { list: { name: string; type: string; query: unknown; definition?: string }[] };
+}
 const dashboard = JSON.parse(read('deploy/grafana/sms-gateway.json')) as Dashboard;
 const allPanels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]);
-const dashboardExprs = allPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr })));
+const dashboardExprs = allPanels.flatMap((p) =>
+  (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr })),
+);
 
-interface Rule { alert?: string; record?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-const alertFile = parse(read('deploy/prometheus/alerts.yml')) as { groups: { name: string; rules: Rule[] }[] };
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+const alertFile = parse(read('deploy/prometheus/alerts.yml')) as {
+  groups: { name: string; rules: Rule[] }[];
+};
 const rules = alertFile.groups.flatMap((g) => g.rules);
 const alertExprs = rules.map((r) => ({ where: `alert ${r.alert ?? r.record}`, expr: r.expr }));
 
 describe('the PromQL checker', () => {
   it('finds the metrics behind functions, aggregations, label matchers and ranges', () => {
-    expect(metricNames('histogram_quantile(0.99, sum by (le, route) (rate(a_bucket{route=~"/x", status!="200"}[$__rate_interval])))')).toEqual(['a_bucket']);
-    expect(metricNames('sum(rate(a_total[5m])) / on() group_left() (sum(b) or vector(0)) and absent(c) unless d offset 5m')).toEqual(['a_total', 'b', 'c', 'd']);
+    expect(
+      metricNames(
+        'histogram_quantile(0.99, sum by (le, route) (rate(a_bucket{route=~"/x", status!="200"}[$__rate_interval])))',
+      ),
+    ).toEqual(['a_bucket']);
+    expect(
+      metricNames(
+        'sum(rate(a_total[5m])) / on() group_left() (sum(b) or vector(0)) and absent(c) unless d offset 5m',
+      ),
+    ).toEqual(['a_total', 'b', 'c', 'd']);
     expect(() => metricNames('sum(rate(a_total[5m])')).toThrow(/syntax/);
   });
 
   it('reads the documented names, and the documented names are the ones the services register', () => {
     expect(documented.size).toBeGreaterThanOrEqual(10);
-    const sources = ['packages/kit/src/metrics.ts', 'packages/kit/src/queue-metrics.ts', 'services/api-gateway/src/metrics.ts', 'services/dispatcher/src/metrics.ts', 'services/batch-scheduler/src/metrics.ts', 'services/callback-notifier/src/metrics.ts']
-      .map(read).join('\n');
-    for (const name of documented.keys()) expect({ name, registered: sources.includes(`'${name}'`) }).toEqual({ name, registered: true });
+    const sources = [
+      'packages/kit/src/metrics.ts',
+      'packages/kit/src/queue-metrics.ts',
+      'services/api-gateway/src/metrics.ts',
+      'services/dispatcher/src/metrics.ts',
+      'services/batch-scheduler/src/metrics.ts',
+      'services/callback-notifier/src/metrics.ts',
+    ]
+      .map(read)
+      .join('\n');
+    for (const name of documented.keys())
+      expect({ name, registered: sources.includes(`'${name}'`) }).toEqual({
+        name,
+        registered: true,
+      });
     expect(isDocumented('smsgw_http_request_duration_seconds_bucket')).toBe(true);
     expect(isDocumented('smsgw_http_requests_total_bucket')).toBe(false);
     expect(isDocumented('smsgw_not_a_metric')).toBe(false);
@@ -78,11 +125,15 @@ describe.each([
   ['deploy/prometheus/alerts.yml', alertExprs],
 ])('%s', (_file, exprs) => {
   it('has expressions', () => expect(exprs.length).toBeGreaterThan(5));
-  it.each(exprs.map((e) => [e.where, e.expr] as const))('%s: valid PromQL over documented metrics only', (_where, expr) => {
-    const names = metricNames(expr);
-    expect(names.length).toBeGreaterThan(0);
-    for (const name of names) expect({ name, documented: isDocumented(name) }).toEqual({ name, documented: true });
-  });
+  it.each(exprs.map((e) => [e.where, e.expr] as const))(
+    '%s: valid PromQL over documented metrics only',
+    (_where, expr) => {
+      const names = metricNames(expr);
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names)
+        expect({ name, documented: isDocumented(name) }).toEqual({ name, documented: true });
+    },
+  );
 });
 
 describe('deploy/grafana/sms-gateway.json', () => {
@@ -90,13 +141,27 @@ describe('deploy/grafana/sms-gateway.json', () => {
 
   it('shows traffic, errors, latency, submits, failures, SMSC latency, sessions, callbacks and batch expansion', () => {
     for (const name of [
-      'smsgw_http_requests_total', 'smsgw_http_request_duration_seconds_bucket', 'smsgw_messages_submitted_total',
-      'smsgw_messages_failed_total', 'smsgw_smsc_response_seconds_bucket', 'smsgw_smsc_session_up',
-      'smsgw_callback_requests_total', 'smsgw_batch_messages_expanded_total', 'smsgw_messages_final_total', 'smsgw_throughput_cap',
-      'smsgw_queue_depth', 'smsgw_queue_lag_seconds', 'smsgw_callbacks_pending', 'smsgw_batches', 'smsgw_callback_attempts_bucket',
-    ]) expect({ name, used: used.has(name) }).toEqual({ name, used: true });
+      'smsgw_http_requests_total',
+      'smsgw_http_request_duration_seconds_bucket',
+      'smsgw_messages_submitted_total',
+      'smsgw_messages_failed_total',
+      'smsgw_smsc_response_seconds_bucket',
+      'smsgw_smsc_session_up',
+      'smsgw_callback_requests_total',
+      'smsgw_batch_messages_expanded_total',
+      'smsgw_messages_final_total',
+      'smsgw_throughput_cap',
+      'smsgw_queue_depth',
+      'smsgw_queue_lag_seconds',
+      'smsgw_callbacks_pending',
+      'smsgw_batches',
+      'smsgw_callback_attempts_bucket',
+    ])
+      expect({ name, used: used.has(name) }).toEqual({ name, used: true });
     const exprs = dashboardExprs.map((e) => e.expr).join('\n');
-    expect(exprs).toMatch(/histogram_quantile\(0\.99, sum by \(le, route\) \(rate\(smsgw_http_request_duration_seconds_bucket/);
+    expect(exprs).toMatch(
+      /histogram_quantile\(0\.99, sum by \(le, route\) \(rate\(smsgw_http_request_duration_seconds_bucket/,
+    );
     expect(exprs).toMatch(/sum by \(route, status\) \(rate\(smsgw_http_requests_total/);
     expect(exprs).toMatch(/sum by \(reason\) \(rate\(smsgw_messages_failed_total/);
     expect(exprs).toMatch(/sum by \(kind, outcome\) \(rate\(smsgw_callback_requests_total/);
@@ -106,7 +171,9 @@ describe('deploy/grafana/sms-gateway.json', () => {
     const panel = allPanels.find((p) => /throughput versus cap/i.test(p.title))!;
     const exprs = (panel.targets ?? []).map((t) => t.expr);
     expect(exprs.some((e) => /rate\(smsgw_messages_submitted_total/.test(e))).toBe(true);
-    expect(exprs.filter((e) => /smsgw_throughput_cap\{[^}]*scope="(connector|worker)"/.test(e))).toHaveLength(2);
+    expect(
+      exprs.filter((e) => /smsgw_throughput_cap\{[^}]*scope="(connector|worker)"/.test(e)),
+    ).toHaveLength(2);
     expect(dashboardExprs.map((e) => e.expr)).toContain('max by (queue) (smsgw_queue_depth)');
     expect(dashboardExprs.some((e) => /smsgw_messages_final_total/.test(e.expr))).toBe(true);
   });
@@ -119,16 +186,23 @@ describe('deploy/grafana/sms-gateway.json', () => {
       expect(panel.gridPos.x + panel.gridPos.w).toBeLessThanOrEqual(24);
       if (panel.type !== 'row') expect(panel.datasource?.uid).toBe('${datasource}');
     }
-    expect(dashboard.templating.list.find((v) => v.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    expect(dashboard.templating.list.find((v) => v.name === 'datasource')).toMatchObject({
+      type: 'datasource',
+      query: 'prometheus',
+    });
   });
 
   it('fills its variables from documented metrics', () => {
     for (const variable of dashboard.templating.list.filter((v) => v.type === 'query')) {
-      const match = /^label_values\(([a-z_:][a-z0-9_:]*), *(\w+)\)$/.exec(variable.definition ?? '');
+      const match = /^label_values\(([a-z_:][a-z0-9_:]*), *(\w+)\)$/.exec(
+        variable.definition ?? '',
+      );
       expect(match).not.toBeNull();
-      expect(isDocumented(match![1]!)).toBe(true);
+      expect(isDocumented(match![1])).toBe(true);
       // The label exists on that metric per docs/metrics.md (`service` is on every series).
-      const row = read('docs/metrics.md').split('\n').find((line) => line.startsWith(`| \`${match![1]}\``))!;
+      const row = read('docs/metrics.md')
+        .split('\n')
+        .find((line) => line.startsWith(`| \`${match![1]}\``))!;
       expect(match![2] === 'service' || row.includes(`\`${match![2]}\``)).toBe(true);
     }
   });
@@ -137,11 +211,14 @@ describe('deploy/grafana/sms-gateway.json', () => {
 describe('deploy/prometheus/alerts.yml', () => {
   const alerts = rules.filter((r) => r.alert !== undefined);
 
-  it.each(alerts.map((r) => [r.alert!, r] as const))('%s: has for, a severity and a summary', (_name, rule) => {
-    expect(rule.for).toMatch(/^\d+[smh]$/);
-    expect(['critical', 'warning', 'info']).toContain(rule.labels?.['severity']);
-    expect(rule.annotations?.['summary']?.length).toBeGreaterThan(10);
-  });
+  it.each(alerts.map((r) => [r.alert!, r] as const))(
+    '%s: has for, a severity and a summary',
+    (_name, rule) => {
+      expect(rule.for).toMatch(/^\d+[smh]$/);
+      expect(['critical', 'warning', 'info']).toContain(rule.labels?.['severity']);
+      expect(rule.annotations?.['summary']?.length).toBeGreaterThan(10);
+    },
+  );
 
   it('has unique alert names', () => {
     const names = alerts.map((r) => r.alert);
@@ -150,33 +227,55 @@ describe('deploy/prometheus/alerts.yml', () => {
 
   it('covers SMSC sessions, HTTP 5xx, a growing queue and failing callbacks', () => {
     const byMetric = (metric: string) => alerts.filter((r) => metricNames(r.expr).includes(metric));
-    expect(alerts.find((r) => r.expr.trim() === 'smsgw_smsc_session_up == 0')).toMatchObject({ for: '2m' });
-    expect(byMetric('smsgw_http_requests_total').some((r) => /status=~"5\.\."/.test(r.expr))).toBe(true);
+    expect(alerts.find((r) => r.expr.trim() === 'smsgw_smsc_session_up == 0')).toMatchObject({
+      for: '2m',
+    });
+    expect(byMetric('smsgw_http_requests_total').some((r) => /status=~"5\.\."/.test(r.expr))).toBe(
+      true,
+    );
     const queue = alerts.find((r) => r.alert === 'SubmitQueueGrowing')!;
     for (const metric of ['smsgw_queue_depth', 'smsgw_dispatch_lag_seconds']) {
       expect(metricNames(queue.expr)).toContain(metric);
     }
     // The other consumer queues (notifier, scheduler) have their own growth alert.
-    expect(metricNames(alerts.find((r) => r.alert === 'ConsumerQueueGrowing')!.expr)).toContain('smsgw_queue_depth');
-    expect(byMetric('smsgw_callbacks_given_up_total').some((r) => /rate\(smsgw_callbacks_given_up_total/.test(r.expr))).toBe(true);
+    expect(metricNames(alerts.find((r) => r.alert === 'ConsumerQueueGrowing')!.expr)).toContain(
+      'smsgw_queue_depth',
+    );
+    expect(
+      byMetric('smsgw_callbacks_given_up_total').some((r) =>
+        /rate\(smsgw_callbacks_given_up_total/.test(r.expr),
+      ),
+    ).toBe(true);
   });
 });
 
 describe('deploy/prometheus/prometheus.yml', () => {
   const config = parse(read('deploy/prometheus/prometheus.yml')) as {
     rule_files: string[];
-    scrape_configs: { job_name: string; metrics_path?: string; static_configs?: { targets: string[] }[] }[];
+    scrape_configs: {
+      job_name: string;
+      metrics_path?: string;
+      static_configs?: { targets: string[] }[];
+    }[];
   };
 
   it('loads the alert rules', () => {
-    for (const file of config.rule_files) expect(existsSync(join(root, 'deploy', 'prometheus', file))).toBe(true);
+    for (const file of config.rule_files)
+      expect(existsSync(join(root, 'deploy', 'prometheus', file))).toBe(true);
     expect(config.rule_files).toContain('alerts.yml');
   });
 
   it('scrapes /metrics of the five services where docker-compose.yml runs them', () => {
-    const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
-    const expected = ['auth', 'api-gateway', 'batch-scheduler', 'dispatcher', 'callback-notifier']
-      .map((name) => `${name}:${compose.services[name]!.environment!['PORT']}`);
+    const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
+    const expected = [
+      'auth',
+      'api-gateway',
+      'batch-scheduler',
+      'dispatcher',
+      'callback-notifier',
+    ].map((name) => `${name}:${compose.services[name].environment!['PORT']}`);
     const job = config.scrape_configs.find((j) => j.job_name === 'sms-gateway')!;
     expect(job.metrics_path ?? '/metrics').toBe('/metrics');
     expect(job.static_configs!.flatMap((s) => s.targets).sort()).toEqual(expected.sort());

@@ -13,14 +13,21 @@ describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid
     const sim = new SmppSimulator({ host: '127.0.0.1', port: 0 });
     run.simulators.push(sim);
     const { port } = await sim.start();
-    const dispatcherEnv = { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=100`, SUBMIT_STALE_MS: '1500', SWEEP_INTERVAL_MS: '300' };
+    const dispatcherEnv = {
+      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=100`,
+      SUBMIT_STALE_MS: '1500',
+      SWEEP_INTERVAL_MS: '300',
+    };
     const { gateway, credentials } = await run.gatewayWithAccount('bulk');
     const scheduler = await run.start('batch-scheduler');
     const dispatcher = await run.start('dispatcher', dispatcherEnv);
 
     const recipients = Array.from({ length: COUNT }, (_, i) => String(41_700_000_000 + i));
     const started = Date.now();
-    const reply = await request(gateway.url, 'POST', '/secure/sendbatch', { auth: credentials, json: { messages: [{ to: recipients, content: 'bulk' }] } });
+    const reply = await request(gateway.url, 'POST', '/secure/sendbatch', {
+      auth: credentials,
+      json: { messages: [{ to: recipients, content: 'bulk' }] },
+    });
     const acceptMs = Date.now() - started;
     expect(reply.body).toEqual({ data: { batchId: expect.any(String), messageCount: COUNT } });
 
@@ -30,12 +37,28 @@ describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid
     await run.start('batch-scheduler');
     await run.start('dispatcher', dispatcherEnv);
 
-    const status = await waitFor(async () => {
-      const s = await request(gateway.url, 'GET', `/secure/batches/${reply.body.data.batchId}`, { auth: credentials });
-      return s.body.data.state === 'completed' ? s.body.data : undefined;
-    }, 240_000, 'the batch completed', 500);
+    const status = await waitFor(
+      async () => {
+        const s = await request(gateway.url, 'GET', `/secure/batches/${reply.body.data.batchId}`, {
+          auth: credentials,
+        });
+        return s.body.data.state === 'completed' ? s.body.data : undefined;
+      },
+      240_000,
+      'the batch completed',
+      500,
+    );
     const distinct = new Set(sim.received.map((r) => r.to));
-    if (process.env['SHOW_FIGURES']) console.log({ COUNT, acceptMs, atKill, received: sim.received.length, distinct: distinct.size, counts: status.counts, totalMs: Date.now() - started });
+    if (process.env['SHOW_FIGURES'])
+      console.log({
+        COUNT,
+        acceptMs,
+        atKill,
+        received: sim.received.length,
+        distinct: distinct.size,
+        counts: status.counts,
+        totalMs: Date.now() - started,
+      });
     expect(distinct.size).toBe(COUNT);
     expect(sim.received.length).toBe(COUNT);
     expect(status.counts.sent + status.counts.failed).toBe(COUNT);

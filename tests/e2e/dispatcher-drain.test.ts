@@ -11,12 +11,18 @@ describe('SIGTERM to a dispatcher during a batch drains it', () => {
     const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: [5, 30] });
     run.simulators.push(sim);
     const { port } = await sim.start();
-    const dispatcherEnv = { SMSC_URL: `smpp://a:b@127.0.0.1:${port}?window=20`, SHUTDOWN_TIMEOUT_MS: '20000' };
+    const dispatcherEnv = {
+      SMSC_URL: `smpp://a:b@127.0.0.1:${port}?window=20`,
+      SHUTDOWN_TIMEOUT_MS: '20000',
+    };
     const { gateway, credentials } = await run.gatewayWithAccount('drain');
     await run.start('batch-scheduler');
     const first = await run.start('dispatcher', dispatcherEnv);
     const recipients = Array.from({ length: COUNT }, (_, i) => String(41_780_000_000 + i));
-    await request(gateway.url, 'POST', '/secure/sendbatch', { auth: credentials, json: { messages: [{ to: recipients, content: 'drain' }] } });
+    await request(gateway.url, 'POST', '/secure/sendbatch', {
+      auth: credentials,
+      json: { messages: [{ to: recipients, content: 'drain' }] },
+    });
 
     await sim.waitFor(200, 30_000);
     const unbindsBefore = sim.unbinds;
@@ -26,7 +32,9 @@ describe('SIGTERM to a dispatcher during a batch drains it', () => {
     expect(code).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(20_000);
     expect(sim.unbinds).toBe(unbindsBefore + 1);
-    const { rows: inFlight } = await run.db.query(`SELECT id FROM messages WHERE state = 'submitting'`);
+    const { rows: inFlight } = await run.db.query(
+      `SELECT id FROM messages WHERE state = 'submitting'`,
+    );
     expect(inFlight).toEqual([]);
     expect(sim.received.length).toBeLessThan(COUNT);
 
@@ -35,7 +43,9 @@ describe('SIGTERM to a dispatcher during a batch drains it', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(new Set(sim.received.map((m) => m.to)).size).toBe(COUNT);
     expect(sim.received.length).toBe(COUNT);
-    const { rows } = await run.db.query<{ n: string }>(`SELECT count(*) AS n FROM messages WHERE error = 'SUBMIT_OUTCOME_UNKNOWN'`);
-    expect(rows[0]!.n).toBe('0');
+    const { rows } = await run.db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM messages WHERE error = 'SUBMIT_OUTCOME_UNKNOWN'`,
+    );
+    expect(rows[0].n).toBe('0');
   }, 200_000);
 });

@@ -4,7 +4,6 @@ import { useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
 
-
 /**
  * SMSCs with separate TX/RX binds (and some with several transceivers) send a receipt on whichever
  * session of the account they like (TRAPS.md). Two dispatchers bound as the same system_id, each
@@ -18,14 +17,32 @@ describe('a receipt arriving on another bind of the same account', () => {
   afterAll(() => receiver.stop());
 
   it('is matched by the other dispatcher: the message is delivered and its delivery reports are sent', async () => {
-    const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, systemId: 'smsgw', password: 'secret', deliveryReceipts: true, receiptDelayMs: 20, receiptSession: 'other' });
+    const sim = new SmppSimulator({
+      host: '127.0.0.1',
+      port: 0,
+      systemId: 'smsgw',
+      password: 'secret',
+      deliveryReceipts: true,
+      receiptDelayMs: 20,
+      receiptSession: 'other',
+    });
     run.simulators.push(sim);
     const { port } = await sim.start();
     const { gateway, credentials } = await run.gatewayWithAccount('binds');
-    await run.start('callback-notifier', { CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '100' });
+    await run.start('callback-notifier', {
+      CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+      CALLBACK_RETRY_BASE_MS: '100',
+    });
     const dispatcherEnv = { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=10` };
-    await Promise.all([run.start('dispatcher', dispatcherEnv), run.start('dispatcher', dispatcherEnv)]);
-    await waitFor(() => sim.binds.filter((b) => b.systemId === 'smsgw').length >= 2 && sim.sessionCount >= 2, 30_000, 'both dispatchers bound');
+    await Promise.all([
+      run.start('dispatcher', dispatcherEnv),
+      run.start('dispatcher', dispatcherEnv),
+    ]);
+    await waitFor(
+      () => sim.binds.filter((b) => b.systemId === 'smsgw').length >= 2 && sim.sessionCount >= 2,
+      30_000,
+      'both dispatchers bound',
+    );
 
     const sends = [
       ...Array.from({ length: 6 }, (_, i) => ({ to: `4179555000${i}`, content: `bind ${i}` })),
@@ -44,8 +61,13 @@ describe('a receipt arriving on another bind of the same account', () => {
 
     const states = await waitFor(
       async () => {
-        const { rows } = await run.db.query<{ id: string; state: string; smsc_id: string }>(`SELECT id, state, smsc_id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
-        return rows.length === ids.length && rows.every((r) => r.state === 'delivered') ? rows : undefined;
+        const { rows } = await run.db.query<{ id: string; state: string; smsc_id: string }>(
+          `SELECT id, state, smsc_id FROM messages WHERE id = ANY($1::uuid[])`,
+          [ids],
+        );
+        return rows.length === ids.length && rows.every((r) => r.state === 'delivered')
+          ? rows
+          : undefined;
       },
       30_000,
       'every message delivered',
@@ -55,15 +77,26 @@ describe('a receipt arriving on another bind of the same account', () => {
     expect(sim.receipts).toHaveLength(8);
     expect(sim.receipts.filter((r) => r.onSubmittingSession)).toEqual([]);
 
-    const reportsOf = (id: string): ReceivedCall[] => receiver.calls.filter((c) => c.query['id'] === id);
-    await waitFor(() => ids.every((id) => reportsOf(id).length >= 2), 30_000, 'two reports per message');
+    const reportsOf = (id: string): ReceivedCall[] =>
+      receiver.calls.filter((c) => c.query['id'] === id);
+    await waitFor(
+      () => ids.every((id) => reportsOf(id).length >= 2),
+      30_000,
+      'two reports per message',
+    );
     for (const { id, smsc_id } of states) {
       const levels = reportsOf(id)
         .map((c) => c.query)
         .sort((a, b) => Number(a['level']) - Number(b['level']));
       expect(levels).toEqual([
         { id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' },
-        expect.objectContaining({ id, level: '2', message_status: 'DELIVRD', id_smsc: smsc_id, connector: 'smsc' }),
+        expect.objectContaining({
+          id,
+          level: '2',
+          message_status: 'DELIVRD',
+          id_smsc: smsc_id,
+          connector: 'smsc',
+        }),
       ]);
     }
   }, 180_000);

@@ -11,7 +11,11 @@ const COUNT = 1500;
 
 /** A Redis of the test's own, so it can be stopped and started again. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   await waitFor(async () => {
     try {
       const { createConnection } = await import('node:net');
@@ -51,16 +55,31 @@ describe('a Redis outage pauses dispatch; the batch completes when Redis returns
     const auth = await startService('auth', { ...env, ADMIN_TOKEN, JWT_SECRET });
     const gateway = await startService('api-gateway', { ...env, AUTH_URL: auth.url });
     const scheduler = await startService('batch-scheduler', env);
-    const dispatcher = await startService('dispatcher', { ...env, SMSC_URL: `smpp://a:b@127.0.0.1:${port}?window=20&throughput=300` });
+    const dispatcher = await startService('dispatcher', {
+      ...env,
+      SMSC_URL: `smpp://a:b@127.0.0.1:${port}?window=20&throughput=300`,
+    });
     running.push(auth, gateway, scheduler, dispatcher);
-    await request(auth.url, 'POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, json: { username: 'paced', password: 'paced-password' } });
+    await request(auth.url, 'POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      json: { username: 'paced', password: 'paced-password' },
+    });
     const recipients = Array.from({ length: COUNT }, (_, i) => String(41_760_000_000 + i));
-    const reply = await request(gateway.url, 'POST', '/secure/sendbatch', { auth: basic('paced', 'paced-password'), json: { messages: [{ to: recipients, content: 'paced' }] } });
+    const reply = await request(gateway.url, 'POST', '/secure/sendbatch', {
+      auth: basic('paced', 'paced-password'),
+      json: { messages: [{ to: recipients, content: 'paced' }] },
+    });
     expect(reply.status).toBe(200);
 
     await sim.waitFor(300, 30_000);
     redis.kill('SIGKILL');
-    await waitFor(async () => ((await request(dispatcher.url, 'GET', '/readyz')).status === 503 ? true : undefined), 10_000, 'the dispatcher not ready', 100);
+    await waitFor(
+      async () =>
+        (await request(dispatcher.url, 'GET', '/readyz')).status === 503 ? true : undefined,
+      10_000,
+      'the dispatcher not ready',
+      100,
+    );
     expect((await request(dispatcher.url, 'GET', '/readyz')).body.checks.throughput).toBe(false);
     // Paused: jobs that reserved their slot before the outage (at most the prefetch, 4 × window)
     // still go at their reserved time; nothing more is sent.

@@ -12,7 +12,13 @@ import { CallbackReceiver } from '../support/receiver';
 
 const DELAY_S = 15;
 const RECIPIENTS = Array.from({ length: 40 }, (_, i) => String(41_790_050_000 + i));
-const NAMES = ['auth', 'api-gateway', 'batch-scheduler', 'dispatcher', 'callback-notifier'] as const;
+const NAMES = [
+  'auth',
+  'api-gateway',
+  'batch-scheduler',
+  'dispatcher',
+  'callback-notifier',
+] as const;
 
 describe('a scheduled batch survives SIGKILL and restart of every service', () => {
   const run = useDistributedRun();
@@ -24,15 +30,24 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     run.simulators.push(sim);
     const { port: smppPort } = await sim.start();
     await receiver.start();
-    const ports = Object.fromEntries(await Promise.all(NAMES.map(async (name) => [name, await freePort()] as const))) as Record<(typeof NAMES)[number], number>;
+    const ports = Object.fromEntries(
+      await Promise.all(NAMES.map(async (name) => [name, await freePort()] as const)),
+    ) as Record<(typeof NAMES)[number], number>;
     const env: Record<(typeof NAMES)[number], Record<string, string>> = {
       auth: { ADMIN_TOKEN: E2E_ADMIN_TOKEN, JWT_SECRET: E2E_JWT_SECRET },
       'api-gateway': { AUTH_URL: `http://127.0.0.1:${ports.auth}` },
       'batch-scheduler': {},
-      dispatcher: { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${smppPort}?window=10`, SUBMIT_STALE_MS: '1500', SWEEP_INTERVAL_MS: '300' },
+      dispatcher: {
+        SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${smppPort}?window=10`,
+        SUBMIT_STALE_MS: '1500',
+        SWEEP_INTERVAL_MS: '300',
+      },
       'callback-notifier': { CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_RETRY_BASE_MS: '200' },
     };
-    const startAll = () => Promise.all(NAMES.map((name) => run.start(name, { ...env[name], PORT: String(ports[name]) })));
+    const startAll = () =>
+      Promise.all(
+        NAMES.map((name) => run.start(name, { ...env[name], PORT: String(ports[name]) })),
+      );
     const gateway = `http://127.0.0.1:${ports['api-gateway']}`;
 
     const services = await startAll();
@@ -46,13 +61,17 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     const reply = await request(gateway, 'POST', '/secure/sendbatch', {
       auth: later,
       json: {
-        messages: [{ to: RECIPIENTS.slice(0, 30), content: 'scheduled' }, { to: RECIPIENTS.slice(30), content: 'scheduled too', from: 'Acme' }],
+        messages: [
+          { to: RECIPIENTS.slice(0, 30), content: 'scheduled' },
+          { to: RECIPIENTS.slice(30), content: 'scheduled too', from: 'Acme' },
+        ],
         batch_config: { schedule_at: `${DELAY_S}s`, callback_url: `${receiver.base}/ok` },
       },
     });
     expect(reply.status).toBe(200);
     const batchId = reply.body.data.batchId as string;
-    const batch = async () => (await request(gateway, 'GET', `/secure/batches/${batchId}`, { auth: later })).body.data;
+    const batch = async () =>
+      (await request(gateway, 'GET', `/secure/batches/${batchId}`, { auth: later })).body.data;
     const accepted = await batch();
     expect(accepted.state).toBe('scheduled');
     const dueAt = Date.parse(accepted.scheduledAt);
@@ -63,20 +82,45 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     expect((await batch()).state).toBe('scheduled');
     expect(sim.received).toEqual([]);
 
-    const done = await waitFor(async () => {
-      const s = await batch();
-      return s.state === 'completed' ? s : undefined;
-    }, (DELAY_S + 15) * 1000, 250);
-    expect(done.counts).toMatchObject({ total: RECIPIENTS.length, queued: 0, sent: RECIPIENTS.length, failed: 0, cancelled: 0 });
+    const done = await waitFor(
+      async () => {
+        const s = await batch();
+        return s.state === 'completed' ? s : undefined;
+      },
+      (DELAY_S + 15) * 1000,
+      250,
+    );
+    expect(done.counts).toMatchObject({
+      total: RECIPIENTS.length,
+      queued: 0,
+      sent: RECIPIENTS.length,
+      failed: 0,
+      cancelled: 0,
+    });
 
     const mine = () => sim.received.filter((r) => RECIPIENTS.includes(r.to));
     const callbacks = () => receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
-    await waitFor(async () => (callbacks().length >= RECIPIENTS.length ? true : undefined), 10_000, 'every callback', 100);
+    await waitFor(
+      async () => (callbacks().length >= RECIPIENTS.length ? true : undefined),
+      10_000,
+      'every callback',
+      100,
+    );
     // Room for a duplicate to show up, were one coming.
     await new Promise((r) => setTimeout(r, 1000));
-    expect(mine().map((r) => r.to).sort()).toEqual(RECIPIENTS);
+    expect(
+      mine()
+        .map((r) => r.to)
+        .sort(),
+    ).toEqual(RECIPIENTS);
     for (const r of mine()) expect(r.receivedAt.getTime()).toBeGreaterThanOrEqual(dueAt);
-    expect(callbacks().map((c) => c.query['to']).sort()).toEqual(RECIPIENTS);
-    expect((await request(gateway, 'GET', '/secure/balance', { auth: later })).body.data.balance).toBe(String(100 - RECIPIENTS.length));
+    expect(
+      callbacks()
+        .map((c) => c.query['to'])
+        .sort(),
+    ).toEqual(RECIPIENTS);
+    expect(
+      (await request(gateway, 'GET', '/secure/balance', { auth: later })).body.data.balance,
+    ).toBe(String(100 - RECIPIENTS.length));
   }, 60_000);
 });

@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { QUEUES } from '@smsgw/contracts';
-import { PgDb, createTestDatabase, deleteBusNamespace, startService, type ServiceProcess } from '@smsgw/kit';
+import {
+  PgDb,
+  createTestDatabase,
+  deleteBusNamespace,
+  startService,
+  type ServiceProcess,
+} from '@smsgw/kit';
 import type { SmppSimulator } from '@smsgw/smsc';
 import { submitRetryDelays } from '@smsgw/dispatcher';
 
 /** Distributed tests run only with DATABASE_URL and AMQP_URL set (jest.config.js leaves them out otherwise). */
 export function distributedUrls(): { amqpUrl: string; redisUrl: string } {
   const amqpUrl = process.env['AMQP_URL'];
-  if (!process.env['DATABASE_URL'] || !amqpUrl) throw new Error('distributed-mode tests need DATABASE_URL and AMQP_URL');
+  if (!process.env['DATABASE_URL'] || !amqpUrl)
+    throw new Error('distributed-mode tests need DATABASE_URL and AMQP_URL');
   return { amqpUrl, redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' };
 }
 
@@ -26,10 +33,18 @@ export async function freshCluster(): Promise<Cluster> {
   return {
     databaseUrl: database.url,
     namespace,
-    env: { DATABASE_URL: database.url, AMQP_URL: urls.amqpUrl, REDIS_URL: urls.redisUrl, BUS_NAMESPACE: namespace },
+    env: {
+      DATABASE_URL: database.url,
+      AMQP_URL: urls.amqpUrl,
+      REDIS_URL: urls.redisUrl,
+      BUS_NAMESPACE: namespace,
+    },
     async drop() {
       await database.drop();
-      await deleteBusNamespace(urls.amqpUrl, namespace, { [QUEUES.dispatcherSubmit]: submitRetryDelays(5), [QUEUES.dispatcherSubmitGroup]: submitRetryDelays(5) });
+      await deleteBusNamespace(urls.amqpUrl, namespace, {
+        [QUEUES.dispatcherSubmit]: submitRetryDelays(5),
+        [QUEUES.dispatcherSubmitGroup]: submitRetryDelays(5),
+      });
     },
   };
 }
@@ -46,7 +61,9 @@ export interface DistributedRun {
   /** Starts a service as a process with the run's URLs (plus extra env); stopped after the test. */
   start(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts auth and api-gateway, creates an account with unlimited credit; its Basic header. */
-  gatewayWithAccount(username: string): Promise<{ auth: ServiceProcess; gateway: ServiceProcess; credentials: string }>;
+  gatewayWithAccount(
+    username: string,
+  ): Promise<{ auth: ServiceProcess; gateway: ServiceProcess; credentials: string }>;
 }
 
 /** Registers the set-up and clean-up of a distributed-mode test file. */
@@ -59,7 +76,10 @@ export function useDistributedRun(): DistributedRun {
     return service;
   };
   run.gatewayWithAccount = async (username) => {
-    const auth = await run.start('auth', { ADMIN_TOKEN: E2E_ADMIN_TOKEN, JWT_SECRET: E2E_JWT_SECRET });
+    const auth = await run.start('auth', {
+      ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+      JWT_SECRET: E2E_JWT_SECRET,
+    });
     const gateway = await run.start('api-gateway', { AUTH_URL: auth.url });
     const created = await fetch(`${auth.url}/admin/v1/accounts`, {
       method: 'POST',
@@ -67,7 +87,11 @@ export function useDistributedRun(): DistributedRun {
       body: JSON.stringify({ username, password: `${username}-password` }),
     });
     if (created.status !== 201) throw new Error(`account ${username}: HTTP ${created.status}`);
-    return { auth, gateway, credentials: `Basic ${Buffer.from(`${username}:${username}-password`).toString('base64')}` };
+    return {
+      auth,
+      gateway,
+      credentials: `Basic ${Buffer.from(`${username}:${username}-password`).toString('base64')}`,
+    };
   };
   beforeAll(async () => {
     run.cluster = await freshCluster();

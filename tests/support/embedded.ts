@@ -2,7 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, parseConfig } from '@smsgw/kit';
-import { standaloneConfigShape, startEmbeddedGateway, type EmbeddedGateway } from '@smsgw/standalone';
+import {
+  standaloneConfigShape,
+  startEmbeddedGateway,
+  type EmbeddedGateway,
+} from '@smsgw/standalone';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const JWT_SECRET = 'test-jwt-secret-0123456789-0123456789-abcdef';
@@ -18,7 +22,10 @@ export interface RunningGateway {
  * Embedded mode exactly as `pnpm start` wires it, on a random loopback port. The environment is
  * given explicitly so URLs set for the distributed tests never leak into the embedded ones.
  */
-export async function startEmbedded(env: Record<string, string>, dataDir = mkdtempSync(join(tmpdir(), 'smsgw-embedded-'))): Promise<RunningGateway> {
+export async function startEmbedded(
+  env: Record<string, string>,
+  dataDir = mkdtempSync(join(tmpdir(), 'smsgw-embedded-')),
+): Promise<RunningGateway> {
   const config = parseConfig(standaloneConfigShape, {
     PORT: '0',
     HOST: '127.0.0.1',
@@ -28,7 +35,10 @@ export async function startEmbedded(env: Record<string, string>, dataDir = mkdte
     JWT_SECRET,
     ...env,
   });
-  const gateway = await startEmbeddedGateway({ ...config, ADMIN_TOKEN, JWT_SECRET }, createLogger('test', 'silent'));
+  const gateway = await startEmbeddedGateway(
+    { ...config, ADMIN_TOKEN, JWT_SECRET },
+    createLogger('test', 'silent'),
+  );
   return {
     base: `http://127.0.0.1:${gateway.port}`,
     dataDir,

@@ -17,7 +17,12 @@ export function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
-export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth) headers['authorization'] = options.auth;
   let body = options.body;
@@ -25,7 +30,12 @@ export async function request(base: string, method: string, path: string, option
     body = JSON.stringify(options.json);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await response.text();
   let parsed: unknown;
   try {

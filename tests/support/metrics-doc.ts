@@ -12,9 +12,9 @@ export interface DocumentedMetric {
 export function documentedMetrics(root = join(__dirname, '..', '..')): DocumentedMetric[] {
   const text = readFileSync(join(root, 'docs', 'metrics.md'), 'utf8');
   return [...text.matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (\w+) \|([^|]*)\|/gm)].map((m) => ({
-    name: m[1]!,
-    type: m[2]!,
-    labels: [...m[3]!.matchAll(/`([a-z_]+)`/g)].map((l) => l[1]!),
+    name: m[1],
+    type: m[2],
+    labels: [...m[3].matchAll(/`([a-z_]+)`/g)].map((l) => l[1]),
   }));
 }
 
@@ -35,17 +35,24 @@ export function parseExposition(text: string): Scrape {
   const samples: Sample[] = [];
   for (const line of text.split('\n')) {
     const type = /^# TYPE (\S+) (\S+)$/.exec(line);
-    if (type) types.set(type[1]!, type[2]!);
+    if (type) types.set(type[1], type[2]);
     if (line === '' || line.startsWith('#')) continue;
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!sample) throw new Error(`unparsed exposition line: ${line}`);
-    const labels = Object.fromEntries([...(sample[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
-    samples.push({ name: sample[1]!, labels, value: Number(sample[3]) });
+    const labels = Object.fromEntries(
+      [...(sample[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [
+        l[1],
+        l[2],
+      ]),
+    );
+    samples.push({ name: sample[1], labels, value: Number(sample[3]) });
   }
   return { types, samples };
 }
 
 /** The series names a metric of that type is exposed as. */
 export function seriesNames(metric: DocumentedMetric): string[] {
-  return metric.type === 'histogram' ? [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`] : [metric.name];
+  return metric.type === 'histogram'
+    ? [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`]
+    : [metric.name];
 }

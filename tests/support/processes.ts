@@ -1,1 +1,7 @@
-export { WORKSPACE_ROOT as ROOT, freePort, runNode, startService, type ServiceProcess } from '@smsgw/kit';
+export {
+  WORKSPACE_ROOT as ROOT,
+  freePort,
+  runNode,
+  startService,
+  type ServiceProcess,
+} from '@smsgw/kit';

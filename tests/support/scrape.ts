@@ -4,14 +4,23 @@ import { request } from './http';
  * The sum of one metric's samples on a /metrics endpoint whose labels include `match`. A labelled
  * counter that was never incremented has no sample yet, which reads as 0.
  */
-export async function metricValue(base: string, name: string, match: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  base: string,
+  name: string,
+  match: Record<string, string> = {},
+): Promise<number> {
   const reply = await request(base, 'GET', '/metrics');
   if (reply.status !== 200) throw new Error(`GET ${base}/metrics: HTTP ${reply.status}`);
   let sum = 0;
   for (const line of reply.text.split('\n')) {
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!sample || sample[1] !== name) continue;
-    const labels = Object.fromEntries([...(sample[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = Object.fromEntries(
+      [...(sample[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [
+        l[1],
+        l[2],
+      ]),
+    );
     if (Object.entries(match).every(([k, v]) => labels[k] === v)) sum += Number(sample[3]);
   }
   return sum;

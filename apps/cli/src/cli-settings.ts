@@ -21,6 +21,8 @@ export function adminToken(env: NodeJS.ProcessEnv): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    throw new Error(`no admin token: set SMSGW_ADMIN_TOKEN, or run from the directory whose ${file} embedded mode wrote`);
+    throw new Error(
+      `no admin token: set SMSGW_ADMIN_TOKEN, or run from the directory whose ${file} embedded mode wrote`,
+    );
   }
 }

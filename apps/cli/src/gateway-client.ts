@@ -29,12 +29,19 @@ export class GatewayClient {
     try {
       response = await fetch(url, {
         method,
-        headers: { authorization, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          authorization,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
         ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      throw new GatewayCallError(0, 'UNREACHABLE', `cannot reach ${url.origin}: ${(err as Error).message} (is it running? set ${this.options.urlVariable ?? 'SMSGW_URL'})`);
+      throw new GatewayCallError(
+        0,
+        'UNREACHABLE',
+        `cannot reach ${url.origin}: ${(err as Error).message} (is it running? set ${this.options.urlVariable ?? 'SMSGW_URL'})`,
+      );
     }
     const text = await response.text();
     let parsed: unknown;
@@ -45,8 +52,17 @@ export class GatewayClient {
     }
     if (!response.ok) {
       const error = ErrorBodySchema.safeParse(parsed);
-      if (error.success) throw new GatewayCallError(response.status, error.data.detail.code, error.data.detail.message);
-      throw new GatewayCallError(response.status, 'HTTP_ERROR', `HTTP ${response.status}: ${text.slice(0, 200)}`);
+      if (error.success)
+        throw new GatewayCallError(
+          response.status,
+          error.data.detail.code,
+          error.data.detail.message,
+        );
+      throw new GatewayCallError(
+        response.status,
+        'HTTP_ERROR',
+        `HTTP ${response.status}: ${text.slice(0, 200)}`,
+      );
     }
     return parsed as T;
   }

@@ -10,7 +10,10 @@ const program = buildProgram({
 });
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  const detail = err instanceof GatewayCallError && err.code !== 'UNREACHABLE' ? `${err.code}: ${err.message}` : (err as Error).message;
+  const detail =
+    err instanceof GatewayCallError && err.code !== 'UNREACHABLE'
+      ? `${err.code}: ${err.message}`
+      : (err as Error).message;
   process.stderr.write(`smsgw: ${detail}\n`);
   process.exit(1);
 });

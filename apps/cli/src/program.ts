@@ -1,12 +1,19 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { AccountView, BalanceResult, BatchResult, BatchStatus, SendResult } from '@smsgw/contracts';
+import type {
+  AccountView,
+  BalanceResult,
+  BatchResult,
+  BatchStatus,
+  SendResult,
+} from '@smsgw/contracts';
 import { followBatch } from './batch-progress';
 import { readRecipients } from './recipients-file';
 import { adminToken, adminUrl, gatewayUrl } from './cli-settings';
 import { GatewayClient, basicAuth } from './gateway-client';
 
 const decimal = (value: string): string => {
-  if (!/^\d{1,14}(\.\d{1,6})?$/.test(value)) throw new InvalidArgumentError('expected a decimal number such as 10 or 0.05');
+  if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
+    throw new InvalidArgumentError('expected a decimal number such as 10 or 0.05');
   return value;
 };
 const integer = (value: string): number => {
@@ -14,7 +21,8 @@ const integer = (value: string): number => {
   return Number(value);
 };
 const signedDecimal = (value: string): string => {
-  if (!/^-?\d{1,14}(\.\d{1,6})?$/.test(value)) throw new InvalidArgumentError('expected a decimal number');
+  if (!/^-?\d{1,14}(\.\d{1,6})?$/.test(value))
+    throw new InvalidArgumentError('expected a decimal number');
   return value;
 };
 
@@ -32,11 +40,14 @@ export interface Io {
 /** `smsgw`: the admin API of DESIGN.md 5 and the client API, over HTTP. */
 export function buildProgram(io: Io): Command {
   const client = () => new GatewayClient({ baseUrl: gatewayUrl(io.env) });
-  const adminClient = () => new GatewayClient({ baseUrl: adminUrl(io.env), urlVariable: 'SMSGW_ADMIN_URL' });
+  const adminClient = () =>
+    new GatewayClient({ baseUrl: adminUrl(io.env), urlVariable: 'SMSGW_ADMIN_URL' });
   const admin = () => `Bearer ${adminToken(io.env)}`;
   const show = (value: unknown) => io.print(JSON.stringify(value, null, 2));
 
-  const program = new Command('smsgw').description('sms-gateway admin and client commands (SMSGW_URL, SMSGW_ADMIN_URL, SMSGW_ADMIN_TOKEN)');
+  const program = new Command('smsgw').description(
+    'sms-gateway admin and client commands (SMSGW_URL, SMSGW_ADMIN_URL, SMSGW_ADMIN_TOKEN)',
+  );
   program.exitOverride();
   if (io.printError) program.configureOutput({ writeErr: io.printError });
 
@@ -48,49 +59,105 @@ export function buildProgram(io: Io): Command {
     .option('--sms-count <n>', 'SMS quota in segments; omitted = unlimited', integer)
     .option('--rate <amount>', 'price of one SMS segment', decimal)
     .option('--default-from <sender>', 'sender used when a message has no from')
-    .option('--throughput <perSecond>', 'messages per second for this account; 0 = unlimited', integer)
-    .action(async (username: string, o: { password: string; balance?: string; smsCount?: number; rate?: string; defaultFrom?: string; throughput?: number }) => {
-      const account = await adminClient().call<AccountView>('POST', '/admin/v1/accounts', admin(), {
-        username,
-        password: o.password,
-        ...(o.balance !== undefined && { balance: o.balance }),
-        ...(o.smsCount !== undefined && { sms_count: o.smsCount }),
-        ...(o.rate !== undefined && { rate: o.rate }),
-        ...(o.defaultFrom !== undefined && { default_from: o.defaultFrom }),
-        ...(o.throughput !== undefined && { throughput: o.throughput }),
-      });
-      show(account);
-    });
+    .option(
+      '--throughput <perSecond>',
+      'messages per second for this account; 0 = unlimited',
+      integer,
+    )
+    .action(
+      async (
+        username: string,
+        o: {
+          password: string;
+          balance?: string;
+          smsCount?: number;
+          rate?: string;
+          defaultFrom?: string;
+          throughput?: number;
+        },
+      ) => {
+        const account = await adminClient().call<AccountView>(
+          'POST',
+          '/admin/v1/accounts',
+          admin(),
+          {
+            username,
+            password: o.password,
+            ...(o.balance !== undefined && { balance: o.balance }),
+            ...(o.smsCount !== undefined && { sms_count: o.smsCount }),
+            ...(o.rate !== undefined && { rate: o.rate }),
+            ...(o.defaultFrom !== undefined && { default_from: o.defaultFrom }),
+            ...(o.throughput !== undefined && { throughput: o.throughput }),
+          },
+        );
+        show(account);
+      },
+    );
   accounts.command('get <username>').action(async (username: string) => {
-    show(await adminClient().call<AccountView>('GET', `/admin/v1/accounts/${encodeURIComponent(username)}`, admin()));
+    show(
+      await adminClient().call<AccountView>(
+        'GET',
+        `/admin/v1/accounts/${encodeURIComponent(username)}`,
+        admin(),
+      ),
+    );
   });
   accounts
     .command('credit <username>')
-    .requiredOption('--amount <amount>', 'added to the balance (negative to take back)', signedDecimal)
+    .requiredOption(
+      '--amount <amount>',
+      'added to the balance (negative to take back)',
+      signedDecimal,
+    )
     .option('--sms-count <n>', 'added to the SMS quota', integer)
     .action(async (username: string, o: { amount: string; smsCount?: number }) => {
       const body = { amount: o.amount, ...(o.smsCount !== undefined && { sms_count: o.smsCount }) };
-      show(await adminClient().call<AccountView>('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/credit`, admin(), body));
+      show(
+        await adminClient().call<AccountView>(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/credit`,
+          admin(),
+          body,
+        ),
+      );
     });
 
-  const apps = program.command('apps').description('manage applications (client id and secret for tokens)');
+  const apps = program
+    .command('apps')
+    .description('manage applications (client id and secret for tokens)');
   apps
     .command('create <username>')
     .option('--name <name>', 'what the application is for')
     .action(async (username: string, o: { name?: string }) => {
       const body = o.name !== undefined ? { name: o.name } : {};
-      show(await adminClient().call('POST', `/admin/v1/accounts/${encodeURIComponent(username)}/applications`, admin(), body));
+      show(
+        await adminClient().call(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/applications`,
+          admin(),
+          body,
+        ),
+      );
     });
-  apps.command('revoke <username> <clientId>').action(async (username: string, clientId: string) => {
-    await adminClient().call('DELETE', `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}`, admin());
-    io.print(`revoked ${clientId}`);
-  });
+  apps
+    .command('revoke <username> <clientId>')
+    .action(async (username: string, clientId: string) => {
+      await adminClient().call(
+        'DELETE',
+        `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}`,
+        admin(),
+      );
+      io.print(`revoked ${clientId}`);
+    });
 
   const credentials = (o: { user?: string; password?: string; token?: string }): string => {
     if (o.token) return `Bearer ${o.token}`;
     const user = o.user ?? io.env['SMSGW_USER'];
     const password = o.password ?? io.env['SMSGW_PASSWORD'];
-    if (!user || !password) throw new InvalidArgumentError('give --user and --password (or SMSGW_USER/SMSGW_PASSWORD), or --token');
+    if (!user || !password)
+      throw new InvalidArgumentError(
+        'give --user and --password (or SMSGW_USER/SMSGW_PASSWORD), or --token',
+      );
     return basicAuth(user, password);
   };
   const clientAuth = (c: Command) =>
@@ -105,23 +172,45 @@ export function buildProgram(io: Io): Command {
     .option('--hex-content <hex>', 'binary content in hexadecimal')
     .option('--from <sender>', 'sender')
     .option('--coding <n>', 'SMPP data_coding', integer)
-    .action(async (o: { to: string; content?: string; hexContent?: string; from?: string; coding?: number; user?: string; password?: string; token?: string }) => {
-      const body = {
-        to: o.to,
-        ...(o.content !== undefined && { content: o.content }),
-        ...(o.hexContent !== undefined && { 'hex-content': o.hexContent }),
-        ...(o.from !== undefined && { from: o.from }),
-        ...(o.coding !== undefined && { coding: o.coding }),
-      };
-      const result = await client().call<SendResult>('POST', '/secure/send', credentials(o), body);
-      io.print(result.data);
-    });
-  clientAuth(program.command('balance').description('show balance and SMS quota')).action(async (o: { user?: string; password?: string; token?: string }) => {
-    show((await client().call<BalanceResult>('GET', '/secure/balance', credentials(o))).data);
-  });
+    .action(
+      async (o: {
+        to: string;
+        content?: string;
+        hexContent?: string;
+        from?: string;
+        coding?: number;
+        user?: string;
+        password?: string;
+        token?: string;
+      }) => {
+        const body = {
+          to: o.to,
+          ...(o.content !== undefined && { content: o.content }),
+          ...(o.hexContent !== undefined && { 'hex-content': o.hexContent }),
+          ...(o.from !== undefined && { from: o.from }),
+          ...(o.coding !== undefined && { coding: o.coding }),
+        };
+        const result = await client().call<SendResult>(
+          'POST',
+          '/secure/send',
+          credentials(o),
+          body,
+        );
+        io.print(result.data);
+      },
+    );
+  clientAuth(program.command('balance').description('show balance and SMS quota')).action(
+    async (o: { user?: string; password?: string; token?: string }) => {
+      show((await client().call<BalanceResult>('GET', '/secure/balance', credentials(o))).data);
+    },
+  );
 
   const batch = program.command('batch').description('send and follow batches');
-  clientAuth(batch.command('send <recipientsCsv>').description('send one text to every recipient of a CSV file and follow the batch'))
+  clientAuth(
+    batch
+      .command('send <recipientsCsv>')
+      .description('send one text to every recipient of a CSV file and follow the batch'),
+  )
     .option('--content <text>', 'message text')
     .option('--hex-content <hex>', 'binary content in hexadecimal')
     .option('--from <sender>', 'sender')
@@ -132,7 +221,18 @@ export function buildProgram(io: Io): Command {
     .action(
       async (
         file: string,
-        o: { content?: string; hexContent?: string; from?: string; scheduleAt?: string; callbackUrl?: string; errbackUrl?: string; follow: boolean; user?: string; password?: string; token?: string },
+        o: {
+          content?: string;
+          hexContent?: string;
+          from?: string;
+          scheduleAt?: string;
+          callbackUrl?: string;
+          errbackUrl?: string;
+          follow: boolean;
+          user?: string;
+          password?: string;
+          token?: string;
+        },
       ) => {
         const recipients = readRecipients(file);
         if (recipients.length === 0) throw new InvalidArgumentError(`${file} lists no recipients`);
@@ -152,19 +252,44 @@ export function buildProgram(io: Io): Command {
             ...(o.errbackUrl !== undefined && { errback_url: o.errbackUrl }),
           },
         };
-        const accepted = (await client().call<BatchResult>('POST', '/secure/sendbatch', auth, body)).data;
+        const accepted = (await client().call<BatchResult>('POST', '/secure/sendbatch', auth, body))
+          .data;
         io.print(`batch ${accepted.batchId}: ${accepted.messageCount} messages accepted`);
         if (!o.follow) return;
-        const final = await followBatch(() => client().call<BatchStatus>('GET', `/secure/batches/${accepted.batchId}`, auth).then((r) => r.data), io);
+        const final = await followBatch(
+          () =>
+            client()
+              .call<BatchStatus>('GET', `/secure/batches/${accepted.batchId}`, auth)
+              .then((r) => r.data),
+          io,
+        );
         io.print(`batch ${final.batchId} ${final.state}: ${JSON.stringify(final.counts)}`);
       },
     );
-  clientAuth(batch.command('status <batchId>')).action(async (batchId: string, o: { user?: string; password?: string; token?: string }) => {
-    show((await client().call<BatchStatus>('GET', `/secure/batches/${encodeURIComponent(batchId)}`, credentials(o))).data);
-  });
-  clientAuth(batch.command('cancel <batchId>')).action(async (batchId: string, o: { user?: string; password?: string; token?: string }) => {
-    show((await client().call('DELETE', `/secure/batches/${encodeURIComponent(batchId)}`, credentials(o))));
-  });
+  clientAuth(batch.command('status <batchId>')).action(
+    async (batchId: string, o: { user?: string; password?: string; token?: string }) => {
+      show(
+        (
+          await client().call<BatchStatus>(
+            'GET',
+            `/secure/batches/${encodeURIComponent(batchId)}`,
+            credentials(o),
+          )
+        ).data,
+      );
+    },
+  );
+  clientAuth(batch.command('cancel <batchId>')).action(
+    async (batchId: string, o: { user?: string; password?: string; token?: string }) => {
+      show(
+        await client().call(
+          'DELETE',
+          `/secure/batches/${encodeURIComponent(batchId)}`,
+          credentials(o),
+        ),
+      );
+    },
+  );
 
   return program;
 }

@@ -29,7 +29,10 @@ export interface EmbeddedGateway {
 }
 
 /** All five services in one process behind one HTTP port (DESIGN.md 6). */
-export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: string; JWT_SECRET: string }, logger: Logger): Promise<EmbeddedGateway> {
+export async function startEmbeddedGateway(
+  config: Config & { ADMIN_TOKEN: string; JWT_SECRET: string },
+  logger: Logger,
+): Promise<EmbeddedGateway> {
   const registry = createRegistry('standalone');
   const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
   await migrate(db, { logger });
@@ -47,7 +50,13 @@ export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: strin
   });
   const dispatcher = dispatcherFromConfig(config, { db, bus, logger, registry, smsc });
   const scheduler = createSchedulerService({ db, bus, logger, registry });
-  const notifier = createNotifierService({ db, bus, logger, registry, ...notifierSettings(config) });
+  const notifier = createNotifierService({
+    db,
+    bus,
+    logger,
+    registry,
+    ...notifierSettings(config),
+  });
 
   const app = createHttpApp({ registry });
   app.use(auth.routes);
@@ -55,7 +64,11 @@ export async function startEmbeddedGateway(config: Config & { ADMIN_TOKEN: strin
   finishApp(app, {
     logger,
     registry,
-    readiness: async () => ({ database: await db.ping(), bus: bus.isReady(), ...dispatcher.readiness() }),
+    readiness: async () => ({
+      database: await db.ping(),
+      bus: bus.isReady(),
+      ...dispatcher.readiness(),
+    }),
   });
 
   await scheduler.start();

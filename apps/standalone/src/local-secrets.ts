@@ -6,7 +6,11 @@ import { join } from 'node:path';
  * Embedded mode must work with no configuration, yet tokens must survive a restart: a secret not
  * given in the environment is generated once and kept in DATA_DIR, readable by the owner only.
  */
-export function localSecret(dataDir: string, name: string, given: string | undefined): { value: string; generated: boolean } {
+export function localSecret(
+  dataDir: string,
+  name: string,
+  given: string | undefined,
+): { value: string; generated: boolean } {
   if (given !== undefined) return { value: given, generated: false };
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, name);

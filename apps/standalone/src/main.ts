@@ -11,7 +11,10 @@ async function main(): Promise<void> {
   const admin = localSecret(config.DATA_DIR, 'admin-token', config.ADMIN_TOKEN);
   const jwt = localSecret(config.DATA_DIR, 'jwt-secret', config.JWT_SECRET);
 
-  const gateway = await startEmbeddedGateway({ ...config, ADMIN_TOKEN: admin.value, JWT_SECRET: jwt.value }, logger);
+  const gateway = await startEmbeddedGateway(
+    { ...config, ADMIN_TOKEN: admin.value, JWT_SECRET: jwt.value },
+    logger,
+  );
   process.stdout.write(
     startBanner({
       host: config.HOST,

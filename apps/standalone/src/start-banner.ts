@@ -11,7 +11,9 @@ export interface BannerFacts {
 export function startBanner(f: BannerFacts): string {
   const shownHost = f.host === '0.0.0.0' || f.host === '::' ? '127.0.0.1' : f.host;
   const base = `http://${shownHost}:${f.port}`;
-  const token = f.adminTokenFromEnv ? '$ADMIN_TOKEN (from the environment)' : `${f.adminToken}  (kept in ${f.dataDir}/admin-token)`;
+  const token = f.adminTokenFromEnv
+    ? '$ADMIN_TOKEN (from the environment)'
+    : `${f.adminToken}  (kept in ${f.dataDir}/admin-token)`;
   return [
     '',
     `sms-gateway is running (embedded mode) on ${base}`,

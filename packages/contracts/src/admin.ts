@@ -9,7 +9,9 @@ export const CreateAccountSchema = z.strictObject({
   username: UsernameSchema,
   password: z.string().min(8, 'must be at least 8 characters').max(256),
   /** Omitted or null: unlimited. */
-  balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative').nullable().optional(),
+  balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative')
+    .nullable()
+    .optional(),
   sms_count: z.number().int().nonnegative().nullable().optional(),
   /** Price of one SMS segment, debited from balance. */
   rate: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative').optional(),
@@ -25,7 +27,9 @@ export const CreditSchema = z.strictObject({
 });
 export type Credit = z.output<typeof CreditSchema>;
 
-export const CreateApplicationSchema = z.strictObject({ name: z.string().min(1).max(128).optional() });
+export const CreateApplicationSchema = z.strictObject({
+  name: z.string().min(1).max(128).optional(),
+});
 
 export const AccountViewSchema = z.object({
   id: z.string(),

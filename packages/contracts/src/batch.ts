@@ -7,7 +7,10 @@ export const BatchMessageSchema = z.preprocess(
   normalizeAliases,
   z
     .strictObject({
-      to: z.union([AddressSchema, z.array(AddressSchema).min(1, 'must list at least one destination')]),
+      to: z.union([
+        AddressSchema,
+        z.array(AddressSchema).min(1, 'must list at least one destination'),
+      ]),
       ...messageParams,
     })
     .superRefine(checkMessageRules),
@@ -18,7 +21,10 @@ export const GlobalsSchema = z.preprocess(normalizeAliases, z.strictObject(messa
 
 export const ScheduleAtSchema = z
   .string()
-  .regex(/^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}|\d{1,9}s)$/, 'expected "YYYY-MM-DD HH:MM:SS" or "<seconds>s"');
+  .regex(
+    /^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}|\d{1,9}s)$/,
+    'expected "YYYY-MM-DD HH:MM:SS" or "<seconds>s"',
+  );
 
 export const BatchConfigSchema = z.strictObject({
   callback_url: HttpUrlSchema.optional(),
@@ -53,7 +59,10 @@ function canonicalKeys(input: Record<string, unknown>): Record<string, unknown> 
  * A batch message with `globals` applied (spec 4.3 rule 2): a parameter the message sets wins. A
  * message that chooses its content (text or binary) replaces both content fields of the globals.
  */
-export function applyGlobals(globals: Record<string, unknown> | undefined, message: Record<string, unknown>): Record<string, unknown> {
+export function applyGlobals(
+  globals: Record<string, unknown> | undefined,
+  message: Record<string, unknown>,
+): Record<string, unknown> {
   const own = canonicalKeys(message);
   const inherited = { ...canonicalKeys(globals ?? {}) };
   if ('content' in own || 'hex_content' in own) {

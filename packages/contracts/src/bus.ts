@@ -54,14 +54,20 @@ export function submitGroups<T extends { accountId: string }>(jobs: readonly T[]
   }
   const groups: T[][] = [];
   for (const own of byAccount.values()) {
-    for (let at = 0; at < own.length; at += SUBMIT_GROUP_MAX) groups.push(own.slice(at, at + SUBMIT_GROUP_MAX));
+    for (let at = 0; at < own.length; at += SUBMIT_GROUP_MAX)
+      groups.push(own.slice(at, at + SUBMIT_GROUP_MAX));
   }
   return groups;
 }
 
 /** The group job of one of submitGroups' groups. */
-export function toGroupJob(group: readonly { accountId: string; messageId: string; segments: number }[]): MessageSubmitGroupJob {
-  return { accountId: group[0]!.accountId, messages: group.map((j) => ({ messageId: j.messageId, segments: j.segments })) };
+export function toGroupJob(
+  group: readonly { accountId: string; messageId: string; segments: number }[],
+): MessageSubmitGroupJob {
+  return {
+    accountId: group[0].accountId,
+    messages: group.map((j) => ({ messageId: j.messageId, segments: j.segments })),
+  };
 }
 
 export const MessageResultEventSchema = z.object({

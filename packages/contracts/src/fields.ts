@@ -3,7 +3,13 @@ import { z } from 'zod';
 /** Deployed clients send numbers either as JSON numbers or as digit strings. */
 export function intLike(min: number, max: number) {
   return z
-    .union([z.number().int(), z.string().regex(/^\d{1,9}$/, 'expected an integer').transform(Number)])
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .regex(/^\d{1,9}$/, 'expected an integer')
+        .transform(Number),
+    ])
     .pipe(z.number().int().min(min).max(max));
 }
 
@@ -11,18 +17,38 @@ export function intLike(min: number, max: number) {
 export const AddressSchema = z
   .union([
     z.string().trim(),
-    z.number().int().nonnegative().transform((n) => String(n)),
+    z
+      .number()
+      .int()
+      .nonnegative()
+      .transform((n) => String(n)),
   ])
-  .pipe(z.string().regex(/^\+?\d{1,15}$/, 'expected international digits with an optional +, at most 15 digits'))
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^\+?\d{1,15}$/,
+        'expected international digits with an optional +, at most 15 digits',
+      ),
+  )
   .transform((s) => s.replace(/^\+/, ''));
 
 /** Sender: a number of up to 15 digits, or an alphanumeric sender of up to 11 characters. */
 export const SenderSchema = z
-  .union([z.string().trim(), z.number().int().nonnegative().transform((n) => String(n))])
+  .union([
+    z.string().trim(),
+    z
+      .number()
+      .int()
+      .nonnegative()
+      .transform((n) => String(n)),
+  ])
   .pipe(
-    z.string().refine((s) => /^\+?\d{1,15}$/.test(s) || /^[A-Za-z0-9 ._&@'!#%*+,\/:?-]{1,11}$/.test(s), {
-      message: 'expected up to 15 digits or up to 11 alphanumeric characters',
-    }),
+    z
+      .string()
+      .refine((s) => /^\+?\d{1,15}$/.test(s) || /^[A-Za-z0-9 ._&@'!#%*+,\/:?-]{1,11}$/.test(s), {
+        message: 'expected up to 15 digits or up to 11 alphanumeric characters',
+      }),
   );
 
 export const HttpUrlSchema = z
@@ -39,9 +65,15 @@ export const HttpUrlSchema = z
 
 /** Money is a decimal string end to end, so no float ever rounds a cent. */
 export const MoneySchema = z
-  .union([z.number().finite(), z.string().regex(/^-?\d{1,14}(\.\d{1,6})?$/, 'expected a decimal number')])
+  .union([
+    z.number().finite(),
+    z.string().regex(/^-?\d{1,14}(\.\d{1,6})?$/, 'expected a decimal number'),
+  ])
   .transform((v) => String(v))
-  .refine((s) => /^-?\d{1,14}(\.\d{1,6})?$/.test(s), 'expected a decimal number with at most 6 decimals');
+  .refine(
+    (s) => /^-?\d{1,14}(\.\d{1,6})?$/.test(s),
+    'expected a decimal number with at most 6 decimals',
+  );
 
 /** Trims a numeric(20,6) as Postgres prints it to what a person wrote: "10.500000" → "10.5". */
 export function formatDecimal(value: string): string {

@@ -20,7 +20,11 @@ export function normalizeAliases(input: unknown, ctx: z.RefinementCtx): unknown 
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     const canonical = FIELD_ALIASES[key] ?? key;
     if (canonical in out) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `given twice, as ${key} and ${canonical}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `given twice, as ${key} and ${canonical}`,
+      });
       continue;
     }
     out[canonical] = value;
@@ -55,9 +59,15 @@ export const messageParams = {
   // the class, where it cannot be read as a range.
   sdt: z
     .string()
-    .regex(/^\d{12}\d[0-4]\d[-+R]$/, 'expected an SMPP time string YYMMDDhhmmsstnnp, p one of +, - or R')
+    .regex(
+      /^\d{12}\d[0-4]\d[-+R]$/,
+      'expected an SMPP time string YYMMDDhhmmsstnnp, p one of +, - or R',
+    )
     .optional(),
-  tags: z.array(z.union([z.string().max(64), z.number().int()])).max(16).optional(),
+  tags: z
+    .array(z.union([z.string().max(64), z.number().int()]))
+    .max(16)
+    .optional(),
 };
 
 type Params = { content?: string; hex_content?: string; dlr?: 'yes' | 'no'; dlr_url?: string };
@@ -65,13 +75,25 @@ type Params = { content?: string; hex_content?: string; dlr?: 'yes' | 'no'; dlr_
 /** Rules across fields that a single field's schema cannot say. */
 export function checkMessageRules(m: Params, ctx: z.RefinementCtx): void {
   if (m.content === undefined && m.hex_content === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['content'], message: 'content or hex_content is required' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['content'],
+      message: 'content or hex_content is required',
+    });
   }
   if (m.content !== undefined && m.hex_content !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['hex_content'], message: 'give content or hex_content, not both' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['hex_content'],
+      message: 'give content or hex_content, not both',
+    });
   }
   if (m.dlr === 'yes' && m.dlr_url === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['dlr_url'], message: 'dlr-url is required when dlr is yes' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['dlr_url'],
+      message: 'dlr-url is required when dlr is yes',
+    });
   }
 }
 
@@ -83,10 +105,16 @@ export const SendRequestSchema = z.preprocess(
   normalizeAliases,
   z
     .strictObject({
-      to: z.union([AddressSchema, z.array(z.unknown()).transform((_v, ctx) => {
-        ctx.addIssue({ code: 'custom', message: 'a list of destinations is only accepted by /secure/sendbatch' });
-        return z.NEVER;
-      })]),
+      to: z.union([
+        AddressSchema,
+        z.array(z.unknown()).transform((_v, ctx) => {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'a list of destinations is only accepted by /secure/sendbatch',
+          });
+          return z.NEVER;
+        }),
+      ]),
       ...messageParams,
     })
     .superRefine(checkMessageRules),

@@ -1,16 +1,32 @@
 import { z } from 'zod';
-import { AccountViewSchema, ApplicationCreatedSchema, CreateAccountSchema, CreateApplicationSchema, CreditSchema } from './admin';
+import {
+  AccountViewSchema,
+  ApplicationCreatedSchema,
+  CreateAccountSchema,
+  CreateApplicationSchema,
+  CreditSchema,
+} from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
 import { MessageStatusSchema } from './message-status';
-import { BalanceResultSchema, BatchResultSchema, SendResultSchema, TokenRequestSchema, TokenResponseSchema } from './results';
+import {
+  BalanceResultSchema,
+  BatchResultSchema,
+  SendResultSchema,
+  TokenRequestSchema,
+  TokenResponseSchema,
+} from './results';
 
 type Json = Record<string, unknown>;
 
 function schemaOf(schema: z.ZodType): Json {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as Json;
   delete json['$schema'];
   return json;
 }
@@ -19,7 +35,8 @@ function schemaOf(schema: z.ZodType): Json {
 function withAliases(objectSchema: Json): Json {
   const properties = { ...(objectSchema['properties'] as Record<string, Json>) };
   for (const [dashed, canonical] of Object.entries(FIELD_ALIASES)) {
-    if (properties[canonical]) properties[dashed] = { ...properties[canonical], description: `Same as ${canonical}.` };
+    if (properties[canonical])
+      properties[dashed] = { ...properties[canonical], description: `Same as ${canonical}.` };
   }
   return { ...objectSchema, properties };
 }
@@ -38,14 +55,28 @@ const errors = {
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
   503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
 };
-const pick = (...codes: (keyof typeof errors)[]) => Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
+const pick = (...codes: (keyof typeof errors)[]) =>
+  Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
 const client = [{ basicAuth: [] }, { bearerAuth: [] }];
 const admin = [{ adminToken: [] }];
-const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+const pathParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description,
+});
 
 /** OpenAPI 3.1 for the public API, generated from the zod schemas the services validate with. */
 export function buildOpenApiDocument(): Json {
-  const batchMessage = withAliases(schemaOf(z.strictObject({ to: z.union([AddressSchema, z.array(AddressSchema).min(1)]), ...messageParams })));
+  const batchMessage = withAliases(
+    schemaOf(
+      z.strictObject({
+        to: z.union([AddressSchema, z.array(AddressSchema).min(1)]),
+        ...messageParams,
+      }),
+    ),
+  );
   const schemas: Record<string, Json> = {
     Message: withAliases(schemaOf(MessageObjectSchema)),
     BatchMessage: batchMessage,
@@ -55,12 +86,22 @@ export function buildOpenApiDocument(): Json {
       type: 'object',
       additionalProperties: false,
       required: ['messages'],
-      properties: { messages: { type: 'array', minItems: 1, items: ref('BatchMessage') }, globals: ref('Globals'), batch_config: ref('BatchConfig') },
+      properties: {
+        messages: { type: 'array', minItems: 1, items: ref('BatchMessage') },
+        globals: ref('Globals'),
+        batch_config: ref('BatchConfig'),
+      },
     },
-    SendResult: { ...schemaOf(SendResultSchema), examples: [{ data: 'Success "9b3c1f0e-6a8e-4c0e-9d41-3f1a2b7c8d90' }] },
+    SendResult: {
+      ...schemaOf(SendResultSchema),
+      examples: [{ data: 'Success "9b3c1f0e-6a8e-4c0e-9d41-3f1a2b7c8d90' }],
+    },
     BatchResult: schemaOf(BatchResultSchema),
     BatchStatus: schemaOf(BatchStatusSchema),
-    BalanceResult: { ...schemaOf(BalanceResultSchema), examples: [{ data: { balance: '99.5', sms_count: 'ND' } }] },
+    BalanceResult: {
+      ...schemaOf(BalanceResultSchema),
+      examples: [{ data: { balance: '99.5', sms_count: 'ND' } }],
+    },
     MessageStatus: schemaOf(MessageStatusSchema),
     RateResult: {
       type: 'object',
@@ -68,7 +109,13 @@ export function buildOpenApiDocument(): Json {
         data: {
           type: 'object',
           required: ['coding', 'encoding', 'segments', 'rate', 'cost'],
-          properties: { coding: { type: 'integer' }, encoding: { type: 'string' }, segments: { type: 'integer' }, rate: { type: 'string' }, cost: { type: 'string' } },
+          properties: {
+            coding: { type: 'integer' },
+            encoding: { type: 'string' },
+            segments: { type: 'integer' },
+            rate: { type: 'string' },
+            cost: { type: 'string' },
+          },
         },
       },
     },
@@ -84,60 +131,182 @@ export function buildOpenApiDocument(): Json {
   const form = { schema: ref('TokenRequest') };
   return {
     openapi: '3.1.0',
-    info: { title: 'sms-gateway', version: '1.0.0', description: 'Wire-compatible with the Jasmin REST API and the D7 token endpoint. Every error body is ErrorBody.' },
+    info: {
+      title: 'sms-gateway',
+      version: '1.0.0',
+      description:
+        'Wire-compatible with the Jasmin REST API and the D7 token endpoint. Every error body is ErrorBody.',
+    },
     components: {
       schemas,
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'Account username and password' },
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'access_token from /auth/v1/login/application' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'access_token from /auth/v1/login/application',
+        },
         adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
       },
     },
     paths: {
       '/secure/send': {
-        post: { summary: 'Send one SMS', security: client, requestBody: { required: true, ...json('Message') }, responses: { 200: { description: 'Accepted', ...json('SendResult') }, ...pick(400, 401, 402, 413, 415, 503) } },
+        post: {
+          summary: 'Send one SMS',
+          security: client,
+          requestBody: { required: true, ...json('Message') },
+          responses: {
+            200: { description: 'Accepted', ...json('SendResult') },
+            ...pick(400, 401, 402, 413, 415, 503),
+          },
+        },
       },
       '/secure/sendbatch': {
-        post: { summary: 'Send a batch', security: client, requestBody: { required: true, ...json('BatchRequest') }, responses: { 200: { description: 'Accepted', ...json('BatchResult') }, ...pick(400, 401, 402, 413, 415, 503) } },
+        post: {
+          summary: 'Send a batch',
+          security: client,
+          requestBody: { required: true, ...json('BatchRequest') },
+          responses: {
+            200: { description: 'Accepted', ...json('BatchResult') },
+            ...pick(400, 401, 402, 413, 415, 503),
+          },
+        },
       },
       '/secure/batches/{id}': {
-        get: { summary: 'Batch state and counts', security: client, parameters: [pathParam('id', 'batchId')], responses: { 200: { description: 'The batch', ...json('BatchStatus') }, ...pick(401, 404) } },
-        delete: { summary: 'Cancel what is not sent yet, refunded', security: client, parameters: [pathParam('id', 'batchId')], responses: { 200: { description: 'Cancelled', ...json('BatchStatus') }, ...pick(401, 404, 409) } },
+        get: {
+          summary: 'Batch state and counts',
+          security: client,
+          parameters: [pathParam('id', 'batchId')],
+          responses: {
+            200: { description: 'The batch', ...json('BatchStatus') },
+            ...pick(401, 404),
+          },
+        },
+        delete: {
+          summary: 'Cancel what is not sent yet, refunded',
+          security: client,
+          parameters: [pathParam('id', 'batchId')],
+          responses: {
+            200: { description: 'Cancelled', ...json('BatchStatus') },
+            ...pick(401, 404, 409),
+          },
+        },
       },
       '/secure/messages/{id}': {
-        get: { summary: 'A message and its state', security: client, parameters: [pathParam('id', 'message id')], responses: { 200: { description: 'The message', ...json('MessageStatus') }, ...pick(401, 404) } },
+        get: {
+          summary: 'A message and its state',
+          security: client,
+          parameters: [pathParam('id', 'message id')],
+          responses: {
+            200: { description: 'The message', ...json('MessageStatus') },
+            ...pick(401, 404),
+          },
+        },
       },
       '/secure/rate': {
-        post: { summary: 'Encoding, parts and price of a message, without sending it', security: client, requestBody: { required: true, ...json('Message') }, responses: { 200: { description: 'The price', ...json('RateResult') }, ...pick(400, 401) } },
+        post: {
+          summary: 'Encoding, parts and price of a message, without sending it',
+          security: client,
+          requestBody: { required: true, ...json('Message') },
+          responses: {
+            200: { description: 'The price', ...json('RateResult') },
+            ...pick(400, 401),
+          },
+        },
       },
       '/secure/balance': {
-        get: { summary: 'Balance and quota ("ND": unlimited)', security: client, responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) } },
+        get: {
+          summary: 'Balance and quota ("ND": unlimited)',
+          security: client,
+          responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
+        },
       },
       '/auth/v1/login/application': {
         post: {
           summary: 'Exchange client_id and client_secret for an access token',
-          requestBody: { required: true, content: { 'multipart/form-data': form, 'application/x-www-form-urlencoded': form, 'application/json': form } },
-          responses: { 200: { description: 'Token', ...json('TokenResponse') }, ...pick(400, 401, 404, 415) },
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': form,
+              'application/x-www-form-urlencoded': form,
+              'application/json': form,
+            },
+          },
+          responses: {
+            200: { description: 'Token', ...json('TokenResponse') },
+            ...pick(400, 401, 404, 415),
+          },
         },
       },
       '/admin/v1/accounts': {
-        post: { summary: 'Create an account', security: admin, requestBody: { required: true, ...json('CreateAccount') }, responses: { 201: { description: 'Created', ...json('Account') }, ...pick(400, 401, 409) } },
+        post: {
+          summary: 'Create an account',
+          security: admin,
+          requestBody: { required: true, ...json('CreateAccount') },
+          responses: {
+            201: { description: 'Created', ...json('Account') },
+            ...pick(400, 401, 409),
+          },
+        },
       },
       '/admin/v1/accounts/{username}': {
-        get: { summary: 'An account', security: admin, parameters: [pathParam('username', 'account')], responses: { 200: { description: 'The account', ...json('Account') }, ...pick(401, 404) } },
+        get: {
+          summary: 'An account',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: { 200: { description: 'The account', ...json('Account') }, ...pick(401, 404) },
+        },
       },
       '/admin/v1/accounts/{username}/credit': {
-        post: { summary: 'Add credit or quota', security: admin, parameters: [pathParam('username', 'account')], requestBody: { required: true, ...json('Credit') }, responses: { 200: { description: 'The account', ...json('Account') }, ...pick(400, 401, 404) } },
+        post: {
+          summary: 'Add credit or quota',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('Credit') },
+          responses: {
+            200: { description: 'The account', ...json('Account') },
+            ...pick(400, 401, 404),
+          },
+        },
       },
       '/admin/v1/accounts/{username}/applications': {
-        post: { summary: 'Create an application (the secret is shown once)', security: admin, parameters: [pathParam('username', 'account')], requestBody: { ...json('CreateApplication') }, responses: { 201: { description: 'Created', ...json('ApplicationCreated') }, ...pick(400, 401, 404) } },
+        post: {
+          summary: 'Create an application (the secret is shown once)',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { ...json('CreateApplication') },
+          responses: {
+            201: { description: 'Created', ...json('ApplicationCreated') },
+            ...pick(400, 401, 404),
+          },
+        },
       },
       '/admin/v1/accounts/{username}/applications/{clientId}': {
-        delete: { summary: 'Revoke an application and its tokens', security: admin, parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')], responses: { 204: { description: 'Revoked' }, ...pick(401, 404) } },
+        delete: {
+          summary: 'Revoke an application and its tokens',
+          security: admin,
+          parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')],
+          responses: { 204: { description: 'Revoked' }, ...pick(401, 404) },
+        },
       },
       '/healthz': { get: { summary: 'Alive', responses: { 200: { description: 'Alive' } } } },
-      '/readyz': { get: { summary: 'Dependencies answer', responses: { 200: { description: 'Ready' }, 503: { description: 'Not ready' } } } },
-      '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/readyz': {
+        get: {
+          summary: 'Dependencies answer',
+          responses: { 200: { description: 'Ready' }, 503: { description: 'Not ready' } },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          responses: {
+            200: {
+              description: 'Metrics',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
     },
   };
 }

@@ -29,5 +29,8 @@ export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 export const TokenRequestSchema = z.object({
   client_id: z.string({ error: 'client_id is required' }).min(1, 'client_id is required').max(128),
-  client_secret: z.string({ error: 'client_secret is required' }).min(1, 'client_secret is required').max(256),
+  client_secret: z
+    .string({ error: 'client_secret is required' })
+    .min(1, 'client_secret is required')
+    .max(256),
 });

@@ -14,7 +14,14 @@ export const MESSAGE_STATES = [
 export type MessageState = (typeof MESSAGE_STATES)[number];
 
 /** States that end a message's life; nothing moves it out of them. */
-export const FINAL_STATES: readonly MessageState[] = ['delivered', 'undelivered', 'expired', 'rejected', 'failed', 'cancelled'];
+export const FINAL_STATES: readonly MessageState[] = [
+  'delivered',
+  'undelivered',
+  'expired',
+  'rejected',
+  'failed',
+  'cancelled',
+];
 
 export const BATCH_STATES = ['scheduled', 'running', 'completed', 'cancelled'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];

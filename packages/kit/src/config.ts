@@ -5,13 +5,16 @@ const bool = z
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 
 const url = (protocols: string[]) =>
-  z.string().refine((s) => {
-    try {
-      return protocols.includes(new URL(s).protocol);
-    } catch {
-      return false;
-    }
-  }, `expected a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}`);
+  z.string().refine(
+    (s) => {
+      try {
+        return protocols.includes(new URL(s).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `expected a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}`,
+  );
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -38,7 +41,10 @@ export const envVars = {
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   AMQP_URL: url(['amqp:', 'amqps:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  BUS_NAMESPACE: z.string().regex(/^[a-z0-9_.-]{1,64}$/).default('smsgw'),
+  BUS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9_.-]{1,64}$/)
+    .default('smsgw'),
   AUTH_URL: url(['http:', 'https:']),
   SMSC_URL: url(['smpp:', 'http:', 'https:']).optional(),
   HTTP_THROUGHPUT_PER_WORKER: z.coerce.number().min(0).default(0),
@@ -49,7 +55,12 @@ export const envVars = {
   CALLBACK_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),
@@ -60,7 +71,13 @@ export const envVars = {
   MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
   DATA_DIR: z.string().min(1).default('.data'),
-  TZ: z.string().refine(isKnownTimeZone, 'not a time zone this runtime knows (an IANA name such as Europe/Zurich)').optional(),
+  TZ: z
+    .string()
+    .refine(
+      isKnownTimeZone,
+      'not a time zone this runtime knows (an IANA name such as Europe/Zurich)',
+    )
+    .optional(),
   SWEEP_INTERVAL_MS: int(100, 3600_000).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
@@ -71,13 +88,19 @@ export type EnvVarName = keyof typeof envVars;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`${variable}: ${detail}`);
   }
 }
 
 /** Validates the environment variables a service reads; the first bad one is named in the error. */
-export function parseConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessEnv): z.output<z.ZodObject<S>> {
+export function parseConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv,
+): z.output<z.ZodObject<S>> {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(shape)) {
     const value = env[key];
@@ -85,16 +108,22 @@ export function parseConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.Proce
   }
   const result = z.object(shape).safeParse(input);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
+    const issue = result.error.issues[0];
     const variable = String(issue.path[0] ?? 'config');
-    const detail = input[variable] === undefined && issue.code === 'invalid_type' ? 'is required' : issue.message;
+    const detail =
+      input[variable] === undefined && issue.code === 'invalid_type'
+        ? 'is required'
+        : issue.message;
     throw new ConfigError(variable, detail);
   }
   return result.data;
 }
 
 /** For main.ts: on a bad variable, print one line and exit 1 instead of a stack trace. */
-export function loadConfig<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessEnv = process.env): z.output<z.ZodObject<S>> {
+export function loadConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<z.ZodObject<S>> {
   try {
     return parseConfig(shape, env);
   } catch (err) {

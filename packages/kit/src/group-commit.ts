@@ -50,8 +50,9 @@ export class GroupCommit<T, R> {
   private async run(group: GroupCommit<T, R>['queue']): Promise<void> {
     try {
       const results = await this.flush(group.map((g) => g.item));
-      if (results.length !== group.length) throw new Error(`group flush answered ${results.length} results for ${group.length} items`);
-      group.forEach((g, i) => g.resolve(results[i]!));
+      if (results.length !== group.length)
+        throw new Error(`group flush answered ${results.length} results for ${group.length} items`);
+      group.forEach((g, i) => g.resolve(results[i]));
     } catch (err) {
       for (const g of group) g.reject(err);
     }

@@ -23,8 +23,12 @@ export class HttpError extends Error {
   static invalid(field: string, message: string): HttpError {
     return new HttpError('INVALID_PARAMETER', `${field}: ${message}`, { field });
   }
-  static unauthorized(message = 'Authentication credentials were not provided or are wrong'): HttpError {
-    return new HttpError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Basic realm="sms-gateway"' } });
+  static unauthorized(
+    message = 'Authentication credentials were not provided or are wrong',
+  ): HttpError {
+    return new HttpError('UNAUTHORIZED', message, {
+      headers: { 'WWW-Authenticate': 'Basic realm="sms-gateway"' },
+    });
   }
   static notFound(message = 'Not found'): HttpError {
     return new HttpError('NOT_FOUND', message);

@@ -51,7 +51,12 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   const mediaGuard: RequestHandler = (req, _res, next) => {
     const type = req.headers['content-type'];
     if (type !== undefined && !JSON_TYPES.test(type)) {
-      next(new HttpError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type.split(';')[0]} is not supported; send application/json`));
+      next(
+        new HttpError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Type ${type.split(';')[0]} is not supported; send application/json`,
+        ),
+      );
       return;
     }
     next();
@@ -84,12 +89,14 @@ export function finishApp(app: Express, { logger, registry, readiness }: HttpApp
   });
   const handler: ErrorRequestHandler = (err, req, res, _next) => {
     const httpError = toHttpError(err);
-    if (httpError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (httpError.status >= 500)
+      logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) {
       res.end();
       return;
     }
-    for (const [name, value] of Object.entries(httpError.extra.headers ?? {})) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(httpError.extra.headers ?? {}))
+      res.setHeader(name, value);
     res.status(httpError.status).json(httpError.body());
   };
   app.use(handler);
@@ -103,14 +110,18 @@ export function toHttpError(err: unknown): HttpError {
     case 'entity.too.large':
       return new HttpError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'entity.parse.failed':
-      return new HttpError('INVALID_PARAMETER', 'Request body is not valid JSON', { field: 'body' });
+      return new HttpError('INVALID_PARAMETER', 'Request body is not valid JSON', {
+        field: 'body',
+      });
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Request body encoding is not supported');
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new HttpError('INVALID_PARAMETER', 'Request body could not be read', { field: 'body' });
+      return new HttpError('INVALID_PARAMETER', 'Request body could not be read', {
+        field: 'body',
+      });
   }
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new HttpError('INVALID_PARAMETER', e.message ?? 'Bad request');

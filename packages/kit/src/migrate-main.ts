@@ -6,7 +6,8 @@ import { runMain } from './run-main';
 
 /** A connection error can be an AggregateError with an empty message (one per resolved address). */
 function errorText(err: unknown): string {
-  if (err instanceof AggregateError && err.message === '') return err.errors.map(errorText).join('; ');
+  if (err instanceof AggregateError && err.message === '')
+    return err.errors.map(errorText).join('; ');
   if (err instanceof Error) return err.message || (err as { code?: string }).code || err.name;
   return String(err);
 }
@@ -17,7 +18,10 @@ function errorText(err: unknown): string {
  * exit 1 with one line on stderr otherwise.
  */
 async function main(): Promise<void> {
-  const config = loadConfig({ DATABASE_URL: envVars.DATABASE_URL.unwrap(), LOG_LEVEL: envVars.LOG_LEVEL });
+  const config = loadConfig({
+    DATABASE_URL: envVars.DATABASE_URL.unwrap(),
+    LOG_LEVEL: envVars.LOG_LEVEL,
+  });
   const logger = createLogger('migrate', config.LOG_LEVEL);
   const db = new PgDb({ connectionString: config.DATABASE_URL, max: 1, logger });
   try {

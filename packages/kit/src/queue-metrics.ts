@@ -11,7 +11,9 @@ class QueueWatch {
   /** Depth per queue; NaN where the broker did not answer. */
   depths(): Promise<Map<string, number>> {
     if (!this.read || Date.now() - this.read.at > DEPTH_READ_REUSE_MS) {
-      const entries = [...this.queues].map(async ([queue, bus]) => [queue, await bus.queueDepth(queue).catch(() => NaN)] as const);
+      const entries = [...this.queues].map(
+        async ([queue, bus]) => [queue, await bus.queueDepth(queue).catch(() => NaN)] as const,
+      );
       this.read = { at: Date.now(), depths: Promise.all(entries).then((pairs) => new Map(pairs)) };
     }
     return this.read.depths;
@@ -52,7 +54,8 @@ function registerGauges(registry: Registry, watch: QueueWatch): void {
     registers: [registry],
     async collect() {
       // A lag read before an idle spell would otherwise stay up until the next job comes.
-      for (const [queue, depth] of await watch.depths()) this.set({ queue }, depth === 0 ? 0 : watch.queues.get(queue)!.consumerLagSeconds(queue));
+      for (const [queue, depth] of await watch.depths())
+        this.set({ queue }, depth === 0 ? 0 : watch.queues.get(queue)!.consumerLagSeconds(queue));
     },
   });
 }

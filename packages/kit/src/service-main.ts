@@ -52,7 +52,9 @@ export interface ServiceDefinition {
 export function serviceMain<S extends z.ZodRawShape>(
   name: string,
   shape: S,
-  build: (context: ServiceContext<z.output<z.ZodObject<S>>>) => Promise<ServiceDefinition> | ServiceDefinition,
+  build: (
+    context: ServiceContext<z.output<z.ZodObject<S>>>,
+  ) => Promise<ServiceDefinition> | ServiceDefinition,
 ): void {
   runMain(name, async () => {
     const config = loadConfig(shape);
@@ -61,7 +63,14 @@ export function serviceMain<S extends z.ZodRawShape>(
     const registry = createRegistry(name);
     const db = await openDb({ databaseUrl: base.DATABASE_URL, dataDir: base.DATA_DIR, logger });
     await migrate(db, { logger });
-    const bus = 'BUS_NAMESPACE' in shape ? await openBus({ amqpUrl: base.AMQP_URL, namespace: base.BUS_NAMESPACE ?? 'smsgw', logger }) : undefined;
+    const bus =
+      'BUS_NAMESPACE' in shape
+        ? await openBus({
+            amqpUrl: base.AMQP_URL,
+            namespace: base.BUS_NAMESPACE ?? 'smsgw',
+            logger,
+          })
+        : undefined;
 
     const service = await build({ config, logger, registry, db, bus });
     const app = createHttpApp({ registry });

@@ -9,7 +9,11 @@ export interface ShutdownStep {
  * On SIGTERM or SIGINT runs the steps in order (stop intake, finish in-flight work, close
  * connections) and exits; a step that hangs past the deadline makes the process exit 1.
  */
-export function handleShutdown(logger: Logger, steps: ShutdownStep[], timeoutMs: number): () => Promise<void> {
+export function handleShutdown(
+  logger: Logger,
+  steps: ShutdownStep[],
+  timeoutMs: number,
+): () => Promise<void> {
   let running: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     running ??= (async () => {

@@ -1,7 +1,13 @@
 import amqp from 'amqplib';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger, waitFor } from '../src';
+import {
+  AmqpBus,
+  BusUnavailableError,
+  UnroutableMessageError,
+  createLogger,
+  waitFor,
+} from '../src';
 import { describeBusConformance, resultEvent } from './bus-conformance';
 import { killConnection, resolveAmqpUrl } from './support/amqp';
 import { sleep } from './support/wait';
@@ -11,7 +17,12 @@ const logger = createLogger('bus-test', 'silent');
 const namespace = `test-${randomBytes(4).toString('hex')}`;
 const opened: AmqpBus[] = [];
 const open = async (options: { namespace?: string } = {}): Promise<AmqpBus> => {
-  const bus = await AmqpBus.connect({ url: url!, namespace: options.namespace ?? namespace, logger, maxReconnectDelayMs: 500 });
+  const bus = await AmqpBus.connect({
+    url: url!,
+    namespace: options.namespace ?? namespace,
+    logger,
+    maxReconnectDelayMs: 500,
+  });
   opened.push(bus);
   return bus;
 };
@@ -48,7 +59,10 @@ if (url) {
       const closing = first.close();
       const second = await open();
       const seen: [string, boolean, number][] = [];
-      await second.consume({ queue: 'crash', topic: TOPICS.messageSubmit }, async (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]));
+      await second.consume(
+        { queue: 'crash', topic: TOPICS.messageSubmit },
+        async (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]),
+      );
       await waitFor(() => seen.length === 1, 10_000, 'redelivery');
       expect(seen).toEqual([[id, true, 1]]);
       release(); // the first handler now acks on a dead channel: logged, not thrown
@@ -60,7 +74,10 @@ if (url) {
     it('reconnects after losing the connection, refusing publishes meanwhile, and resumes its consumers', async () => {
       const bus = await open();
       const seen: string[] = [];
-      await bus.consume({ queue: 'reconnect', topic: TOPICS.batchAccepted }, async (p) => void seen.push(p.batchId));
+      await bus.consume(
+        { queue: 'reconnect', topic: TOPICS.batchAccepted },
+        async (p) => void seen.push(p.batchId),
+      );
       expect(bus.isReady()).toBe(true);
       killConnection(bus);
       await waitFor(() => !bus.isReady(), 2000, 'not ready');
@@ -70,18 +87,24 @@ if (url) {
       await waitFor(() => bus.isReady(), 10_000, 'reconnected');
       const batchId = randomUUID();
       // The consumer comes back right after the connection; give it a moment to be re-registered.
-      await waitFor(async () => {
-        await bus.publish(TOPICS.batchAccepted, { batchId });
-        await sleep(100);
-        return seen.includes(batchId);
-      }, 10_000, 'delivery after reconnect');
+      await waitFor(
+        async () => {
+          await bus.publish(TOPICS.batchAccepted, { batchId });
+          await sleep(100);
+          return seen.includes(batchId);
+        },
+        10_000,
+        'delivery after reconnect',
+      );
       await bus.close();
     });
 
     it('refuses a publish no queue is bound to, instead of letting the broker drop it', async () => {
       const bus = await open({ namespace: `${namespace}-unbound` });
       try {
-        await expect(bus.publish(TOPICS.batchAccepted, { batchId: randomUUID() })).rejects.toThrow(UnroutableMessageError);
+        await expect(bus.publish(TOPICS.batchAccepted, { batchId: randomUUID() })).rejects.toThrow(
+          UnroutableMessageError,
+        );
         expect(bus.isReady()).toBe(true); // an unroutable message does not hurt the channel
       } finally {
         await bus.deleteNamespace();
@@ -92,12 +115,17 @@ if (url) {
     it('dead-letters a message that fails its schema on the wire, without calling the handler', async () => {
       const bus = await open();
       let calls = 0;
-      await bus.consume({ queue: 'wire', topic: TOPICS.messageSubmit, retryDelaysMs: [20] }, async () => void calls++);
+      await bus.consume(
+        { queue: 'wire', topic: TOPICS.messageSubmit, retryDelaysMs: [20] },
+        async () => void calls++,
+      );
       const connection = await amqp.connect(url);
       try {
         const channel = await connection.createConfirmChannel();
         for (const body of ['{"messageId":"not-a-uuid"}', 'not json']) {
-          channel.publish(`${namespace}.events`, TOPICS.messageSubmit, Buffer.from(body), { persistent: true });
+          channel.publish(`${namespace}.events`, TOPICS.messageSubmit, Buffer.from(body), {
+            persistent: true,
+          });
         }
         await channel.waitForConfirms();
       } finally {
@@ -111,9 +139,12 @@ if (url) {
 
     it('carries the attempt and the last error to the dead-letter queue, keeping the message id', async () => {
       const bus = await open();
-      await bus.consume({ queue: 'headers', topic: TOPICS.messageResult, retryDelaysMs: [20] }, async () => {
-        throw new Error('callback endpoint answered 500');
-      });
+      await bus.consume(
+        { queue: 'headers', topic: TOPICS.messageResult, retryDelaysMs: [20] },
+        async () => {
+          throw new Error('callback endpoint answered 500');
+        },
+      );
       const event = resultEvent();
       await bus.publish(TOPICS.messageResult, event);
       await waitFor(async () => (await bus.deadLetterCount('headers')) === 1, 5000, 'dead letter');
@@ -124,7 +155,11 @@ if (url) {
         expect(msg).not.toBe(false);
         if (msg === false) return;
         expect(JSON.parse(msg.content.toString())).toEqual(event);
-        expect(msg.properties.headers).toMatchObject({ 'x-attempt': 2, 'x-last-error': 'callback endpoint answered 500', 'x-dead-reason': 'retries-exhausted' });
+        expect(msg.properties.headers).toMatchObject({
+          'x-attempt': 2,
+          'x-last-error': 'callback endpoint answered 500',
+          'x-dead-reason': 'retries-exhausted',
+        });
         expect(msg.properties.deliveryMode).toBe(2);
         expect(msg.properties.contentType).toBe('application/json');
         expect(typeof msg.properties.messageId).toBe('string');
@@ -141,10 +176,17 @@ if (url) {
       try {
         const channel = await connection.createChannel();
         channel.on('error', () => undefined);
-        const args = { 'x-delivery-limit': 20, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': `${namespace}.quorum-check.dead` };
-        await expect(channel.assertQueue(`${namespace}.quorum-check`, { durable: true, arguments: { ...args, 'x-queue-type': 'classic' } })).rejects.toThrow(
-          /inequivalent arg 'x-queue-type'/,
-        );
+        const args = {
+          'x-delivery-limit': 20,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': `${namespace}.quorum-check.dead`,
+        };
+        await expect(
+          channel.assertQueue(`${namespace}.quorum-check`, {
+            durable: true,
+            arguments: { ...args, 'x-queue-type': 'classic' },
+          }),
+        ).rejects.toThrow(/inequivalent arg 'x-queue-type'/);
       } finally {
         await connection.close().catch(() => undefined);
       }

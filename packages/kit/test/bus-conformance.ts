@@ -3,7 +3,6 @@ import { BUS_SCHEMAS, QUEUES, TOPICS, type MessageResultEvent } from '@smsgw/con
 import { PoisonMessageError, waitFor, type Bus, type Consumer, type DeliveryInfo } from '../src';
 import { sleep } from './support/wait';
 
-
 export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
   messageId,
   accountId: 'acc',
@@ -20,7 +19,11 @@ export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
  * One suite for both buses: embedded mode must behave as RabbitMQ does (DESIGN.md 6).
  * `open` may be called several times; `cleanup` runs once before the shared bus is closed.
  */
-export function describeBusConformance(name: string, open: () => Promise<Bus>, cleanup: (bus: Bus) => Promise<void> = async () => undefined): void {
+export function describeBusConformance(
+  name: string,
+  open: () => Promise<Bus>,
+  cleanup: (bus: Bus) => Promise<void> = async () => undefined,
+): void {
   describe(`Bus conformance: ${name}`, () => {
     let bus: Bus;
     let n = 0;
@@ -49,9 +52,12 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
     it('delivers a published job with its typed payload, once, on attempt 1', async () => {
       const seen: [string, DeliveryInfo][] = [];
       track(
-        await bus.consume({ queue: q('submit'), topic: TOPICS.messageSubmit }, async (payload, info) => {
-          seen.push([payload.messageId, info]);
-        }),
+        await bus.consume(
+          { queue: q('submit'), topic: TOPICS.messageSubmit },
+          async (payload, info) => {
+            seen.push([payload.messageId, info]);
+          },
+        ),
       );
       const id = randomUUID();
       await bus.publish(TOPICS.messageSubmit, { messageId: id });
@@ -63,11 +69,22 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
     it('keeps messages for a declared queue until a consumer comes', async () => {
       await bus.declare({ queue: q('declared'), topic: TOPICS.messageDlr });
       // Parsed: the schema's defaults filled in, as every consumer sees it.
-      const dlr = BUS_SCHEMAS[TOPICS.messageDlr].parse({ messageId: randomUUID(), smscId: '7', status: 'DELIVRD', err: null, at: new Date().toISOString() });
+      const dlr = BUS_SCHEMAS[TOPICS.messageDlr].parse({
+        messageId: randomUUID(),
+        smscId: '7',
+        status: 'DELIVRD',
+        err: null,
+        at: new Date().toISOString(),
+      });
       await bus.publish(TOPICS.messageDlr, dlr);
       await sleep(50);
       const seen: unknown[] = [];
-      track(await bus.consume({ queue: q('declared'), topic: TOPICS.messageDlr }, async (p) => void seen.push(p)));
+      track(
+        await bus.consume(
+          { queue: q('declared'), topic: TOPICS.messageDlr },
+          async (p) => void seen.push(p),
+        ),
+      );
       await waitFor(() => seen.length === 1);
       expect(seen).toEqual([dlr]);
     });
@@ -76,9 +93,24 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const a: string[] = [];
       const b: string[] = [];
       const other: string[] = [];
-      track(await bus.consume({ queue: q('a'), topic: TOPICS.messageResult }, async (p) => void a.push(p.messageId)));
-      track(await bus.consume({ queue: q('b'), topic: TOPICS.messageResult }, async (p) => void b.push(p.messageId)));
-      track(await bus.consume({ queue: q('other'), topic: TOPICS.batchAccepted }, async (p) => void other.push(p.batchId)));
+      track(
+        await bus.consume(
+          { queue: q('a'), topic: TOPICS.messageResult },
+          async (p) => void a.push(p.messageId),
+        ),
+      );
+      track(
+        await bus.consume(
+          { queue: q('b'), topic: TOPICS.messageResult },
+          async (p) => void b.push(p.messageId),
+        ),
+      );
+      track(
+        await bus.consume(
+          { queue: q('other'), topic: TOPICS.batchAccepted },
+          async (p) => void other.push(p.batchId),
+        ),
+      );
       const event = resultEvent();
       await bus.publish(TOPICS.messageResult, event);
       await waitFor(() => a.length === 1 && b.length === 1);
@@ -88,10 +120,19 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
 
     it('refuses a payload that does not match the topic schema, and delivers nothing', async () => {
       const seen: unknown[] = [];
-      track(await bus.consume({ queue: q('invalid'), topic: TOPICS.messageSubmit }, async (p) => void seen.push(p)));
-      await expect(bus.publish(TOPICS.messageSubmit, { messageId: 'not-a-uuid' })).rejects.toThrow();
+      track(
+        await bus.consume(
+          { queue: q('invalid'), topic: TOPICS.messageSubmit },
+          async (p) => void seen.push(p),
+        ),
+      );
+      await expect(
+        bus.publish(TOPICS.messageSubmit, { messageId: 'not-a-uuid' }),
+      ).rejects.toThrow();
       await expect(bus.publish(TOPICS.messageSubmit, {} as never)).rejects.toThrow();
-      await expect(bus.publish(TOPICS.messageResult, { ...resultEvent(), outcome: 'maybe' } as never)).rejects.toThrow();
+      await expect(
+        bus.publish(TOPICS.messageResult, { ...resultEvent(), outcome: 'maybe' } as never),
+      ).rejects.toThrow();
       await sleep(100);
       expect(seen).toEqual([]);
     });
@@ -100,18 +141,21 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const attempts: [number, number][] = [];
       const queue = q('retry');
       track(
-        await bus.consume({ queue, topic: TOPICS.messageSubmit, retryDelaysMs: [50, 100] }, async (_p, info) => {
-          attempts.push([info.attempt, Date.now()]);
-          throw new Error('SMSC down');
-        }),
+        await bus.consume(
+          { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [50, 100] },
+          async (_p, info) => {
+            attempts.push([info.attempt, Date.now()]);
+            throw new Error('SMSC down');
+          },
+        ),
       );
       expect(await bus.deadLetterCount(queue)).toBe(0);
       await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
       await waitFor(async () => (await bus.deadLetterCount(queue)) === 1, 10_000, 'dead letter');
       await sleep(200);
       expect(attempts.map(([a]) => a)).toEqual([1, 2, 3]);
-      expect(attempts[1]![1] - attempts[0]![1]).toBeGreaterThanOrEqual(40);
-      expect(attempts[2]![1] - attempts[1]![1]).toBeGreaterThanOrEqual(90);
+      expect(attempts[1][1] - attempts[0][1]).toBeGreaterThanOrEqual(40);
+      expect(attempts[2][1] - attempts[1][1]).toBeGreaterThanOrEqual(90);
       expect(await bus.deadLetterCount(queue)).toBe(1);
     });
 
@@ -119,10 +163,13 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const queue = q('recovers');
       const attempts: number[] = [];
       track(
-        await bus.consume({ queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] }, async (_p, info) => {
-          attempts.push(info.attempt);
-          if (info.attempt < 2) throw new Error('transient');
-        }),
+        await bus.consume(
+          { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
+          async (_p, info) => {
+            attempts.push(info.attempt);
+            if (info.attempt < 2) throw new Error('transient');
+          },
+        ),
       );
       await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
       await waitFor(() => attempts.length === 2);
@@ -135,12 +182,20 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const failing: number[] = [];
       const healthy: number[] = [];
       track(
-        await bus.consume({ queue: q('fails'), topic: TOPICS.messageResult, retryDelaysMs: [30] }, async (_p, info) => {
-          failing.push(info.attempt);
-          if (info.attempt === 1) throw new Error('once');
-        }),
+        await bus.consume(
+          { queue: q('fails'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
+          async (_p, info) => {
+            failing.push(info.attempt);
+            if (info.attempt === 1) throw new Error('once');
+          },
+        ),
       );
-      track(await bus.consume({ queue: q('fine'), topic: TOPICS.messageResult, retryDelaysMs: [30] }, async (_p, info) => void healthy.push(info.attempt)));
+      track(
+        await bus.consume(
+          { queue: q('fine'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
+          async (_p, info) => void healthy.push(info.attempt),
+        ),
+      );
       await bus.publish(TOPICS.messageResult, resultEvent());
       await waitFor(() => failing.length === 2);
       await sleep(150);
@@ -151,10 +206,13 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const queue = q('poison');
       let calls = 0;
       track(
-        await bus.consume({ queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] }, async () => {
-          calls++;
-          throw new PoisonMessageError('cannot ever work');
-        }),
+        await bus.consume(
+          { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
+          async () => {
+            calls++;
+            throw new PoisonMessageError('cannot ever work');
+          },
+        ),
       );
       await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
       await waitFor(async () => (await bus.deadLetterCount(queue)) === 1);
@@ -168,14 +226,21 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       let peak = 0;
       let done = 0;
       track(
-        await bus.consume({ queue: q('prefetch'), topic: TOPICS.messageSubmit, prefetch: 3 }, async () => {
-          peak = Math.max(peak, ++running);
-          await sleep(20);
-          running--;
-          done++;
-        }),
+        await bus.consume(
+          { queue: q('prefetch'), topic: TOPICS.messageSubmit, prefetch: 3 },
+          async () => {
+            peak = Math.max(peak, ++running);
+            await sleep(20);
+            running--;
+            done++;
+          },
+        ),
       );
-      await Promise.all(Array.from({ length: 12 }, () => bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() })));
+      await Promise.all(
+        Array.from({ length: 12 }, () =>
+          bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() }),
+        ),
+      );
       await waitFor(() => done === 12);
       expect(peak).toBeLessThanOrEqual(3);
       expect(peak).toBe(3); // and the bound is used, not a lower one
@@ -220,7 +285,12 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       await sleep(100);
       expect(started).toBe(1);
       const seen: string[] = [];
-      track(await bus.consume({ queue, topic: TOPICS.messageSubmit }, async (p) => void seen.push(p.messageId)));
+      track(
+        await bus.consume(
+          { queue, topic: TOPICS.messageSubmit },
+          async (p) => void seen.push(p.messageId),
+        ),
+      );
       await waitFor(() => seen.length === 1);
       expect(seen).toEqual([later]);
     });
@@ -233,7 +303,12 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       expect(await bus.queueDepth(queue)).toBe(1);
       await sleep(1100);
       const seen: string[] = [];
-      track(await bus.consume({ queue, topic: TOPICS.messageSubmit }, async (p) => void seen.push(p.messageId)));
+      track(
+        await bus.consume(
+          { queue, topic: TOPICS.messageSubmit },
+          async (p) => void seen.push(p.messageId),
+        ),
+      );
       await waitFor(() => seen.length === 1);
       // RabbitMQ stamps whole seconds: 1.1 s of waiting reads as 1 or 2.
       expect(bus.consumerLagSeconds(queue)).toBeGreaterThanOrEqual(1);
@@ -255,8 +330,12 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       expect(bus.isReady()).toBe(true);
       await bus.close();
       expect(bus.isReady()).toBe(false);
-      await expect(bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() })).rejects.toThrow();
-      await expect(bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, async () => undefined)).rejects.toThrow();
+      await expect(
+        bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() }),
+      ).rejects.toThrow();
+      await expect(
+        bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, async () => undefined),
+      ).rejects.toThrow();
       await bus.close(); // idempotent
     });
 
@@ -264,11 +343,14 @@ export function describeBusConformance(name: string, open: () => Promise<Bus>, c
       const bus = await open();
       let started = false;
       let finished = false;
-      await bus.consume({ queue: `close-wait-${process.pid}`, topic: TOPICS.batchAccepted }, async () => {
-        started = true;
-        await sleep(150);
-        finished = true;
-      });
+      await bus.consume(
+        { queue: `close-wait-${process.pid}`, topic: TOPICS.batchAccepted },
+        async () => {
+          started = true;
+          await sleep(150);
+          finished = true;
+        },
+      );
       await bus.publish(TOPICS.batchAccepted, { batchId: randomUUID() });
       await waitFor(() => started);
       await bus.close();

@@ -19,14 +19,20 @@ describe('MemoryBus specifics', () => {
     const ids = [randomUUID(), randomUUID()];
     for (const messageId of ids) await bus.publish(TOPICS.messageSubmit, { messageId });
     const seen: string[] = [];
-    await bus.consume({ queue: 'first', topic: TOPICS.messageSubmit }, async (p) => void seen.push(p.messageId));
+    await bus.consume(
+      { queue: 'first', topic: TOPICS.messageSubmit },
+      async (p) => void seen.push(p.messageId),
+    );
     await waitFor(() => seen.length === 2);
     expect(seen).toEqual(ids);
   });
 
   it('starts handlers after publish returns, never inside it', async () => {
     let called = false;
-    await bus.consume({ queue: 'async', topic: TOPICS.messageSubmit }, async () => void (called = true));
+    await bus.consume(
+      { queue: 'async', topic: TOPICS.messageSubmit },
+      async () => void (called = true),
+    );
     const publishing = bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
     expect(called).toBe(false);
     await publishing;
@@ -35,11 +41,14 @@ describe('MemoryBus specifics', () => {
 
   it('gives each delivery its own copy of the payload', async () => {
     const seen: string[] = [];
-    await bus.consume({ queue: 'mutates', topic: TOPICS.messageSubmit, retryDelaysMs: [10] }, async (p, info) => {
-      seen.push(p.messageId);
-      p.messageId = 'changed';
-      if (info.attempt === 1) throw new Error('again');
-    });
+    await bus.consume(
+      { queue: 'mutates', topic: TOPICS.messageSubmit, retryDelaysMs: [10] },
+      async (p, info) => {
+        seen.push(p.messageId);
+        p.messageId = 'changed';
+        if (info.attempt === 1) throw new Error('again');
+      },
+    );
     const id = randomUUID();
     await bus.publish(TOPICS.messageSubmit, { messageId: id });
     await waitFor(() => seen.length === 2);
@@ -47,10 +56,13 @@ describe('MemoryBus specifics', () => {
   });
 
   it('keeps the dead letters with their reason', async () => {
-    await bus.consume({ queue: 'dead', topic: TOPICS.messageSubmit, retryDelaysMs: [] }, async (p) => {
-      if (p.messageId.startsWith('0')) throw new PoisonMessageError('bad');
-      throw new Error('down');
-    });
+    await bus.consume(
+      { queue: 'dead', topic: TOPICS.messageSubmit, retryDelaysMs: [] },
+      async (p) => {
+        if (p.messageId.startsWith('0')) throw new PoisonMessageError('bad');
+        throw new Error('down');
+      },
+    );
     const poison = `0${randomUUID().slice(1)}`;
     const failing = `1${randomUUID().slice(1)}`;
     await bus.publish(TOPICS.messageSubmit, { messageId: poison });
@@ -64,10 +76,13 @@ describe('MemoryBus specifics', () => {
 
   it('drops pending retry timers on close', async () => {
     let calls = 0;
-    await bus.consume({ queue: 'timers', topic: TOPICS.messageSubmit, retryDelaysMs: [100] }, async () => {
-      calls++;
-      throw new Error('x');
-    });
+    await bus.consume(
+      { queue: 'timers', topic: TOPICS.messageSubmit, retryDelaysMs: [100] },
+      async () => {
+        calls++;
+        throw new Error('x');
+      },
+    );
     await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
     await waitFor(() => calls === 1);
     await bus.close();

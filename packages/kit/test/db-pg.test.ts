@@ -1,10 +1,19 @@
 import { readdirSync } from 'node:fs';
 import pino from 'pino';
-import { MIGRATIONS_DIR, PgDb, createTestDatabase, findTestDatabaseServer, migrate, openDb } from '../src';
+import {
+  MIGRATIONS_DIR,
+  PgDb,
+  createTestDatabase,
+  findTestDatabaseServer,
+  migrate,
+  openDb,
+} from '../src';
 import { describeDbConformance } from './db-conformance';
 
 const server = findTestDatabaseServer();
-const allMigrations = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+const allMigrations = readdirSync(MIGRATIONS_DIR)
+  .filter((f) => f.endsWith('.sql'))
+  .sort();
 
 if (server === undefined) {
   // jest.config.js runs this file only with DATABASE_URL set; run by hand without a server, it fails.
@@ -36,14 +45,24 @@ if (server === undefined) {
       try {
         const results = await Promise.all(dbs.map((db) => migrate(db)));
         expect(results.flat().sort()).toEqual(allMigrations);
-        expect((await dbs[0]!.query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name)).toEqual(allMigrations);
+        expect(
+          (
+            await dbs[0].query<{ name: string }>(
+              `SELECT name FROM schema_migrations ORDER BY name`,
+            )
+          ).rows.map((r) => r.name),
+        ).toEqual(allMigrations);
       } finally {
         await Promise.all(dbs.map((db) => db.close()));
       }
     });
 
     it('openDb with a URL gives a PgDb', async () => {
-      const db = await openDb({ databaseUrl: fresh.url, dataDir: '/nonexistent', logger: pino({ level: 'silent' }) });
+      const db = await openDb({
+        databaseUrl: fresh.url,
+        dataDir: '/nonexistent',
+        logger: pino({ level: 'silent' }),
+      });
       try {
         expect(db).toBeInstanceOf(PgDb);
         expect(await db.ping()).toBe(true);
@@ -53,7 +72,10 @@ if (server === undefined) {
     });
 
     it('ping is false, not a hang, when the server is unreachable', async () => {
-      const db = new PgDb({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+      const db = new PgDb({
+        connectionString: 'postgres://postgres@127.0.0.1:1/none',
+        connectionTimeoutMillis: 500,
+      });
       try {
         expect(await db.ping()).toBe(false);
       } finally {
@@ -69,7 +91,9 @@ if (server === undefined) {
       const admin = new PgDb({ connectionString: server.url, max: 1 });
       try {
         const name = new URL(fresh.url).pathname.slice(1);
-        expect((await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount).toBe(0);
+        expect(
+          (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount,
+        ).toBe(0);
       } finally {
         await admin.close();
         await db.close();

@@ -5,7 +5,9 @@ import pino from 'pino';
 import { MIGRATIONS_DIR, PgliteDb, migrate, openDb } from '../src';
 import { describeDbConformance } from './db-conformance';
 
-const allMigrations = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+const allMigrations = readdirSync(MIGRATIONS_DIR)
+  .filter((f) => f.endsWith('.sql'))
+  .sort();
 
 describeDbConformance('PGlite in memory', { open: () => PgliteDb.open() });
 
@@ -19,8 +21,13 @@ describe('PgliteDb', () => {
   it('keeps what was written across close and reopen of the same directory', async () => {
     const first = await PgliteDb.open({ dataDir: join(dataDir, 'nested', 'pgdata') });
     expect(await migrate(first)).toEqual(allMigrations);
-    await first.query(`INSERT INTO accounts (username, password_hash, balance) VALUES ('kept', 'x', $1)`, ['2.5']);
-    await first.transaction((tx) => tx.query(`UPDATE accounts SET sms_count = 7 WHERE username = 'kept'`));
+    await first.query(
+      `INSERT INTO accounts (username, password_hash, balance) VALUES ('kept', 'x', $1)`,
+      ['2.5'],
+    );
+    await first.transaction((tx) =>
+      tx.query(`UPDATE accounts SET sms_count = 7 WHERE username = 'kept'`),
+    );
     await first.close();
     const second = await PgliteDb.open({ dataDir: join(dataDir, 'nested', 'pgdata') });
     try {

@@ -21,22 +21,32 @@ describe('GroupCommit', () => {
 
   it('caps a group at maxSize', async () => {
     const sizes: number[] = [];
-    const commit = new GroupCommit<number, number>(async (items) => {
-      sizes.push(items.length);
-      return items;
-    }, { maxSize: 3 });
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return items;
+      },
+      { maxSize: 3 },
+    );
     await Promise.all(Array.from({ length: 7 }, (_, i) => commit.add(i)));
     expect(sizes).toEqual([3, 3, 1]);
   });
 
   it('fails only the callers of the group whose flush threw', async () => {
     let calls = 0;
-    const commit = new GroupCommit<string, string>(async (items) => {
-      calls++;
-      if (items.includes('bad')) throw new Error('constraint violated');
-      return items;
-    }, { maxSize: 2 });
-    const results = await Promise.allSettled([commit.add('bad'), commit.add('x'), commit.add('ok')]);
+    const commit = new GroupCommit<string, string>(
+      async (items) => {
+        calls++;
+        if (items.includes('bad')) throw new Error('constraint violated');
+        return items;
+      },
+      { maxSize: 2 },
+    );
+    const results = await Promise.allSettled([
+      commit.add('bad'),
+      commit.add('x'),
+      commit.add('ok'),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     expect((results[0] as PromiseRejectedResult).reason).toEqual(new Error('constraint violated'));
     expect(calls).toBe(2);

@@ -9,7 +9,15 @@ export * from './encoding/codings';
 export * from './encoding/encoding-error';
 export { GSM7_BASIC, GSM7_EXTENSION, gsm7Septets } from './encoding/gsm7';
 export { chooseCoding, decodeText, encodeText, fitsGsm7 } from './encoding/text';
-export { HEX_DEFAULT_CODING, planMessage, splitMessage, stripUdh, type EncodedMessage, type MessageInput, type MessagePlan } from './encoding/parts';
+export {
+  HEX_DEFAULT_CODING,
+  planMessage,
+  splitMessage,
+  stripUdh,
+  type EncodedMessage,
+  type MessageInput,
+  type MessagePlan,
+} from './encoding/parts';
 
 /** Codings in which plain text content can be sent. */
 export const textCodings = TEXT_CODINGS;

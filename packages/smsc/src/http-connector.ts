@@ -1,6 +1,13 @@
 import type { Logger } from '@smsgw/kit';
 import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
-import { SmscError, normalizeSmscId, type DeliveryReceipt, type SmscConnector, type SubmitRequest, type SubmitResult } from './smsc-connector';
+import {
+  SmscError,
+  normalizeSmscId,
+  type DeliveryReceipt,
+  type SmscConnector,
+  type SubmitRequest,
+  type SubmitResult,
+} from './smsc-connector';
 
 export interface HttpConnectorOptions {
   /** The upstream's base URL, without credentials: `<base>/send` is called. */
@@ -16,15 +23,19 @@ export interface HttpConnectorOptions {
 /** `http(s)://user:password@host:port/path?window=10&timeout_ms=10000`. */
 export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('SMSC_URL: expected http:// or https://');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error('SMSC_URL: expected http:// or https://');
   const number = (name: string, fallback: number, min: number, max: number): number => {
     const raw = parsed.searchParams.get(name);
     if (raw === null) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
     return value;
   };
-  for (const key of parsed.searchParams.keys()) if (key !== 'window' && key !== 'timeout_ms') throw new Error(`SMSC_URL: unknown parameter ${key}`);
+  for (const key of parsed.searchParams.keys())
+    if (key !== 'window' && key !== 'timeout_ms')
+      throw new Error(`SMSC_URL: unknown parameter ${key}`);
   const options = {
     username: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
@@ -59,7 +70,10 @@ export class HttpConnector implements SmscConnector {
   }
 
   async start(): Promise<void> {
-    this.logger.info({ connector: this.name, upstream: this.options.baseUrl }, 'HTTP connector ready');
+    this.logger.info(
+      { connector: this.name, upstream: this.options.baseUrl },
+      'HTTP connector ready',
+    );
   }
 
   onReceipt(_listener: (receipt: DeliveryReceipt) => void): void {
@@ -71,7 +85,8 @@ export class HttpConnector implements SmscConnector {
   }
 
   private async slot(): Promise<() => void> {
-    if (this.active >= this.window) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.active >= this.window)
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.active++;
     return () => {
       this.active--;
@@ -83,13 +98,19 @@ export class HttpConnector implements SmscConnector {
   private params(request: SubmitRequest): URLSearchParams {
     const esmClass = request.parts.length > 1 ? 0x40 : 0;
     const body = Buffer.concat(request.parts.map((part) => stripUdh(part, esmClass).body));
-    const params = new URLSearchParams({ username: this.options.username, password: this.options.password, to: request.to });
+    const params = new URLSearchParams({
+      username: this.options.username,
+      password: this.options.password,
+      to: request.to,
+    });
     if (request.from) params.set('from', request.from);
     params.set('coding', String(request.dataCoding));
-    if (TEXT_CODINGS.includes(request.dataCoding)) params.set('content', decodeText(body, request.dataCoding));
+    if (TEXT_CODINGS.includes(request.dataCoding))
+      params.set('content', decodeText(body, request.dataCoding));
     else params.set('hex-content', body.toString('hex'));
     if (request.priority !== undefined) params.set('priority', String(request.priority));
-    if (request.validityMinutes !== undefined) params.set('validity-period', String(request.validityMinutes));
+    if (request.validityMinutes !== undefined)
+      params.set('validity-period', String(request.validityMinutes));
     if (request.scheduleDeliveryTime !== undefined) params.set('sdt', request.scheduleDeliveryTime);
     return params;
   }
@@ -98,7 +119,9 @@ export class HttpConnector implements SmscConnector {
     if (this.stopped) throw new SmscError('STOPPED', false, 'connector is stopping');
     const release = await this.slot();
     try {
-      const pending = fetch(`${this.options.baseUrl}/send?${this.params(request).toString()}`, { signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const pending = fetch(`${this.options.baseUrl}/send?${this.params(request).toString()}`, {
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
       request.onWritten?.();
       let response: Response;
       try {
@@ -106,15 +129,23 @@ export class HttpConnector implements SmscConnector {
       } catch (err) {
         this.up = false;
         const timeout = (err as Error).name === 'TimeoutError';
-        throw new SmscError(timeout ? 'TIMEOUT' : 'CONNECTION_LOST', false, `upstream: ${(err as Error).message}`);
+        throw new SmscError(
+          timeout ? 'TIMEOUT' : 'CONNECTION_LOST',
+          false,
+          `upstream: ${(err as Error).message}`,
+        );
       }
       this.up = true;
       const text = (await response.text()).trim();
       const success = /^Success "([^"]+)"?$/.exec(text);
-      if (response.ok && success) return { smscIds: [normalizeSmscId(success[1]!)] };
+      if (response.ok && success) return { smscIds: [normalizeSmscId(success[1])] };
       const code = `HTTP_${response.status}`;
       // 4xx: the upstream refused this message (bad number, credentials, content); retrying cannot help.
-      throw new SmscError(code, response.status >= 400 && response.status < 500, `upstream answered ${response.status}: ${text.slice(0, 200)}`);
+      throw new SmscError(
+        code,
+        response.status >= 400 && response.status < 500,
+        `upstream answered ${response.status}: ${text.slice(0, 200)}`,
+      );
     } finally {
       release();
     }

@@ -12,7 +12,16 @@ const STAT_STATES: Record<string, ReceiptState> = {
 };
 
 /** SMPP 3.4 message_state TLV values. */
-const MESSAGE_STATES: Record<number, string> = { 1: 'ENROUTE', 2: 'DELIVRD', 3: 'EXPIRED', 4: 'DELETED', 5: 'UNDELIV', 6: 'ACCEPTD', 7: 'UNKNOWN', 8: 'REJECTD' };
+const MESSAGE_STATES: Record<number, string> = {
+  1: 'ENROUTE',
+  2: 'DELIVRD',
+  3: 'EXPIRED',
+  4: 'DELETED',
+  5: 'UNDELIV',
+  6: 'ACCEPTD',
+  7: 'UNKNOWN',
+  8: 'REJECTD',
+};
 
 export type ParsedReceipt = Omit<DeliveryReceipt, 'smscId'> & { rawId: string };
 
@@ -20,11 +29,17 @@ export type ParsedReceipt = Omit<DeliveryReceipt, 'smscId'> & { rawId: string };
  * The receipt text of SMPP 3.4 Appendix B: `id:… sub:… dlvrd:… submit date:… done date:… stat:… err:… text:…`.
  * TLVs (receipted_message_id, message_state) win over the text when present.
  */
-export function parseReceipt(text: string, tlv: { receiptedMessageId?: string; messageState?: number } = {}): ParsedReceipt | undefined {
-  const field = (name: string): string => new RegExp(`(?:^|\\s)${name}:(\\S*)`, 'i').exec(text)?.[1] ?? '';
+export function parseReceipt(
+  text: string,
+  tlv: { receiptedMessageId?: string; messageState?: number } = {},
+): ParsedReceipt | undefined {
+  const field = (name: string): string =>
+    new RegExp(`(?:^|\\s)${name}:(\\S*)`, 'i').exec(text)?.[1] ?? '';
   const rawId = tlv.receiptedMessageId || field('id');
   if (!rawId) return undefined;
-  const stat = (tlv.messageState !== undefined ? MESSAGE_STATES[tlv.messageState] : undefined) ?? field('stat').toUpperCase();
+  const stat =
+    (tlv.messageState !== undefined ? MESSAGE_STATES[tlv.messageState] : undefined) ??
+    field('stat').toUpperCase();
   return {
     rawId,
     stat,
@@ -44,7 +59,14 @@ function smppDate(date: Date): string {
 }
 
 /** Builds the receipt text an SMSC sends (used by the simulator). */
-export function formatReceipt(r: { id: string; stat: string; err?: string; submitted: Date; done: Date; text: string }): string {
+export function formatReceipt(r: {
+  id: string;
+  stat: string;
+  err?: string;
+  submitted: Date;
+  done: Date;
+  text: string;
+}): string {
   const ok = r.stat === 'DELIVRD' ? '001' : '000';
   return `id:${r.id} sub:001 dlvrd:${ok} submit date:${smppDate(r.submitted)} done date:${smppDate(r.done)} stat:${r.stat} err:${r.err ?? '000'} text:${r.text.slice(0, 20)}`;
 }

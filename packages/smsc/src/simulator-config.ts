@@ -10,7 +10,16 @@ const flag = (fallback: boolean) =>
 const idBase = z.enum(['hex', 'decimal']);
 
 /** The stats SMPP 3.4 Appendix B names; anything else would only test a typo. */
-export const RECEIPT_STATS = ['DELIVRD', 'EXPIRED', 'DELETED', 'UNDELIV', 'ACCEPTD', 'UNKNOWN', 'REJECTD', 'ENROUTE'] as const;
+export const RECEIPT_STATS = [
+  'DELIVRD',
+  'EXPIRED',
+  'DELETED',
+  'UNDELIV',
+  'ACCEPTD',
+  'UNKNOWN',
+  'REJECTD',
+  'ENROUTE',
+] as const;
 const receiptStat = z.enum(RECEIPT_STATS);
 
 /** `9=UNDELIV,00=EXPIRED`: destinations ending in the digits get that stat; the longest suffix wins. */
@@ -19,11 +28,17 @@ const statBySuffix = z
   .default('')
   .transform((raw, ctx) => {
     const rules: [string, (typeof RECEIPT_STATS)[number]][] = [];
-    for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const item of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const [suffix, stat] = item.split('=').map((s) => s.trim());
       const parsed = receiptStat.safeParse(stat?.toUpperCase());
       if (!suffix || !/^\d+$/.test(suffix) || !parsed.success) {
-        ctx.addIssue({ code: 'custom', message: `"${item}" is not <digits>=<stat> with stat one of ${RECEIPT_STATS.join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${item}" is not <digits>=<stat> with stat one of ${RECEIPT_STATS.join(', ')}`,
+        });
         return z.NEVER;
       }
       rules.push([suffix, parsed.data]);
@@ -45,7 +60,7 @@ export const simulatorConfigShape = {
     .default('0')
     .transform((v): number | [number, number] => {
       const [min, max] = v.split('-').map(Number);
-      return max === undefined ? min! : [min!, Math.max(min!, max)];
+      return max === undefined ? min : [min, Math.max(min, max)];
     }),
   SIM_FAILURE_RATE: rate,
   SIM_THROTTLE_RATE: rate,
@@ -70,7 +85,8 @@ export type SimulatorConfig = z.output<z.ZodObject<typeof simulatorConfigShape>>
 export function simulatorOptions(config: SimulatorConfig): SmppSimulatorOptions {
   const bySuffix = config.SIM_RECEIPT_STAT_BY_SUFFIX;
   // undefined leaves the stat to the simulator's undeliverableRate draw.
-  const statFor = (to: string): string | undefined => bySuffix.find(([suffix]) => to.endsWith(suffix))?.[1] ?? config.SIM_RECEIPT_STAT;
+  const statFor = (to: string): string | undefined =>
+    bySuffix.find(([suffix]) => to.endsWith(suffix))?.[1] ?? config.SIM_RECEIPT_STAT;
   return {
     host: config.SIM_HOST,
     port: config.SIM_PORT,

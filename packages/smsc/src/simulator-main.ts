@@ -15,7 +15,8 @@ async function main(): Promise<void> {
       res.end(JSON.stringify(body));
     };
     if (req.method === 'GET' && req.url === '/healthz') return reply(200, { status: 'ok' });
-    if (req.method === 'GET' && req.url === '/received') return reply(200, { count: simulator.received.length, messages: simulator.messages() });
+    if (req.method === 'GET' && req.url === '/received')
+      return reply(200, { count: simulator.received.length, messages: simulator.messages() });
     if (req.method === 'POST' && req.url === '/reset') {
       simulator.reset();
       return reply(200, { status: 'reset' });

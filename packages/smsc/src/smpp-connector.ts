@@ -4,18 +4,48 @@ import { parseReceipt } from './receipt-text';
 import { shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
 import { SubmitSmPdu } from './submit-sm-pdu';
 import type { SmppConnectorOptions } from './smpp-url';
-import { SmscError, normalizeSmscId, type DeliveryReceipt, type SmscConnector, type SubmitRequest, type SubmitResult } from './smsc-connector';
+import {
+  SmscError,
+  normalizeSmscId,
+  type DeliveryReceipt,
+  type SmscConnector,
+  type SubmitRequest,
+  type SubmitResult,
+} from './smsc-connector';
 
 const smpp = useRawShortMessages();
 
 /** Answers that no retry can fix; everything else (ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, …) is worth trying again later. */
 const PERMANENT = new Set([
-  'ESME_RINVMSGLEN', 'ESME_RINVDSTADR', 'ESME_RINVSRCADR', 'ESME_RINVESMCLASS', 'ESME_RINVDCS', 'ESME_RINVSRCTON',
-  'ESME_RINVSRCNPI', 'ESME_RINVDSTTON', 'ESME_RINVDSTNPI', 'ESME_RINVREGDLVFLG', 'ESME_RINVPRTFLG', 'ESME_RINVSCHED',
-  'ESME_RINVEXPIRY', 'ESME_RPROHIBITED', 'ESME_RINVTLVVAL', 'ESME_RINVSERTYP', 'ESME_RSERTYPDENIED', 'ESME_RSERTYPUNAUTH',
-  'ESME_RINVSRCADDRSUBUNIT', 'ESME_RINVDSTADDRSUBUNIT', 'ESME_RINVNUMDESTS', 'ESME_RINVDFTMSGID',
+  'ESME_RINVMSGLEN',
+  'ESME_RINVDSTADR',
+  'ESME_RINVSRCADR',
+  'ESME_RINVESMCLASS',
+  'ESME_RINVDCS',
+  'ESME_RINVSRCTON',
+  'ESME_RINVSRCNPI',
+  'ESME_RINVDSTTON',
+  'ESME_RINVDSTNPI',
+  'ESME_RINVREGDLVFLG',
+  'ESME_RINVPRTFLG',
+  'ESME_RINVSCHED',
+  'ESME_RINVEXPIRY',
+  'ESME_RPROHIBITED',
+  'ESME_RINVTLVVAL',
+  'ESME_RINVSERTYP',
+  'ESME_RSERTYPDENIED',
+  'ESME_RSERTYPUNAUTH',
+  'ESME_RINVSRCADDRSUBUNIT',
+  'ESME_RINVDSTADDRSUBUNIT',
+  'ESME_RINVNUMDESTS',
+  'ESME_RINVDFTMSGID',
 ]);
-const BAD_CREDENTIALS = new Set(['ESME_RINVPASWD', 'ESME_RINVSYSID', 'ESME_RBINDFAIL', 'ESME_RINVSYSTYP']);
+const BAD_CREDENTIALS = new Set([
+  'ESME_RINVPASWD',
+  'ESME_RINVSYSID',
+  'ESME_RBINDFAIL',
+  'ESME_RINVSYSTYP',
+]);
 
 /** node-smpp writes short_message with a one-octet length; SMPP 3.4 allows 254 octets at most. */
 /** SMPP 3.4 ESME_RX_T_APPN: the ESME cannot take the PDU now, the SMSC should try again. */
@@ -74,8 +104,10 @@ export class SmppConnector implements SmscConnector {
 
   /** Connects and binds; resolves on the first successful bind, rejects at once on refused credentials. */
   start(): Promise<void> {
-    if (this.stopped) return Promise.reject(new SmscError('STOPPED', false, 'connector was stopped'));
-    if (this.session || this.firstBind) return Promise.reject(new Error('SmppConnector.start() called twice'));
+    if (this.stopped)
+      return Promise.reject(new SmscError('STOPPED', false, 'connector was stopped'));
+    if (this.session || this.firstBind)
+      return Promise.reject(new Error('SmppConnector.start() called twice'));
     return new Promise((resolve, reject) => {
       this.firstBind = { resolve, reject };
       this.connect();
@@ -103,15 +135,21 @@ export class SmppConnector implements SmscConnector {
   private connect(): void {
     const { host, port, enquireLinkMs, responseTimeoutMs } = this.options;
     // The options-object form: connect(url, options) would read the options as a port (TRAPS.md).
-    const session = smpp.connect({ url: `smpp://${host.includes(':') ? `[${host}]` : host}:${port}`, auto_enquire_link_period: enquireLinkMs });
+    const session = smpp.connect({
+      url: `smpp://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      auto_enquire_link_period: enquireLinkMs,
+    });
     this.session = session;
     let lastHeard = Date.now();
     let liveness: NodeJS.Timeout | undefined;
     // No TCP connection or no bind answer in time: drop it and let the reconnect loop try again.
-    let linkTimer: NodeJS.Timeout | undefined = setTimeout(() => {
-      this.logger.warn({ connector: this.name, host, port }, 'SMPP connect timed out');
-      session.destroy();
-    }, Math.max(CONNECT_TIMEOUT_MS, responseTimeoutMs));
+    let linkTimer: NodeJS.Timeout | undefined = setTimeout(
+      () => {
+        this.logger.warn({ connector: this.name, host, port }, 'SMPP connect timed out');
+        session.destroy();
+      },
+      Math.max(CONNECT_TIMEOUT_MS, responseTimeoutMs),
+    );
     linkTimer.unref();
 
     session.on('connect', () => {
@@ -125,7 +163,12 @@ export class SmppConnector implements SmscConnector {
       linkTimer.unref();
       // interface_version defaults to 0x50 in node-smpp, which 3.4 SMSCs refuse (TRAPS.md).
       session.bind_transceiver(
-        { system_id: this.options.systemId, password: this.options.password, system_type: this.options.systemType, interface_version: 0x34 },
+        {
+          system_id: this.options.systemId,
+          password: this.options.password,
+          system_type: this.options.systemType,
+          interface_version: 0x34,
+        },
         (pdu) => {
           clearTimeout(linkTimer);
           linkTimer = undefined;
@@ -135,12 +178,18 @@ export class SmppConnector implements SmscConnector {
       // node-smpp sends enquire_link every enquireLinkMs but never checks the answer: a half-open
       // link would look up forever. Anything heard counts; silence past one period plus a response
       // timeout drops the session.
-      liveness = setInterval(() => {
-        if (Date.now() - lastHeard > enquireLinkMs + responseTimeoutMs) {
-          this.logger.warn({ connector: this.name, silentMs: Date.now() - lastHeard }, 'SMSC silent; dropping the session');
-          session.destroy();
-        }
-      }, Math.min(enquireLinkMs, 1000));
+      liveness = setInterval(
+        () => {
+          if (Date.now() - lastHeard > enquireLinkMs + responseTimeoutMs) {
+            this.logger.warn(
+              { connector: this.name, silentMs: Date.now() - lastHeard },
+              'SMSC silent; dropping the session',
+            );
+            session.destroy();
+          }
+        },
+        Math.min(enquireLinkMs, 1000),
+      );
       liveness.unref();
     });
     session.on('pdu', () => {
@@ -183,7 +232,10 @@ export class SmppConnector implements SmscConnector {
       }
       this.bound = true;
       this.attempt = 0;
-      this.logger.info({ connector: this.name, host: this.options.host, port: this.options.port }, 'SMPP session bound');
+      this.logger.info(
+        { connector: this.name, host: this.options.host, port: this.options.port },
+        'SMPP session bound',
+      );
       for (const l of this.sessionListeners) l(true);
       this.firstBind?.resolve();
       this.firstBind = undefined;
@@ -192,12 +244,19 @@ export class SmppConnector implements SmscConnector {
     }
     const status = statusName(pdu.command_status);
     if (BAD_CREDENTIALS.has(status) && this.firstBind) {
-      this.firstBind.reject(new Error(`SMSC ${this.options.host}:${this.options.port} refused the bind: ${status} (check system_id and password in SMSC_URL)`));
+      this.firstBind.reject(
+        new Error(
+          `SMSC ${this.options.host}:${this.options.port} refused the bind: ${status} (check system_id and password in SMSC_URL)`,
+        ),
+      );
       this.firstBind = undefined;
       this.stopped = true;
     } else {
       // ESME_RALYBND after a restart: the SMSC still holds the old bind; back off and retry.
-      this.logger[BAD_CREDENTIALS.has(status) ? 'error' : 'warn']({ connector: this.name, status }, 'SMPP bind refused; will retry');
+      this.logger[BAD_CREDENTIALS.has(status) ? 'error' : 'warn'](
+        { connector: this.name, status },
+        'SMPP bind refused; will retry',
+      );
     }
     session.close();
   }
@@ -209,12 +268,17 @@ export class SmppConnector implements SmscConnector {
     this.session = undefined;
     for (const [sequence, p] of this.pending) {
       this.pending.delete(sequence);
-      p.reject(new SmscError('CONNECTION_LOST', false, 'SMPP session closed before the SMSC answered'));
+      p.reject(
+        new SmscError('CONNECTION_LOST', false, 'SMPP session closed before the SMSC answered'),
+      );
     }
     if (this.stopped) return;
     const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(this.attempt++, 20));
     const delay = base / 2 + Math.random() * (base / 2);
-    this.logger[wasBound ? 'warn' : 'debug']({ connector: this.name, delayMs: Math.round(delay), attempt: this.attempt }, 'SMPP session closed; reconnecting');
+    this.logger[wasBound ? 'warn' : 'debug'](
+      { connector: this.name, delayMs: Math.round(delay), attempt: this.attempt },
+      'SMPP session closed; reconnecting',
+    );
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (!this.stopped) this.connect();
@@ -227,13 +291,23 @@ export class SmppConnector implements SmscConnector {
     const esmClass = Number(pdu['esm_class'] ?? 0);
     if ((esmClass & 0x3c) !== 0x04) {
       session.send(pdu.response());
-      this.logger.debug({ connector: this.name, esmClass }, 'deliver_sm that is not a delivery receipt (mobile-originated) ignored');
+      this.logger.debug(
+        { connector: this.name, esmClass },
+        'deliver_sm that is not a delivery receipt (mobile-originated) ignored',
+      );
       return;
     }
     let bytes = shortMessageBytes(pdu['short_message']);
-    if (bytes.length === 0 && pdu['message_payload'] !== undefined) bytes = shortMessageBytes(pdu['message_payload']);
-    const text = Number(pdu['data_coding'] ?? 0) === 0x08 ? Buffer.from(bytes).swap16().toString('utf16le') : bytes.toString('latin1');
-    const tlvId = typeof pdu['receipted_message_id'] === 'string' && pdu['receipted_message_id'] !== '' ? pdu['receipted_message_id'] : undefined;
+    if (bytes.length === 0 && pdu['message_payload'] !== undefined)
+      bytes = shortMessageBytes(pdu['message_payload']);
+    const text =
+      Number(pdu['data_coding'] ?? 0) === 0x08
+        ? Buffer.from(bytes).swap16().toString('utf16le')
+        : bytes.toString('latin1');
+    const tlvId =
+      typeof pdu['receipted_message_id'] === 'string' && pdu['receipted_message_id'] !== ''
+        ? pdu['receipted_message_id']
+        : undefined;
     const parsed = parseReceipt(text, {
       ...(tlvId !== undefined && { receiptedMessageId: tlvId }),
       ...(typeof pdu['message_state'] === 'number' && { messageState: pdu['message_state'] }),
@@ -245,19 +319,29 @@ export class SmppConnector implements SmscConnector {
     }
     const { rawId, ...rest } = parsed;
     // receipted_message_id carries the id as submit_sm_resp wrote it; the text is where SMSCs switch to decimal.
-    const smscId = normalizeSmscId(rawId, tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat);
+    const smscId = normalizeSmscId(
+      rawId,
+      tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat,
+    );
     const receipt: DeliveryReceipt = { smscId, ...rest };
     Promise.all(this.listeners.map(async (listener) => listener(receipt))).then(
       () => session.send(pdu.response()),
       (err: unknown) => {
-        this.logger.warn({ err, connector: this.name, smscId }, 'receipt not recorded; the SMSC is asked to deliver it again');
+        this.logger.warn(
+          { err, connector: this.name, smscId },
+          'receipt not recorded; the SMSC is asked to deliver it again',
+        );
         session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
       },
     );
   }
 
   private grantSlots(): void {
-    while (this.bound && this.waiting.length > 0 && this.outstanding + this.waiting[0]!.slots <= this.window) {
+    while (
+      this.bound &&
+      this.waiting.length > 0 &&
+      this.outstanding + this.waiting[0].slots <= this.window
+    ) {
       const next = this.waiting.shift()!;
       clearTimeout(next.timer);
       this.outstanding += next.slots;
@@ -270,7 +354,8 @@ export class SmppConnector implements SmscConnector {
    * would otherwise wait on each other forever) and in arrival order; bounded by the response timeout.
    */
   private acquire(slots: number): Promise<void> {
-    if (this.stopped) return Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'));
+    if (this.stopped)
+      return Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'));
     if (this.bound && this.waiting.length === 0 && this.outstanding + slots <= this.window) {
       this.outstanding += slots;
       return Promise.resolve();
@@ -283,7 +368,13 @@ export class SmppConnector implements SmscConnector {
         timer: setTimeout(() => {
           const at = this.waiting.indexOf(entry);
           if (at >= 0) this.waiting.splice(at, 1);
-          reject(new SmscError(this.bound ? 'WINDOW_TIMEOUT' : 'NOT_BOUND', false, this.bound ? 'no SMPP window slot in time' : 'SMPP session not bound'));
+          reject(
+            new SmscError(
+              this.bound ? 'WINDOW_TIMEOUT' : 'NOT_BOUND',
+              false,
+              this.bound ? 'no SMPP window slot in time' : 'SMPP session not bound',
+            ),
+          );
           // A big request leaving the head of the queue may let smaller ones behind it through.
           this.grantSlots();
         }, this.options.responseTimeoutMs),
@@ -298,7 +389,12 @@ export class SmppConnector implements SmscConnector {
   }
 
   /** Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer. */
-  private writePart(session: Session, request: SubmitRequest, part: Buffer, esmClass: number): Promise<string> {
+  private writePart(
+    session: Session,
+    request: SubmitRequest,
+    part: Buffer,
+    esmClass: number,
+  ): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       const pdu = new SubmitSmPdu({
         sourceTon: this.options.sourceTon,
@@ -314,7 +410,10 @@ export class SmppConnector implements SmscConnector {
         dataCoding: request.dataCoding,
         shortMessage: part,
         scheduleDeliveryTime: request.scheduleDeliveryTime,
-        validityPeriod: request.validityMinutes !== undefined ? relativeValidity(request.validityMinutes) : undefined,
+        validityPeriod:
+          request.validityMinutes !== undefined
+            ? relativeValidity(request.validityMinutes)
+            : undefined,
       });
       let settled = false;
       const finish = (): boolean => {
@@ -327,7 +426,14 @@ export class SmppConnector implements SmscConnector {
       };
       const timer = setTimeout(() => {
         delete session._callbacks[pdu.sequence_number];
-        if (finish()) reject(new SmscError('TIMEOUT', false, `no submit_sm_resp within ${this.options.responseTimeoutMs} ms`));
+        if (finish())
+          reject(
+            new SmscError(
+              'TIMEOUT',
+              false,
+              `no submit_sm_resp within ${this.options.responseTimeoutMs} ms`,
+            ),
+          );
       }, this.options.responseTimeoutMs);
       const entry: Pending = {
         resolve: (response) => {
@@ -336,7 +442,14 @@ export class SmppConnector implements SmscConnector {
             resolve(normalizeSmscId(String(response['message_id'] ?? ''), this.options.idFormat));
           } else {
             const code = statusName(response.command_status);
-            reject(new SmscError(code, PERMANENT.has(code), `SMSC answered ${code} (0x${response.command_status.toString(16)})`, response.command_status));
+            reject(
+              new SmscError(
+                code,
+                PERMANENT.has(code),
+                `SMSC answered ${code} (0x${response.command_status.toString(16)})`,
+                response.command_status,
+              ),
+            );
           }
         },
         reject: (err) => {
@@ -358,12 +471,25 @@ export class SmppConnector implements SmscConnector {
    * corkUntilNextTick). Resolves when every part is answered.
    */
   async submit(request: SubmitRequest): Promise<SubmitResult> {
-    if (request.parts.length === 0) throw new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
+    if (request.parts.length === 0)
+      throw new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
     const tooLong = request.parts.findIndex((p) => p.length > MAX_SHORT_MESSAGE);
-    if (tooLong >= 0) throw new SmscError('MESSAGE_TOO_LONG', true, `part ${tooLong + 1} has ${request.parts[tooLong]!.length} octets; short_message holds ${MAX_SHORT_MESSAGE}`);
-    if (request.scheduleDeliveryTime !== undefined && !/^\d{12}\d{3}[-+R]$/.test(request.scheduleDeliveryTime)) {
+    if (tooLong >= 0)
+      throw new SmscError(
+        'MESSAGE_TOO_LONG',
+        true,
+        `part ${tooLong + 1} has ${request.parts[tooLong].length} octets; short_message holds ${MAX_SHORT_MESSAGE}`,
+      );
+    if (
+      request.scheduleDeliveryTime !== undefined &&
+      !/^\d{12}\d{3}[-+R]$/.test(request.scheduleDeliveryTime)
+    ) {
       // node-smpp would quietly turn a short string into a relative time.
-      throw new SmscError('INVALID_SCHEDULE', true, 'schedule_delivery_time must be SMPP time format YYMMDDhhmmsstnnp');
+      throw new SmscError(
+        'INVALID_SCHEDULE',
+        true,
+        'schedule_delivery_time must be SMPP time format YYMMDDhhmmsstnnp',
+      );
     }
     const esmClass = request.parts.length > 1 ? 0x40 : 0;
     const answers: Promise<string>[] = [];
@@ -377,7 +503,8 @@ export class SmppConnector implements SmscConnector {
           this.release(slots);
           throw new SmscError('NOT_BOUND', false, 'SMPP session is not bound');
         }
-        for (let i = 0; i < slots; i++, next++) answers.push(this.writePart(session, request, request.parts[next]!, esmClass));
+        for (let i = 0; i < slots; i++, next++)
+          answers.push(this.writePart(session, request, request.parts[next], esmClass));
       }
     } catch (err) {
       // Parts already written still settle (and free their slots); their answers no longer matter.
@@ -416,7 +543,9 @@ export class SmppConnector implements SmscConnector {
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     if (this.firstBind) {
-      this.firstBind.reject(new SmscError('STOPPED', false, 'connector stopped before the first bind'));
+      this.firstBind.reject(
+        new SmscError('STOPPED', false, 'connector stopped before the first bind'),
+      );
       this.firstBind = undefined;
     }
     for (const w of this.waiting.splice(0)) {
@@ -424,7 +553,8 @@ export class SmppConnector implements SmscConnector {
       w.fail(new SmscError('STOPPED', false, 'connector is stopping'));
     }
     const deadline = Date.now() + 5000;
-    while (this.pending.size > 0 && this.session && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (this.pending.size > 0 && this.session && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     const session = this.session;
     if (!session) return;
     if (this.bound) {

@@ -18,13 +18,15 @@ export function useRawShortMessages(): typeof smpp {
 export function shortMessageBytes(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;
   if (value && typeof value === 'object' && 'message' in value) {
-    const message = (value as { message: unknown }).message;
+    const message = (value).message;
     return Buffer.isBuffer(message) ? message : Buffer.from(String(message), 'latin1');
   }
   return Buffer.from(typeof value === 'string' ? value : '', 'latin1');
 }
 
-const statusNames = new Map<number, string>(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
+const statusNames = new Map<number, string>(
+  Object.entries(smpp.errors).map(([name, code]) => [code, name]),
+);
 
 export function statusName(status: number): string {
   return statusNames.get(status) ?? `ESME_0x${status.toString(16).padStart(4, '0')}`;

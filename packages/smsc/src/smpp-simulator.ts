@@ -106,7 +106,14 @@ export interface BindRecord {
   command: string;
 }
 
-const STATUS = { ROK: 0, RINVBNDSTS: 0x04, RSYSERR: 0x08, RINVDSTADR: 0x0b, RINVPASWD: 0x0e, RTHROTTLED: 0x58 };
+const STATUS = {
+  ROK: 0,
+  RINVBNDSTS: 0x04,
+  RSYSERR: 0x08,
+  RINVDSTADR: 0x0b,
+  RINVPASWD: 0x0e,
+  RTHROTTLED: 0x58,
+};
 
 /** Who is bound on a session: receipts go only to sessions that may receive them. */
 interface BoundSession {
@@ -262,18 +269,31 @@ export class SmppSimulator {
         receivedAt: new Date(),
       };
       this.received.push(record);
-      this.options.onReceived?.(record, decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding));
+      this.options.onReceived?.(
+        record,
+        decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding),
+      );
     }
-    const wantsReceipt = record !== undefined && (record.registeredDelivery & 0x03) !== 0 && this.options.deliveryReceipts === true;
+    const wantsReceipt =
+      record !== undefined &&
+      (record.registeredDelivery & 0x03) !== 0 &&
+      this.options.deliveryReceipts === true;
     const systemId = this.bound.get(session)?.systemId ?? '';
-    if (wantsReceipt && this.options.receiptBeforeResponse) this.sendReceipt(session, systemId, record!);
+    if (wantsReceipt && this.options.receiptBeforeResponse)
+      this.sendReceipt(session, systemId, record!);
     this.later(this.latency(), () => {
       this.outstanding--;
       if (!this.sessions.has(session)) return;
-      session.send(status === STATUS.ROK ? pdu.response({ message_id: messageId }) : pdu.response({ command_status: status }));
+      session.send(
+        status === STATUS.ROK
+          ? pdu.response({ message_id: messageId })
+          : pdu.response({ command_status: status }),
+      );
       if (record && wantsReceipt && !this.options.receiptBeforeResponse) {
         const done = record;
-        this.later(this.options.receiptDelayMs ?? 0, () => this.sendReceipt(session, systemId, done));
+        this.later(this.options.receiptDelayMs ?? 0, () =>
+          this.sendReceipt(session, systemId, done),
+        );
       }
     });
   }
@@ -287,13 +307,20 @@ export class SmppSimulator {
   /** The session a receipt for a submit that came on `submitting` (bound as systemId) goes out on. */
   private receiptCarrier(submitting: Session, systemId: string): Session | undefined {
     if (this.options.receiptSession === 'other') {
-      const others = [...this.bound].filter(([s, b]) => s !== submitting && b.receives && b.systemId === systemId).map(([s]) => s);
+      const others = [...this.bound]
+        .filter(([s, b]) => s !== submitting && b.receives && b.systemId === systemId)
+        .map(([s]) => s);
       if (others.length > 0) return others[this.nextReceiver++ % others.length];
     }
     return this.bound.has(submitting) ? submitting : undefined;
   }
 
-  private sendReceipt(submitting: Session, systemId: string, record: ReceivedSubmit, attempt = 1): void {
+  private sendReceipt(
+    submitting: Session,
+    systemId: string,
+    record: ReceivedSubmit,
+    attempt = 1,
+  ): void {
     const session = this.receiptCarrier(submitting, systemId);
     if (!session) return;
     const chosen = this.options.receiptStat;
@@ -302,7 +329,14 @@ export class SmppSimulator {
       (this.chance(this.options.undeliverableRate) ? 'UNDELIV' : 'DELIVRD');
     const base = this.options.idFormat?.receipt ?? 'decimal';
     const receiptId = this.writeId(Number(record.smscId), base);
-    this.receipts.push({ receiptId, smscId: record.smscId, to: record.to, stat, onSubmittingSession: session === submitting, attempt });
+    this.receipts.push({
+      receiptId,
+      smscId: record.smscId,
+      to: record.to,
+      stat,
+      onSubmittingSession: session === submitting,
+      attempt,
+    });
     const text = formatReceipt({
       id: receiptId,
       stat,
@@ -321,7 +355,9 @@ export class SmppSimulator {
       },
       (response) => {
         if (response.command_status === 0 || attempt >= RECEIPT_ATTEMPTS) return;
-        this.later(this.options.receiptRetryMs ?? 200, () => this.sendReceipt(submitting, systemId, record, attempt + 1));
+        this.later(this.options.receiptRetryMs ?? 200, () =>
+          this.sendReceipt(submitting, systemId, record, attempt + 1),
+        );
       },
     );
   }
@@ -329,7 +365,10 @@ export class SmppSimulator {
   /** What arrived, with concatenated parts joined (by UDH reference) and text decoded. */
   messages(): SimulatedMessage[] {
     const out: (SimulatedMessage & { order: number })[] = [];
-    const open = new Map<string, { first: number; parts: Map<number, ReceivedSubmit>; total: number }>();
+    const open = new Map<
+      string,
+      { first: number; parts: Map<number, ReceivedSubmit>; total: number }
+    >();
     const groups: { first: number; parts: Map<number, ReceivedSubmit>; total: number }[] = [];
     this.received.forEach((r, index) => {
       const { udh, body } = stripUdh(r.shortMessage, r.esmClass);
@@ -346,14 +385,30 @@ export class SmppSimulator {
         group.parts.set(concat.seq, r);
         return;
       }
-      out.push({ order: index, to: r.to, from: r.from, text: decodeText(body, r.dataCoding), dataCoding: r.dataCoding, parts: 1, smscIds: [r.smscId] });
+      out.push({
+        order: index,
+        to: r.to,
+        from: r.from,
+        text: decodeText(body, r.dataCoding),
+        dataCoding: r.dataCoding,
+        parts: 1,
+        smscIds: [r.smscId],
+      });
     });
     for (const group of groups) {
       if (group.parts.size !== group.total) continue;
       const ordered = [...group.parts.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
       const body = Buffer.concat(ordered.map((r) => stripUdh(r.shortMessage, r.esmClass).body));
-      const first = ordered[0]!;
-      out.push({ order: group.first, to: first.to, from: first.from, text: decodeText(body, first.dataCoding), dataCoding: first.dataCoding, parts: ordered.length, smscIds: ordered.map((r) => r.smscId) });
+      const first = ordered[0];
+      out.push({
+        order: group.first,
+        to: first.to,
+        from: first.from,
+        text: decodeText(body, first.dataCoding),
+        dataCoding: first.dataCoding,
+        parts: ordered.length,
+        smscIds: ordered.map((r) => r.smscId),
+      });
     }
     return out.sort((a, b) => a.order - b.order).map(({ order: _order, ...message }) => message);
   }
@@ -362,7 +417,10 @@ export class SmppSimulator {
   async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`simulator received ${this.received.length} of ${count} submit_sm within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `simulator received ${this.received.length} of ${count} submit_sm within ${timeoutMs} ms`,
+        );
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -394,8 +452,9 @@ export class SmppSimulator {
 
 /** Splits a short_message into its UDH (length octet included) and body when esm_class says it has one. */
 function stripUdh(shortMessage: Buffer, esmClass: number): { udh: Buffer | null; body: Buffer } {
-  if ((esmClass & 0x40) === 0 || shortMessage.length === 0) return { udh: null, body: shortMessage };
-  const length = Math.min(shortMessage[0]! + 1, shortMessage.length);
+  if ((esmClass & 0x40) === 0 || shortMessage.length === 0)
+    return { udh: null, body: shortMessage };
+  const length = Math.min(shortMessage[0] + 1, shortMessage.length);
   return { udh: shortMessage.subarray(0, length), body: shortMessage.subarray(length) };
 }
 
@@ -403,11 +462,13 @@ function stripUdh(shortMessage: Buffer, esmClass: number): { udh: Buffer | null;
 function concatInfo(udh: Buffer): { ref: number; total: number; seq: number } | undefined {
   let at = 1;
   while (at + 1 < udh.length) {
-    const iei = udh[at]!;
-    const length = udh[at + 1]!;
+    const iei = udh[at];
+    const length = udh[at + 1];
     const data = udh.subarray(at + 2, at + 2 + length);
-    if (iei === 0x00 && length === 3 && data.length === 3) return { ref: data[0]!, total: data[1]!, seq: data[2]! };
-    if (iei === 0x08 && length === 4 && data.length === 4) return { ref: data.readUInt16BE(0), total: data[2]!, seq: data[3]! };
+    if (iei === 0x00 && length === 3 && data.length === 3)
+      return { ref: data[0], total: data[1], seq: data[2] };
+    if (iei === 0x08 && length === 4 && data.length === 4)
+      return { ref: data.readUInt16BE(0), total: data[2], seq: data[3] };
     at += 2 + length;
   }
   return undefined;

@@ -21,17 +21,25 @@ export interface SmppConnectorOptions {
   receiptIdFormat: IdFormat;
 }
 
-function integer(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+function integer(
+  params: URLSearchParams,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = params.get(name);
   if (raw === null || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
   return value;
 }
 
 function idFormat(params: URLSearchParams, name: string): IdFormat {
   const raw = params.get(name) ?? 'auto';
-  if (raw !== 'auto' && raw !== 'hex' && raw !== 'decimal') throw new Error(`SMSC_URL: ${name} must be auto, hex or decimal`);
+  if (raw !== 'auto' && raw !== 'hex' && raw !== 'decimal')
+    throw new Error(`SMSC_URL: ${name} must be auto, hex or decimal`);
   return raw;
 }
 
@@ -43,7 +51,19 @@ function decode(raw: string, name: string): string {
   }
 }
 
-const KNOWN = new Set(['window', 'throughput', 'system_type', 'source_ton', 'source_npi', 'dest_ton', 'dest_npi', 'response_timeout_ms', 'enquire_link_ms', 'id_format', 'receipt_id_format']);
+const KNOWN = new Set([
+  'window',
+  'throughput',
+  'system_type',
+  'source_ton',
+  'source_npi',
+  'dest_ton',
+  'dest_npi',
+  'response_timeout_ms',
+  'enquire_link_ms',
+  'id_format',
+  'receipt_id_format',
+]);
 
 /** `smpp://system_id:password@host:port?window=50&throughput=0&…` (DESIGN.md 4.4). */
 export function parseSmscUrl(url: string): SmppConnectorOptions {
@@ -56,9 +76,11 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
   if (parsed.protocol !== 'smpp:') throw new Error('SMSC_URL: expected the smpp:// scheme');
   if (!parsed.hostname) throw new Error('SMSC_URL: host is missing');
   const params = parsed.searchParams;
-  for (const key of params.keys()) if (!KNOWN.has(key)) throw new Error(`SMSC_URL: unknown parameter ${key}`);
+  for (const key of params.keys())
+    if (!KNOWN.has(key)) throw new Error(`SMSC_URL: unknown parameter ${key}`);
   const throughput = Number(params.get('throughput') ?? '0');
-  if (!Number.isFinite(throughput) || throughput < 0) throw new Error('SMSC_URL: throughput must be a number ≥ 0');
+  if (!Number.isFinite(throughput) || throughput < 0)
+    throw new Error('SMSC_URL: throughput must be a number ≥ 0');
   const systemId = decode(parsed.username, 'system_id');
   if (systemId.length > 15) throw new Error('SMSC_URL: system_id is longer than 15 characters');
   return {

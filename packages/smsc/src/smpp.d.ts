@@ -29,7 +29,11 @@ declare module 'smpp' {
     socket: Socket;
     /** Response callbacks by sequence number; we remove ours when a response timed out. */
     _callbacks: Record<number, (pdu: PDU) => void>;
-    send(pdu: PDU | OutgoingPdu, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
+    send(
+      pdu: PDU | OutgoingPdu,
+      responseCallback?: (pdu: PDU) => void,
+      sendCallback?: (pdu: PDU) => void,
+    ): boolean;
     bind_transceiver(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     unbind(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     deliver_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
@@ -43,8 +47,14 @@ declare module 'smpp' {
     sessions: Session[];
   }
 
-  export function connect(options: { url: string; auto_enquire_link_period?: number }, listener?: () => void): Session;
-  export function createServer(options: Record<string, unknown>, listener: (session: Session) => void): Server;
+  export function connect(
+    options: { url: string; auto_enquire_link_period?: number },
+    listener?: () => void,
+  ): Session;
+  export function createServer(
+    options: Record<string, unknown>,
+    listener: (session: Session) => void,
+  ): Server;
 
   export const errors: Record<string, number>;
   export const filters: { message: { decode: (value: unknown, skipUdh?: boolean) => unknown } };

@@ -33,7 +33,15 @@ export interface SubmitResult {
   smscIds: string[];
 }
 
-export type ReceiptState = 'delivered' | 'undelivered' | 'expired' | 'rejected' | 'deleted' | 'accepted' | 'unknown' | 'enroute';
+export type ReceiptState =
+  | 'delivered'
+  | 'undelivered'
+  | 'expired'
+  | 'rejected'
+  | 'deleted'
+  | 'accepted'
+  | 'unknown'
+  | 'enroute';
 
 /** A delivery receipt (deliver_sm with esm_class 0x04), parsed. */
 export interface DeliveryReceipt {

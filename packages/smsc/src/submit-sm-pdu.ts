@@ -46,7 +46,21 @@ export class SubmitSmPdu {
     const validity = f.validityPeriod ?? '';
     // service_type (empty), then the fields in order; every C-octet string adds its NUL.
     const length =
-      HEADER + 1 + 2 + f.sourceAddr.length + 1 + 2 + f.destinationAddr.length + 1 + 3 + schedule.length + 1 + validity.length + 1 + 5 + f.shortMessage.length;
+      HEADER +
+      1 +
+      2 +
+      f.sourceAddr.length +
+      1 +
+      2 +
+      f.destinationAddr.length +
+      1 +
+      3 +
+      schedule.length +
+      1 +
+      validity.length +
+      1 +
+      5 +
+      f.shortMessage.length;
     const b = Buffer.allocUnsafe(length);
     b.writeUInt32BE(length, 0);
     b.writeUInt32BE(SUBMIT_SM, 4);

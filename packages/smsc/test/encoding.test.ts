@@ -17,35 +17,88 @@ import {
 } from '../src/encoding';
 
 const plan = (content: string, coding?: number) => planMessage({ content, coding }, 255);
-const split = (content: string, coding?: number) => splitMessage({ content, coding }, { maxParts: 255, ref: 0x2a });
-const bodies = (m: { parts: Buffer[]; esmClass: number }) => m.parts.map((p) => stripUdh(p, m.esmClass).body);
+const split = (content: string, coding?: number) =>
+  splitMessage({ content, coding }, { maxParts: 255, ref: 0x2a });
+const bodies = (m: { parts: Buffer[]; esmClass: number }) =>
+  m.parts.map((p) => stripUdh(p, m.esmClass).body);
 
 describe('GSM 03.38', () => {
   it('has 128 entries and the well-known positions', () => {
     expect([...GSM7_BASIC]).toHaveLength(128);
     expect(encodeText('@$_', GSM7)).toEqual(Buffer.from([0x00, 0x02, 0x11]));
-    expect(encodeText('Hello @ £ €', GSM7)).toEqual(Buffer.from([0x48, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x00, 0x20, 0x01, 0x20, 0x1b, 0x65]));
+    expect(encodeText('Hello @ £ €', GSM7)).toEqual(
+      Buffer.from([0x48, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x00, 0x20, 0x01, 0x20, 0x1b, 0x65]),
+    );
     const known: [string, number][] = [
-      ['@', 0x00], ['£', 0x01], ['$', 0x02], ['¥', 0x03], ['è', 0x04], ['é', 0x05], ['ù', 0x06], ['ì', 0x07], ['ò', 0x08], ['Ç', 0x09],
-      ['\n', 0x0a], ['Ø', 0x0b], ['ø', 0x0c], ['\r', 0x0d], ['Å', 0x0e], ['å', 0x0f], ['Δ', 0x10], ['_', 0x11], ['Φ', 0x12], ['Γ', 0x13],
-      ['Λ', 0x14], ['Ω', 0x15], ['Π', 0x16], ['Ψ', 0x17], ['Σ', 0x18], ['Θ', 0x19], ['Ξ', 0x1a], ['Æ', 0x1c], ['æ', 0x1d], ['ß', 0x1e],
-      ['É', 0x1f], [' ', 0x20], ['¤', 0x24], ['0', 0x30], ['?', 0x3f], ['¡', 0x40], ['A', 0x41], ['Z', 0x5a], ['Ä', 0x5b], ['Ö', 0x5c],
-      ['Ñ', 0x5d], ['Ü', 0x5e], ['§', 0x5f], ['¿', 0x60], ['a', 0x61], ['z', 0x7a], ['ä', 0x7b], ['ö', 0x7c], ['ñ', 0x7d], ['ü', 0x7e], ['à', 0x7f],
+      ['@', 0x00],
+      ['£', 0x01],
+      ['$', 0x02],
+      ['¥', 0x03],
+      ['è', 0x04],
+      ['é', 0x05],
+      ['ù', 0x06],
+      ['ì', 0x07],
+      ['ò', 0x08],
+      ['Ç', 0x09],
+      ['\n', 0x0a],
+      ['Ø', 0x0b],
+      ['ø', 0x0c],
+      ['\r', 0x0d],
+      ['Å', 0x0e],
+      ['å', 0x0f],
+      ['Δ', 0x10],
+      ['_', 0x11],
+      ['Φ', 0x12],
+      ['Γ', 0x13],
+      ['Λ', 0x14],
+      ['Ω', 0x15],
+      ['Π', 0x16],
+      ['Ψ', 0x17],
+      ['Σ', 0x18],
+      ['Θ', 0x19],
+      ['Ξ', 0x1a],
+      ['Æ', 0x1c],
+      ['æ', 0x1d],
+      ['ß', 0x1e],
+      ['É', 0x1f],
+      [' ', 0x20],
+      ['¤', 0x24],
+      ['0', 0x30],
+      ['?', 0x3f],
+      ['¡', 0x40],
+      ['A', 0x41],
+      ['Z', 0x5a],
+      ['Ä', 0x5b],
+      ['Ö', 0x5c],
+      ['Ñ', 0x5d],
+      ['Ü', 0x5e],
+      ['§', 0x5f],
+      ['¿', 0x60],
+      ['a', 0x61],
+      ['z', 0x7a],
+      ['ä', 0x7b],
+      ['ö', 0x7c],
+      ['ñ', 0x7d],
+      ['ü', 0x7e],
+      ['à', 0x7f],
     ];
-    for (const [char, septet] of known) expect([char, [...encodeText(char, GSM7)]]).toEqual([char, [septet]]);
+    for (const [char, septet] of known)
+      expect([char, [...encodeText(char, GSM7)]]).toEqual([char, [septet]]);
   });
 
   it('encodes every basic character to its own septet and back', () => {
     for (let i = 0; i < 128; i++) {
       if (i === 0x1b) continue;
-      const char = GSM7_BASIC[i]!;
+      const char = GSM7_BASIC[i];
       expect(encodeText(char, GSM7)).toEqual(Buffer.from([i]));
       expect(decodeText(Buffer.from([i]), GSM7)).toBe(char);
     }
   });
 
   it('escapes the extension table with 0x1B', () => {
-    expect(Object.keys(GSM7_EXTENSION).sort()).toEqual(['\f', '[', '\\', ']', '^', '{', '|', '}', '~', '€'].sort());
+    expect(Object.keys(GSM7_EXTENSION).sort()).toEqual(
+      ['\f', '[', '\\', ']', '^', '{', '|', '}', '~', '€'].sort(),
+    );
     expect([...encodeText('\f^{}\\[~]|€', GSM7)]).toEqual(
       [0x0a, 0x14, 0x28, 0x29, 0x2f, 0x3c, 0x3d, 0x3e, 0x40, 0x65].flatMap((v) => [0x1b, v]),
     );
@@ -67,9 +120,13 @@ describe('GSM 03.38', () => {
     expect(() => plan('你好', GSM7)).toThrow(EncodingError);
     expect(() => plan('你好', LATIN1)).toThrow(EncodingError);
     expect(() => plan('a你好', LATIN1)).toThrow(/"你" \(U\+4F60\) at position 2 .*data_coding 3/);
-    expect(() => encodeText('price: 5€', LATIN1)).toThrow('character "€" (U+20AC) at position 9 cannot be encoded in data_coding 3 (Latin-1)');
+    expect(() => encodeText('price: 5€', LATIN1)).toThrow(
+      'character "€" (U+20AC) at position 9 cannot be encoded in data_coding 3 (Latin-1)',
+    );
     expect(() => encodeText('👋x`', GSM7)).toThrow(/"👋" \(U\+1F44B\) at position 1/);
-    expect(() => encodeText('ab`', GSM7)).toThrow(/"`" \(U\+0060\) at position 3 cannot be encoded in data_coding 0 \(GSM 03.38\)/);
+    expect(() => encodeText('ab`', GSM7)).toThrow(
+      /"`" \(U\+0060\) at position 3 cannot be encoded in data_coding 0 \(GSM 03.38\)/,
+    );
     expect(() => plan('é', ASCII)).toThrow(EncodingError);
     expect(() => plan('text', BINARY)).toThrow(/data_coding 4 .*hex_content/);
     expect(() => plan('text', 2)).toThrow(EncodingError);
@@ -87,7 +144,8 @@ describe('GSM 03.38', () => {
       ['Café ÿ ¤ ©', LATIN1],
       ['Привет 👋 你好 @', UCS2],
     ];
-    for (const [text, coding] of samples) expect(decodeText(encodeText(text, coding), coding)).toBe(text);
+    for (const [text, coding] of samples)
+      expect(decodeText(encodeText(text, coding), coding)).toBe(text);
     expect(encodeText('a👋', UCS2)).toEqual(Buffer.from([0x00, 0x61, 0xd8, 0x3d, 0xdc, 0x4b]));
     expect(encodeText('ÿ', LATIN1)).toEqual(Buffer.from([0xff]));
   });
@@ -134,10 +192,14 @@ describe('segments', () => {
   it('puts the UDH 05 00 03 ref total seq on every part, with esm_class 0x40', () => {
     const message = split('a'.repeat(400));
     expect(message.esmClass).toBe(0x40);
-    expect(message.parts.map((p) => [...p.subarray(0, 6)])).toEqual([1, 2, 3].map((seq) => [5, 0, 3, 0x2a, 3, seq]));
+    expect(message.parts.map((p) => [...p.subarray(0, 6)])).toEqual(
+      [1, 2, 3].map((seq) => [5, 0, 3, 0x2a, 3, seq]),
+    );
     expect(message.parts.map((p) => p.length - 6)).toEqual([153, 153, 94]);
     const ucs2 = split('я'.repeat(140));
-    expect(ucs2.parts.map((p) => [...p.subarray(0, 6)])).toEqual([1, 2, 3].map((seq) => [5, 0, 3, 0x2a, 3, seq]));
+    expect(ucs2.parts.map((p) => [...p.subarray(0, 6)])).toEqual(
+      [1, 2, 3].map((seq) => [5, 0, 3, 0x2a, 3, seq]),
+    );
     expect(ucs2.parts.map((p) => p.length - 6)).toEqual([134, 134, 12]);
     expect(split('short').esmClass).toBe(0);
     expect(split('short').parts).toEqual([Buffer.from('short')]);
@@ -147,22 +209,24 @@ describe('segments', () => {
     const refs = new Set<number>();
     for (let i = 0; i < 40; i++) {
       const message = splitMessage({ content: 'b'.repeat(500) }, { maxParts: 10 });
-      const partRefs = message.parts.map((p) => p[3]!);
+      const partRefs = message.parts.map((p) => p[3]);
       expect(new Set(partRefs).size).toBe(1);
       expect(partRefs[0]).toBeGreaterThanOrEqual(0);
       expect(partRefs[0]).toBeLessThanOrEqual(255);
       expect(message.parts.map((p) => p[4])).toEqual([4, 4, 4, 4]);
-      refs.add(partRefs[0]!);
+      refs.add(partRefs[0]);
     }
     expect(refs.size).toBeGreaterThan(1);
-    expect(splitMessage({ content: 'c'.repeat(200) }, { maxParts: 2, ref: 0x1ff }).parts[1]![3]).toBe(0xff);
+    expect(
+      splitMessage({ content: 'c'.repeat(200) }, { maxParts: 2, ref: 0x1ff }).parts[1][3],
+    ).toBe(0xff);
   });
 
   it('never splits an escape sequence', () => {
     const message = split(`${'x'.repeat(152)}€${'y'.repeat(10)}`);
     const [first, second] = bodies(message);
     expect(first).toHaveLength(152);
-    expect([...second!.subarray(0, 2)]).toEqual([0x1b, 0x65]);
+    expect([...second.subarray(0, 2)]).toEqual([0x1b, 0x65]);
     expect(message.parts).toHaveLength(2);
     // The escape ending exactly on the boundary stays in the first part.
     expect(bodies(split(`${'x'.repeat(151)}€${'y'.repeat(10)}`))[0]).toHaveLength(153);
@@ -177,13 +241,26 @@ describe('segments', () => {
   });
 
   it('passes hex_content through byte for byte with its coding', () => {
-    const message = splitMessage({ hexContent: '00480069d83ddc4b', coding: UCS2 }, { maxParts: 10 });
-    expect(message).toEqual({ dataCoding: UCS2, parts: [Buffer.from('00480069d83ddc4b', 'hex')], esmClass: 0 });
-    expect(planMessage({ hexContent: 'ff'.repeat(140), coding: BINARY }, 10)).toEqual({ coding: BINARY, segments: 1 });
+    const message = splitMessage(
+      { hexContent: '00480069d83ddc4b', coding: UCS2 },
+      { maxParts: 10 },
+    );
+    expect(message).toEqual({
+      dataCoding: UCS2,
+      parts: [Buffer.from('00480069d83ddc4b', 'hex')],
+      esmClass: 0,
+    });
+    expect(planMessage({ hexContent: 'ff'.repeat(140), coding: BINARY }, 10)).toEqual({
+      coding: BINARY,
+      segments: 1,
+    });
     expect(planMessage({ hexContent: 'ff'.repeat(141), coding: BINARY }, 10).segments).toBe(2);
     expect(planMessage({ hexContent: 'ff'.repeat(268), coding: 2 }, 10).segments).toBe(2);
     expect(planMessage({ hexContent: 'ff'.repeat(269), coding: 2 }, 10).segments).toBe(3);
-    const binary = splitMessage({ hexContent: 'ab'.repeat(141), coding: BINARY }, { maxParts: 10, ref: 7 });
+    const binary = splitMessage(
+      { hexContent: 'ab'.repeat(141), coding: BINARY },
+      { maxParts: 10, ref: 7 },
+    );
     expect(binary.parts.map((p) => p.length)).toEqual([140, 13]);
     expect(Buffer.concat(bodies(binary))).toEqual(Buffer.from('ab'.repeat(141), 'hex'));
     expect(() => planMessage({ hexContent: 'ff', coding: GSM7 }, 10)).toThrow(/septet/);
@@ -191,28 +268,52 @@ describe('segments', () => {
     expect(() => planMessage({ hexContent: '00', coding: UCS2 }, 10)).toThrow(/code units/);
     expect(() => planMessage({ hexContent: 'abc', coding: BINARY }, 10)).toThrow(/hexadecimal/);
     expect(() => planMessage({ hexContent: 'zz', coding: BINARY }, 10)).toThrow(EncodingError);
-    expect(() => planMessage({ hexContent: '00', coding: 11 }, 10)).toThrow(/unknown data_coding 11/);
+    expect(() => planMessage({ hexContent: '00', coding: 11 }, 10)).toThrow(
+      /unknown data_coding 11/,
+    );
   });
 
   it('takes hex_content without a coding as GSM 03.38 septets, one per octet', () => {
-    expect(planMessage({ hexContent: '41'.repeat(160) }, 10)).toEqual({ coding: GSM7, segments: 1 });
-    expect(planMessage({ hexContent: '41'.repeat(161) }, 10)).toEqual({ coding: GSM7, segments: 2 });
+    expect(planMessage({ hexContent: '41'.repeat(160) }, 10)).toEqual({
+      coding: GSM7,
+      segments: 1,
+    });
+    expect(planMessage({ hexContent: '41'.repeat(161) }, 10)).toEqual({
+      coding: GSM7,
+      segments: 2,
+    });
     expect(planMessage({ hexContent: '41'.repeat(306), coding: GSM7 }, 10).segments).toBe(2);
     expect(planMessage({ hexContent: '41'.repeat(307), coding: GSM7 }, 10).segments).toBe(3);
-    const escaped = splitMessage({ hexContent: `${'41'.repeat(152)}1b65${'42'.repeat(10)}` }, { maxParts: 10, ref: 1 });
+    const escaped = splitMessage(
+      { hexContent: `${'41'.repeat(152)}1b65${'42'.repeat(10)}` },
+      { maxParts: 10, ref: 1 },
+    );
     expect(bodies(escaped).map((b) => b.length)).toEqual([152, 12]);
-    expect(decodeText(Buffer.concat(bodies(escaped)), GSM7)).toBe(`${'A'.repeat(152)}€${'B'.repeat(10)}`);
-    const pair = splitMessage({ hexContent: `${'0041'.repeat(66)}d83ddc4b${'0042'.repeat(5)}`, coding: UCS2 }, { maxParts: 10, ref: 1 });
+    expect(decodeText(Buffer.concat(bodies(escaped)), GSM7)).toBe(
+      `${'A'.repeat(152)}€${'B'.repeat(10)}`,
+    );
+    const pair = splitMessage(
+      { hexContent: `${'0041'.repeat(66)}d83ddc4b${'0042'.repeat(5)}`, coding: UCS2 },
+      { maxParts: 10, ref: 1 },
+    );
     expect(bodies(pair).map((b) => b.length)).toEqual([132, 14]);
   });
 
   it('refuses more parts than allowed', () => {
-    expect(() => planMessage({ content: 'x'.repeat(153 * 3 + 1) }, 3)).toThrow(/needs 4 parts; at most 3/);
-    expect(() => splitMessage({ content: 'x'.repeat(153 * 3 + 1) }, { maxParts: 3 })).toThrow(EncodingError);
-    expect(() => planMessage({ content: 'я'.repeat(67 * 10 + 1) }, 10)).toThrow('message needs 11 parts; at most 10 are allowed');
+    expect(() => planMessage({ content: 'x'.repeat(153 * 3 + 1) }, 3)).toThrow(
+      /needs 4 parts; at most 3/,
+    );
+    expect(() => splitMessage({ content: 'x'.repeat(153 * 3 + 1) }, { maxParts: 3 })).toThrow(
+      EncodingError,
+    );
+    expect(() => planMessage({ content: 'я'.repeat(67 * 10 + 1) }, 10)).toThrow(
+      'message needs 11 parts; at most 10 are allowed',
+    );
     expect(planMessage({ content: 'x'.repeat(153 * 3) }, 3).segments).toBe(3);
     // total and seq are single octets.
-    expect(() => planMessage({ content: 'x'.repeat(153 * 255 + 1) }, 1000)).toThrow(/needs 256 parts; at most 255/);
+    expect(() => planMessage({ content: 'x'.repeat(153 * 255 + 1) }, 1000)).toThrow(
+      /needs 256 parts; at most 255/,
+    );
   });
 
   it('counts exactly what it sends, for random texts', () => {
@@ -234,9 +335,11 @@ describe('segments', () => {
       expect(sent.esmClass).toBe(sent.parts.length > 1 ? 0x40 : 0);
       const parts = bodies(sent);
       for (const body of parts) {
-        expect(body.length).toBeLessThanOrEqual(sent.parts.length > 1 ? (sent.dataCoding === GSM7 ? 153 : 134) : 160);
+        expect(body.length).toBeLessThanOrEqual(
+          sent.parts.length > 1 ? (sent.dataCoding === GSM7 ? 153 : 134) : 160,
+        );
         if (sent.dataCoding === GSM7) expect(body[body.length - 1]).not.toBe(0x1b);
-        else expect(body[body.length - 2]! >= 0xd8 && body[body.length - 2]! <= 0xdb).toBe(false);
+        else expect(body[body.length - 2] >= 0xd8 && body[body.length - 2] <= 0xdb).toBe(false);
       }
       expect(parts.map((b) => decodeText(b, sent.dataCoding)).join('')).toBe(text);
     }

@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@smsgw/kit';
-import { HttpConnector, SmscError, parseHttpSmscUrl, splitMessage, type SubmitRequest } from '../src';
+import {
+  HttpConnector,
+  SmscError,
+  parseHttpSmscUrl,
+  splitMessage,
+  type SubmitRequest,
+} from '../src';
 
 /** A small upstream speaking the simpler HTTP interface. */
 let upstream: Server;
@@ -14,7 +20,8 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://upstream');
     seen.push(url.searchParams);
     if (url.pathname !== '/api/send') return void res.writeHead(404).end('Error "no such path"');
-    if (url.searchParams.get('password') !== 'secret') return void res.writeHead(403).end('Error "Authentication failure"');
+    if (url.searchParams.get('password') !== 'secret')
+      return void res.writeHead(403).end('Error "Authentication failure"');
     const to = url.searchParams.get('to') ?? '';
     if (to.startsWith('999')) return void res.writeHead(400).end('Error "Bad destination"');
     if (to.startsWith('500')) return void res.writeHead(500).end('Error "busy"');
@@ -29,15 +36,31 @@ afterAll(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-const connector = () => new HttpConnector({ ...parseHttpSmscUrl(base), name: 'upstream' }, createLogger('test', 'silent'));
+const connector = () =>
+  new HttpConnector(
+    { ...parseHttpSmscUrl(base), name: 'upstream' },
+    createLogger('test', 'silent'),
+  );
 const request = (content: string, to = '41790000001'): SubmitRequest => {
   const encoded = splitMessage({ content }, { maxParts: 10 });
-  return { to, from: 'Acme', dataCoding: encoded.dataCoding, parts: encoded.parts, registeredDelivery: true };
+  return {
+    to,
+    from: 'Acme',
+    dataCoding: encoded.dataCoding,
+    parts: encoded.parts,
+    registeredDelivery: true,
+  };
 };
 
 describe('HttpConnector', () => {
   it('parses its SMSC_URL without leaking credentials into the base URL', () => {
-    expect(parseHttpSmscUrl('https://u%40x:p%3A@up.example/gw?window=5')).toEqual({ baseUrl: 'https://up.example/gw', username: 'u@x', password: 'p:', window: 5, timeoutMs: 10_000 });
+    expect(parseHttpSmscUrl('https://u%40x:p%3A@up.example/gw?window=5')).toEqual({
+      baseUrl: 'https://up.example/gw',
+      username: 'u@x',
+      password: 'p:',
+      window: 5,
+      timeoutMs: 10_000,
+    });
     expect(() => parseHttpSmscUrl('http://a:b@h?colour=1')).toThrow(/colour/);
   });
 
@@ -47,26 +70,55 @@ describe('HttpConnector', () => {
     const text = 'Привет, '.repeat(20);
     const result = await c.submit(request(text));
     const sent = seen.at(-1)!;
-    expect(Object.fromEntries(sent)).toEqual({ username: 'gw', password: 'secret', to: '41790000001', from: 'Acme', coding: '8', content: text });
+    expect(Object.fromEntries(sent)).toEqual({
+      username: 'gw',
+      password: 'secret',
+      to: '41790000001',
+      from: 'Acme',
+      coding: '8',
+      content: text,
+    });
     expect(result.smscIds).toHaveLength(1);
     expect(c.isUp()).toBe(true);
   });
 
   it('forwards priority, validity-period and sdt under the names of the interface', async () => {
-    await connector().submit({ ...request('later'), priority: 2, validityMinutes: 90, scheduleDeliveryTime: '260101120000000R' });
-    expect(Object.fromEntries(seen.at(-1)!)).toMatchObject({ content: 'later', priority: '2', 'validity-period': '90', sdt: '260101120000000R' });
+    await connector().submit({
+      ...request('later'),
+      priority: 2,
+      validityMinutes: 90,
+      scheduleDeliveryTime: '260101120000000R',
+    });
+    expect(Object.fromEntries(seen.at(-1)!)).toMatchObject({
+      content: 'later',
+      priority: '2',
+      'validity-period': '90',
+      sdt: '260101120000000R',
+    });
   });
 
   it('sends binary content as hex-content', async () => {
-    await connector().submit({ to: '41790000001', from: null, dataCoding: 4, parts: [Buffer.from([0xde, 0xad, 0xbe, 0xef])], registeredDelivery: false });
+    await connector().submit({
+      to: '41790000001',
+      from: null,
+      dataCoding: 4,
+      parts: [Buffer.from([0xde, 0xad, 0xbe, 0xef])],
+      registeredDelivery: false,
+    });
     expect(seen.at(-1)!.get('hex-content')).toBe('deadbeef');
     expect(seen.at(-1)!.has('content')).toBe(false);
   });
 
   it('maps a refusal to a permanent error and an upstream failure or timeout to a transient one', async () => {
     const c = connector();
-    await expect(c.submit(request('x', '999123'))).rejects.toMatchObject({ code: 'HTTP_400', permanent: true });
-    await expect(c.submit(request('x', '500123'))).rejects.toMatchObject({ code: 'HTTP_500', permanent: false });
+    await expect(c.submit(request('x', '999123'))).rejects.toMatchObject({
+      code: 'HTTP_400',
+      permanent: true,
+    });
+    await expect(c.submit(request('x', '500123'))).rejects.toMatchObject({
+      code: 'HTTP_500',
+      permanent: false,
+    });
     const late = await c.submit(request('x', '777123')).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(SmscError);
     expect(late).toMatchObject({ code: 'TIMEOUT', permanent: false });

@@ -1,7 +1,8 @@
 import { ConfigError, parseConfig, runNode } from '@smsgw/kit';
 import { simulatorConfigShape, simulatorOptions } from '../src/simulator-config';
 
-const optionsFrom = (env: Record<string, string>) => simulatorOptions(parseConfig(simulatorConfigShape, env));
+const optionsFrom = (env: Record<string, string>) =>
+  simulatorOptions(parseConfig(simulatorConfigShape, env));
 
 describe('simulator environment', () => {
   it('defaults to what docker-compose relied on: receipts after 100 ms, hex answers, decimal receipts', () => {
@@ -20,7 +21,9 @@ describe('simulator environment', () => {
       idFormat: { response: 'hex', receipt: 'decimal', upperCase: true, leadingZeros: 0 },
     });
     expect(options).not.toHaveProperty('systemId');
-    expect((options.receiptStat as (to: string) => string | undefined)('41790000001')).toBeUndefined();
+    expect(
+      (options.receiptStat as (to: string) => string | undefined)('41790000001'),
+    ).toBeUndefined();
   });
 
   it('reads every option', () => {
@@ -57,16 +60,37 @@ describe('simulator environment', () => {
     });
     const stat = options.receiptStat as (to: string) => string | undefined;
     // The longest matching suffix wins; destinations no rule names get SIM_RECEIPT_STAT.
-    expect(['41790000009', '41790000099', '41790000008', '41790000001'].map(stat)).toEqual(['UNDELIV', 'EXPIRED', 'REJECTD', 'ACCEPTD']);
+    expect(['41790000009', '41790000099', '41790000008', '41790000001'].map(stat)).toEqual([
+      'UNDELIV',
+      'EXPIRED',
+      'REJECTD',
+      'ACCEPTD',
+    ]);
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
     ['a rate above 1', { SIM_FAILURE_RATE: '1.5' }, /^SIM_FAILURE_RATE: /],
-    ['a latency that is not a number or range', { SIM_LATENCY_MS: 'fast' }, /^SIM_LATENCY_MS: a number of milliseconds/],
-    ['receipts neither true nor false', { SIM_DELIVERY_RECEIPTS: 'maybe' }, /^SIM_DELIVERY_RECEIPTS: /],
+    [
+      'a latency that is not a number or range',
+      { SIM_LATENCY_MS: 'fast' },
+      /^SIM_LATENCY_MS: a number of milliseconds/,
+    ],
+    [
+      'receipts neither true nor false',
+      { SIM_DELIVERY_RECEIPTS: 'maybe' },
+      /^SIM_DELIVERY_RECEIPTS: /,
+    ],
     ['an unknown stat', { SIM_RECEIPT_STAT: 'DELIVERED' }, /^SIM_RECEIPT_STAT: /],
-    ['a suffix rule without digits', { SIM_RECEIPT_STAT_BY_SUFFIX: 'x=UNDELIV' }, /^SIM_RECEIPT_STAT_BY_SUFFIX: "x=UNDELIV" is not <digits>=<stat>/],
-    ['a suffix rule with an unknown stat', { SIM_RECEIPT_STAT_BY_SUFFIX: '9=LOST' }, /^SIM_RECEIPT_STAT_BY_SUFFIX: /],
+    [
+      'a suffix rule without digits',
+      { SIM_RECEIPT_STAT_BY_SUFFIX: 'x=UNDELIV' },
+      /^SIM_RECEIPT_STAT_BY_SUFFIX: "x=UNDELIV" is not <digits>=<stat>/,
+    ],
+    [
+      'a suffix rule with an unknown stat',
+      { SIM_RECEIPT_STAT_BY_SUFFIX: '9=LOST' },
+      /^SIM_RECEIPT_STAT_BY_SUFFIX: /,
+    ],
     ['an unknown receipt session', { SIM_RECEIPT_SESSION: 'any' }, /^SIM_RECEIPT_SESSION: /],
     ['an unknown id format', { SIM_ID_FORMAT_RESPONSE: 'base64' }, /^SIM_ID_FORMAT_RESPONSE: /],
     ['negative leading zeros', { SIM_ID_LEADING_ZEROS: '-1' }, /^SIM_ID_LEADING_ZEROS: /],
@@ -85,7 +109,11 @@ describe('simulator environment', () => {
   });
 
   it('the simulator process refuses a bad variable with one line naming it (needs the build)', async () => {
-    const result = await runNode('packages/smsc/dist/simulator-main.js', [], { SIM_RECEIPT_SESSION: 'any', SIM_PORT: '0', SIM_HTTP_PORT: '0' });
+    const result = await runNode('packages/smsc/dist/simulator-main.js', [], {
+      SIM_RECEIPT_SESSION: 'any',
+      SIM_PORT: '0',
+      SIM_HTTP_PORT: '0',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^configuration error: SIM_RECEIPT_SESSION: [^\n]+\n$/);
   });

@@ -2,7 +2,15 @@ import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
 import { createLogger, waitFor } from '@smsgw/kit';
-import { SmppConnector, SmppSimulator, SmscError, parseSmscUrl, type DeliveryReceipt, type SmppSimulatorOptions, type SubmitRequest } from '../src';
+import {
+  SmppConnector,
+  SmppSimulator,
+  SmscError,
+  parseSmscUrl,
+  type DeliveryReceipt,
+  type SmppSimulatorOptions,
+  type SubmitRequest,
+} from '../src';
 
 const logger = createLogger('test', 'silent');
 const running: { stop(): Promise<void> }[] = [];
@@ -13,8 +21,16 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function connectorFor(port: number, query = 'window=10&response_timeout_ms=2000', credentials = 'sys:pw', extra: { onSessionChange?: (up: boolean) => void } = {}) {
-  const connector = new SmppConnector({ ...parseSmscUrl(`smpp://${credentials}@127.0.0.1:${port}?${query}`), name: 'test', ...extra }, logger);
+function connectorFor(
+  port: number,
+  query = 'window=10&response_timeout_ms=2000',
+  credentials = 'sys:pw',
+  extra: { onSessionChange?: (up: boolean) => void } = {},
+) {
+  const connector = new SmppConnector(
+    { ...parseSmscUrl(`smpp://${credentials}@127.0.0.1:${port}?${query}`), name: 'test', ...extra },
+    logger,
+  );
   running.push(connector);
   return connector;
 }
@@ -47,12 +63,15 @@ async function rawServer(onSession: (session: Session) => void) {
 }
 
 function answerBinds(session: Session, statuses: number[] = []): void {
-  session.on('bind_transceiver', (pdu: PDU) => session.send(pdu.response({ command_status: statuses.shift() ?? 0, system_id: 'raw' })));
+  session.on('bind_transceiver', (pdu: PDU) =>
+    session.send(pdu.response({ command_status: statuses.shift() ?? 0, system_id: 'raw' })),
+  );
   session.on('unbind', (pdu: PDU) => session.send(pdu.response()));
 }
 
 /** Concatenation UDH 05 00 03 ref total seq. */
-const udh = (ref: number, total: number, seq: number) => Buffer.from([0x05, 0x00, 0x03, ref, total, seq]);
+const udh = (ref: number, total: number, seq: number) =>
+  Buffer.from([0x05, 0x00, 0x03, ref, total, seq]);
 const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
 
 const request = (overrides: Partial<SubmitRequest> = {}): SubmitRequest => ({
@@ -70,14 +89,22 @@ describe('SmppConnector against the simulator', () => {
     const { sim, connector } = await pair();
     await connector.start();
     expect(connector.isUp()).toBe(true);
-    expect(sim.binds).toEqual([{ systemId: 'sys', interfaceVersion: 0x34, command: 'bind_transceiver' }]);
+    expect(sim.binds).toEqual([
+      { systemId: 'sys', interfaceVersion: 0x34, command: 'bind_transceiver' },
+    ]);
     const result = await connector.submit(request());
     expect(sim.received).toHaveLength(1);
-    expect(sim.received[0]).toMatchObject({ to: '41790000001', from: 'Acme', dataCoding: 0, esmClass: 0, registeredDelivery: 0 });
-    expect([...sim.received[0]!.shortMessage]).toEqual([0x48, 0x00, 0x02]);
+    expect(sim.received[0]).toMatchObject({
+      to: '41790000001',
+      from: 'Acme',
+      dataCoding: 0,
+      esmClass: 0,
+      registeredDelivery: 0,
+    });
+    expect([...sim.received[0].shortMessage]).toEqual([0x48, 0x00, 0x02]);
     // Answered in hex, reported normalised.
-    expect(sim.received[0]!.messageId).toMatch(/^[0-9A-F]*[A-F][0-9A-F]*$/);
-    expect(result.smscIds).toEqual([BigInt(`0x${sim.received[0]!.messageId}`).toString(10)]);
+    expect(sim.received[0].messageId).toMatch(/^[0-9A-F]*[A-F][0-9A-F]*$/);
+    expect(result.smscIds).toEqual([BigInt(`0x${sim.received[0].messageId}`).toString(10)]);
     expect(sim.messages()[0]).toMatchObject({ text: 'H@$', parts: 1 });
   });
 
@@ -87,7 +114,11 @@ describe('SmppConnector against the simulator', () => {
     const first = ucs2('Привет, ');
     const second = ucs2('мир 👋');
     const result = await connector.submit(
-      request({ dataCoding: 0x08, parts: [Buffer.concat([udh(0x2a, 2, 1), first]), Buffer.concat([udh(0x2a, 2, 2), second])], registeredDelivery: true }),
+      request({
+        dataCoding: 0x08,
+        parts: [Buffer.concat([udh(0x2a, 2, 1), first]), Buffer.concat([udh(0x2a, 2, 2), second])],
+        registeredDelivery: true,
+      }),
     );
     expect(result.smscIds).toHaveLength(2);
     expect(result.smscIds).toEqual(sim.received.map((r) => r.smscId));
@@ -95,9 +126,20 @@ describe('SmppConnector against the simulator', () => {
       [0x40, 8, 1],
       [0x40, 8, 1],
     ]);
-    expect(sim.received[0]!.shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(true);
-    expect(sim.received[1]!.shortMessage.equals(Buffer.concat([udh(0x2a, 2, 2), second]))).toBe(true);
-    expect(sim.messages()).toEqual([expect.objectContaining({ text: 'Привет, мир 👋', parts: 2, dataCoding: 8, smscIds: result.smscIds })]);
+    expect(sim.received[0].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(
+      true,
+    );
+    expect(sim.received[1].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 2), second]))).toBe(
+      true,
+    );
+    expect(sim.messages()).toEqual([
+      expect.objectContaining({
+        text: 'Привет, мир 👋',
+        parts: 2,
+        dataCoding: 8,
+        smscIds: result.smscIds,
+      }),
+    ]);
   });
 
   it('refuses to start with a wrong password, and does not retry', async () => {
@@ -111,17 +153,32 @@ describe('SmppConnector against the simulator', () => {
   it('maps throttling and system errors to transient errors and a bad destination to a permanent one', async () => {
     const { connector } = await pair({ throttleRate: 1, rejectDestinations: /^999/ });
     await connector.start();
-    await expect(connector.submit(request())).rejects.toMatchObject({ name: 'SmscError', code: 'ESME_RTHROTTLED', permanent: false, commandStatus: 0x58 });
-    await expect(connector.submit(request({ to: '999123' }))).rejects.toMatchObject({ code: 'ESME_RINVDSTADR', permanent: true, commandStatus: 0x0b });
+    await expect(connector.submit(request())).rejects.toMatchObject({
+      name: 'SmscError',
+      code: 'ESME_RTHROTTLED',
+      permanent: false,
+      commandStatus: 0x58,
+    });
+    await expect(connector.submit(request({ to: '999123' }))).rejects.toMatchObject({
+      code: 'ESME_RINVDSTADR',
+      permanent: true,
+      commandStatus: 0x0b,
+    });
     const failing = await pair({ failureRate: 1 });
     await failing.connector.start();
-    await expect(failing.connector.submit(request())).rejects.toMatchObject({ code: 'ESME_RSYSERR', permanent: false });
+    await expect(failing.connector.submit(request())).rejects.toMatchObject({
+      code: 'ESME_RSYSERR',
+      permanent: false,
+    });
   });
 
   it('rejects a part that does not fit short_message before sending anything', async () => {
     const { sim, connector } = await pair();
     await connector.start();
-    await expect(connector.submit(request({ parts: [Buffer.alloc(255)] }))).rejects.toMatchObject({ code: 'MESSAGE_TOO_LONG', permanent: true });
+    await expect(connector.submit(request({ parts: [Buffer.alloc(255)] }))).rejects.toMatchObject({
+      code: 'MESSAGE_TOO_LONG',
+      permanent: true,
+    });
     await connector.submit(request({ parts: [Buffer.alloc(254, 0x41)] }));
     expect(sim.received.map((r) => r.shortMessage.length)).toEqual([254]);
   });
@@ -140,29 +197,47 @@ describe('SmppConnector against the simulator', () => {
   });
 
   it('never has more submit_sm outstanding than its window', async () => {
-    const { sim, connector } = await pair({ latencyMs: [5, 15] }, 'window=2&response_timeout_ms=5000');
+    const { sim, connector } = await pair(
+      { latencyMs: [5, 15] },
+      'window=2&response_timeout_ms=5000',
+    );
     await connector.start();
-    await Promise.all(Array.from({ length: 10 }, (_, i) => connector.submit(request({ to: `4179000000${i}` }))));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => connector.submit(request({ to: `4179000000${i}` }))),
+    );
     expect(sim.received).toHaveLength(10);
     expect(sim.maxOutstanding).toBe(2);
   });
 
   it('runs concurrent multipart submits through a small window without deadlock, even with more parts than the window', async () => {
-    const { sim, connector } = await pair({ latencyMs: [2, 8] }, 'window=2&response_timeout_ms=3000');
+    const { sim, connector } = await pair(
+      { latencyMs: [2, 8] },
+      'window=2&response_timeout_ms=3000',
+    );
     await connector.start();
-    const parts = (ref: number, total: number) => Array.from({ length: total }, (_, i) => Buffer.concat([udh(ref, total, i + 1), Buffer.from([0x41 + i])]));
+    const parts = (ref: number, total: number) =>
+      Array.from({ length: total }, (_, i) =>
+        Buffer.concat([udh(ref, total, i + 1), Buffer.from([0x41 + i])]),
+      );
     const written: number[] = [];
     const results = await Promise.all([
       connector.submit(request({ parts: parts(1, 2) })),
       connector.submit(request({ parts: parts(2, 2) })),
-      connector.submit(request({ parts: parts(3, 3), onWritten: () => written.push(sim.received.length) })),
+      connector.submit(
+        request({ parts: parts(3, 3), onWritten: () => written.push(sim.received.length) }),
+      ),
       connector.submit(request({ parts: parts(4, 2) })),
     ]);
     expect(results.map((r) => r.smscIds.length)).toEqual([2, 2, 3, 2]);
     expect(sim.received).toHaveLength(9);
     expect(sim.maxOutstanding).toBeLessThanOrEqual(2);
     expect(written).toHaveLength(1);
-    expect(sim.messages().map((m) => m.text).sort()).toEqual(['AB', 'AB', 'AB', 'ABC']);
+    expect(
+      sim
+        .messages()
+        .map((m) => m.text)
+        .sort(),
+    ).toEqual(['AB', 'AB', 'AB', 'ABC']);
   });
 
   it('calls onWritten once, after every part is written and before any answer', async () => {
@@ -171,7 +246,9 @@ describe('SmppConnector against the simulator', () => {
     const calls: boolean[] = [];
     let answered = false;
     const parts = [1, 2, 3].map((seq) => Buffer.concat([udh(9, 3, seq), Buffer.from('abc')]));
-    await connector.submit(request({ parts, onWritten: () => calls.push(answered) })).then(() => (answered = true));
+    await connector
+      .submit(request({ parts, onWritten: () => calls.push(answered) }))
+      .then(() => (answered = true));
     expect(calls).toEqual([false]);
     expect(sim.received).toHaveLength(3);
   });
@@ -193,30 +270,47 @@ describe('SmppConnector against the simulator', () => {
   });
 
   it('matches a receipt sent in decimal to the id answered in hex, one receipt per part', async () => {
-    const { sim, connector } = await pair({ deliveryReceipts: true, receiptDelayMs: 10, receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+    const { sim, connector } = await pair({
+      deliveryReceipts: true,
+      receiptDelayMs: 10,
+      receiptStat: (to) => (to.endsWith('9') ? 'UNDELIV' : 'DELIVRD'),
+    });
     const receipts: DeliveryReceipt[] = [];
     connector.onReceipt((r) => void receipts.push(r));
     await connector.start();
     const ok = await connector.submit(request({ registeredDelivery: true }));
     const bad = await connector.submit(request({ to: '41790000009', registeredDelivery: true }));
     const long = await connector.submit(
-      request({ registeredDelivery: true, parts: [1, 2].map((seq) => Buffer.concat([udh(5, 2, seq), Buffer.from('xy')])) }),
+      request({
+        registeredDelivery: true,
+        parts: [1, 2].map((seq) => Buffer.concat([udh(5, 2, seq), Buffer.from('xy')])),
+      }),
     );
     await connector.submit(request({ registeredDelivery: false }));
     await waitFor(() => receipts.length >= 4, 5000, 'four receipts');
     await sleep(100);
     expect(receipts).toHaveLength(4); // none for the submit that did not ask
     const byId = new Map(receipts.map((r) => [r.smscId, r]));
-    expect(byId.get(ok.smscIds[0]!)).toMatchObject({ state: 'delivered', stat: 'DELIVRD', err: '000', dlvrd: '001', text: 'H@$' });
-    expect(byId.get(bad.smscIds[0]!)).toMatchObject({ state: 'undelivered', stat: 'UNDELIV' });
+    expect(byId.get(ok.smscIds[0])).toMatchObject({
+      state: 'delivered',
+      stat: 'DELIVRD',
+      err: '000',
+      dlvrd: '001',
+      text: 'H@$',
+    });
+    expect(byId.get(bad.smscIds[0])).toMatchObject({ state: 'undelivered', stat: 'UNDELIV' });
     for (const id of long.smscIds) expect(byId.get(id)).toMatchObject({ state: 'delivered' });
     // The trap really was exercised: the raw ids differ.
-    expect(sim.received[0]!.messageId).not.toBe(ok.smscIds[0]);
-    expect(byId.get(ok.smscIds[0]!)!.submitDate).toMatch(/^\d{10}$/);
+    expect(sim.received[0].messageId).not.toBe(ok.smscIds[0]);
+    expect(byId.get(ok.smscIds[0])!.submitDate).toMatch(/^\d{10}$/);
   });
 
   it('reports a receipt that arrives on another session of the same account, with the id as submit answered it', async () => {
-    const { sim, connector, port } = await pair({ deliveryReceipts: true, receiptSession: 'other', idFormat: { response: 'decimal', receipt: 'hex', leadingZeros: 2 } });
+    const { sim, connector, port } = await pair({
+      deliveryReceipts: true,
+      receiptSession: 'other',
+      idFormat: { response: 'decimal', receipt: 'hex', leadingZeros: 2 },
+    });
     const other = connectorFor(port);
     const heard = { submitting: [] as DeliveryReceipt[], other: [] as DeliveryReceipt[] };
     connector.onReceipt((r) => void heard.submitting.push(r));
@@ -234,7 +328,9 @@ describe('SmppConnector against the simulator', () => {
     const sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 2000 });
     const { port } = await sim.start();
     running.push(sim);
-    const connector = connectorFor(port, 'window=5&response_timeout_ms=5000', 'sys:pw', { onSessionChange: (up) => changes.push(up) });
+    const connector = connectorFor(port, 'window=5&response_timeout_ms=5000', 'sys:pw', {
+      onSessionChange: (up) => changes.push(up),
+    });
     await connector.start();
     const inFlight = connector.submit(request());
     await sim.waitFor(1, 2000);
@@ -300,12 +396,21 @@ describe('SmppConnector against awkward SMSCs', () => {
       session.on('bind_transceiver', () => {
         setTimeout(() => {
           // A mobile-originated message first: answered, not a receipt.
-          session.send(new smpp.PDU('deliver_sm', { sequence_number: 1, esm_class: 0, source_addr: '4179', short_message: Buffer.from('hello') }));
+          session.send(
+            new smpp.PDU('deliver_sm', {
+              sequence_number: 1,
+              esm_class: 0,
+              source_addr: '4179',
+              short_message: Buffer.from('hello'),
+            }),
+          );
           session.send(
             new smpp.PDU('deliver_sm', {
               sequence_number: 2,
               esm_class: 0x04,
-              short_message: Buffer.from('id:12345 sub:001 dlvrd:000 submit date:2501011200 done date:2501011201 stat:DELIVRD err:000 text:hi'),
+              short_message: Buffer.from(
+                'id:12345 sub:001 dlvrd:000 submit date:2501011200 done date:2501011201 stat:DELIVRD err:000 text:hi',
+              ),
               receipted_message_id: 'A0000001',
               message_state: 5,
             }),
@@ -315,7 +420,9 @@ describe('SmppConnector against awkward SMSCs', () => {
             new smpp.PDU('deliver_sm', {
               sequence_number: 3,
               esm_class: 0x04,
-              message_payload: Buffer.from('id:0000000042 sub:001 dlvrd:001 submit date:2501011200 done date:2501011201 stat:EXPIRED err:000 text:'),
+              message_payload: Buffer.from(
+                'id:0000000042 sub:001 dlvrd:001 submit date:2501011200 done date:2501011201 stat:EXPIRED err:000 text:',
+              ),
             }),
           );
         }, 20);
@@ -328,7 +435,13 @@ describe('SmppConnector against awkward SMSCs', () => {
     await waitFor(() => answered.length === 3, 3000, 'three deliver_sm_resp');
     expect(answered.sort()).toEqual([1, 2, 3]);
     expect(receipts).toEqual([
-      expect.objectContaining({ smscId: BigInt('0xA0000001').toString(), stat: 'UNDELIV', state: 'undelivered', submitDate: '2501011200', doneDate: '2501011201' }),
+      expect.objectContaining({
+        smscId: BigInt('0xA0000001').toString(),
+        stat: 'UNDELIV',
+        state: 'undelivered',
+        submitDate: '2501011200',
+        doneDate: '2501011201',
+      }),
       expect.objectContaining({ smscId: '42', stat: 'EXPIRED', state: 'expired' }),
     ]);
   });
@@ -337,7 +450,12 @@ describe('SmppConnector against awkward SMSCs', () => {
     let answer: PDU | undefined;
     const raw = await rawServer((session) => {
       answerBinds(session);
-      session.on('bind_transceiver', () => setTimeout(() => session.send(new smpp.PDU('enquire_link', {}), (pdu) => (answer = pdu)), 10));
+      session.on('bind_transceiver', () =>
+        setTimeout(
+          () => session.send(new smpp.PDU('enquire_link', {}), (pdu) => (answer = pdu)),
+          10,
+        ),
+      );
     });
     const connector = connectorFor(raw.port);
     await connector.start();
@@ -355,7 +473,12 @@ describe('SmppConnector against awkward SMSCs', () => {
       });
     });
     const changes: boolean[] = [];
-    const connector = connectorFor(raw.port, 'enquire_link_ms=1000&response_timeout_ms=200', 'sys:pw', { onSessionChange: (up) => changes.push(up) });
+    const connector = connectorFor(
+      raw.port,
+      'enquire_link_ms=1000&response_timeout_ms=200',
+      'sys:pw',
+      { onSessionChange: (up) => changes.push(up) },
+    );
     await connector.start();
     await waitFor(() => binds >= 2, 6000, 'a second bind');
     expect(changes.slice(0, 2)).toEqual([true, false]);
@@ -366,7 +489,13 @@ describe('SmppConnector against awkward SMSCs', () => {
     const raw = await rawServer((session) => {
       sessions++;
       answerBinds(session);
-      if (sessions === 1) session.on('bind_transceiver', () => setTimeout(() => session.socket.write(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0])), 20));
+      if (sessions === 1)
+        session.on('bind_transceiver', () =>
+          setTimeout(
+            () => session.socket.write(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0])),
+            20,
+          ),
+        );
     });
     const connector = connectorFor(raw.port);
     await connector.start();

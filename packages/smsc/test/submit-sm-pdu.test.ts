@@ -17,8 +17,16 @@ const ADDRESS_CHARS = '0123456789+ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 
 function anyFields(next: () => number): SubmitSmFields {
   const int = (max: number) => Math.floor(next() * (max + 1));
-  const text = (maxLength: number) => Array.from({ length: int(maxLength) }, () => ADDRESS_CHARS[int(ADDRESS_CHARS.length - 1)]).join('');
-  const time = () => (next() < 0.5 ? undefined : next() < 0.5 ? `${String(int(99)).padStart(2, '0')}0101120000000R` : '261123163000004+');
+  const text = (maxLength: number) =>
+    Array.from({ length: int(maxLength) }, () => ADDRESS_CHARS[int(ADDRESS_CHARS.length - 1)]).join(
+      '',
+    );
+  const time = () =>
+    next() < 0.5
+      ? undefined
+      : next() < 0.5
+        ? `${String(int(99)).padStart(2, '0')}0101120000000R`
+        : '261123163000004+';
   return {
     sourceTon: int(6),
     sourceNpi: int(18),
@@ -31,7 +39,7 @@ function anyFields(next: () => number): SubmitSmFields {
     scheduleDeliveryTime: time(),
     validityPeriod: time(),
     registeredDelivery: int(1),
-    dataCoding: [0, 1, 3, 4, 8, 0xf0][int(5)]!,
+    dataCoding: [0, 1, 3, 4, 8, 0xf0][int(5)],
     shortMessage: Buffer.from(Array.from({ length: int(254) }, () => int(255))),
   };
 }
@@ -67,7 +75,10 @@ describe('SubmitSmPdu', () => {
       pdu.sequence_number = sequence;
       const ours = pdu.toBuffer();
       const theirs = librarySubmitSm(fields, sequence);
-      if (!ours.equals(theirs)) throw new Error(`case ${i} differs: ${JSON.stringify({ ...fields, shortMessage: fields.shortMessage.toString('hex') })}\nours   ${ours.toString('hex')}\ntheirs ${theirs.toString('hex')}`);
+      if (!ours.equals(theirs))
+        throw new Error(
+          `case ${i} differs: ${JSON.stringify({ ...fields, shortMessage: fields.shortMessage.toString('hex') })}\nours   ${ours.toString('hex')}\ntheirs ${theirs.toString('hex')}`,
+        );
     }
   });
 

@@ -27,7 +27,9 @@ export class AcceptanceBatcher {
     options: AcceptanceBatcherOptions = {},
   ) {
     this.outbox = options.outbox;
-    this.groups = new GroupCommit((messages) => this.acceptGroup(messages), { maxSize: options.maxGroupSize ?? 256 });
+    this.groups = new GroupCommit((messages) => this.acceptGroup(messages), {
+      maxSize: options.maxGroupSize ?? 256,
+    });
   }
 
   /** Resolves once the message is committed (or refused); rejects with a 503 when the database failed it. */
@@ -49,10 +51,13 @@ export class AcceptanceBatcher {
     } catch (err) {
       // Rolled back with the statement; they ride the next one.
       this.outbox?.giveBack(cleared);
-      if (messages.length === 1) return [this.unrecorded(err, messages[0]!)];
+      if (messages.length === 1) return [this.unrecorded(err, messages[0])];
       // One message the database refuses (say, a NUL character) must not fail the others that
       // shared its statement: the statement was rolled back as a whole, so each goes again alone.
-      this.logger.warn({ err, messages: messages.length }, 'group acceptance failed; accepting its messages one by one');
+      this.logger.warn(
+        { err, messages: messages.length },
+        'group acceptance failed; accepting its messages one by one',
+      );
       return Promise.all(messages.map((m) => this.acceptAlone(m)));
     }
   }
@@ -60,7 +65,8 @@ export class AcceptanceBatcher {
   /** Before any caller hears of its message, so no job can be confirmed before its row is counted. */
   private opened<T extends AcceptOutcome | HttpError>(outcomes: T[]): T[] {
     const jobs = new Map<string, number>();
-    for (const o of outcomes) if (!(o instanceof HttpError) && o.ok) jobs.set(o.outboxId, (jobs.get(o.outboxId) ?? 0) + 1);
+    for (const o of outcomes)
+      if (!(o instanceof HttpError) && o.ok) jobs.set(o.outboxId, (jobs.get(o.outboxId) ?? 0) + 1);
     for (const [outboxId, count] of jobs) this.outbox?.opened(outboxId, count);
     return outcomes;
   }
@@ -68,7 +74,7 @@ export class AcceptanceBatcher {
   private async acceptAlone(message: NewMessage): Promise<AcceptOutcome | HttpError> {
     try {
       const [outcome] = this.opened(await this.store.acceptGroup([message]));
-      return outcome!;
+      return outcome;
     } catch (err) {
       return this.unrecorded(err, message);
     }

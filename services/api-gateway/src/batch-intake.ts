@@ -17,17 +17,35 @@ export class BatchIntake {
     private readonly onAccepted: (recipients: number) => void = () => undefined,
   ) {}
 
-  async accept(accountId: string, body: unknown): Promise<{ batchId: string; messageCount: number }> {
+  async accept(
+    accountId: string,
+    body: unknown,
+  ): Promise<{ batchId: string; messageCount: number }> {
     const plan = planBatch(body, this.limits, new Date());
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
     if (!outcome.ok) {
-      throw new HttpError(outcome.reason, outcome.reason === 'INSUFFICIENT_CREDIT' ? 'Not enough credit for this batch' : 'Message quota exhausted for this batch');
+      throw new HttpError(
+        outcome.reason,
+        outcome.reason === 'INSUFFICIENT_CREDIT'
+          ? 'Not enough credit for this batch'
+          : 'Message quota exhausted for this batch',
+      );
     }
     this.onAccepted(plan.recipients);
     // The scheduler also polls Postgres, so a lost event only delays the batch by one poll.
-    await this.bus.publish(TOPICS.batchAccepted, { batchId }).catch((err: unknown) => this.logger.warn({ err, batchId }, 'could not announce the batch'));
-    this.logger.info({ batchId, recipients: plan.recipients, segments: plan.segments, scheduledAt: plan.scheduledAt }, 'batch accepted');
+    await this.bus
+      .publish(TOPICS.batchAccepted, { batchId })
+      .catch((err: unknown) => this.logger.warn({ err, batchId }, 'could not announce the batch'));
+    this.logger.info(
+      {
+        batchId,
+        recipients: plan.recipients,
+        segments: plan.segments,
+        scheduledAt: plan.scheduledAt,
+      },
+      'batch accepted',
+    );
     return { batchId, messageCount: plan.recipients };
   }
 }

@@ -1,4 +1,10 @@
-import { BatchMessageSchema, BatchRequestSchema, GlobalsSchema, applyGlobals, type ErrorItem } from '@smsgw/contracts';
+import {
+  BatchMessageSchema,
+  BatchRequestSchema,
+  GlobalsSchema,
+  applyGlobals,
+  type ErrorItem,
+} from '@smsgw/contracts';
 import { HttpError, describeIssues, parseInput } from '@smsgw/kit';
 import { EncodingError, planMessage } from '@smsgw/smsc';
 
@@ -37,10 +43,24 @@ export function parseScheduleAt(value: string, now: Date): Date | undefined {
   if (relative) return new Date(now.getTime() + Number(relative[1]) * 1000);
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
   if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(y, mo - 1, d, h, mi, s);
   // Date rolls 2026-02-30 over to March: a date that does not exist is refused, not moved.
-  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || date.getHours() !== h || date.getMinutes() !== mi) return undefined;
+  if (
+    date.getFullYear() !== y ||
+    date.getMonth() !== mo - 1 ||
+    date.getDate() !== d ||
+    date.getHours() !== h ||
+    date.getMinutes() !== mi
+  )
+    return undefined;
   return date;
 }
 
@@ -52,7 +72,9 @@ export function planBatch(body: unknown, limits: BatchLimits, now: Date): BatchP
   const request = parseInput(BatchRequestSchema, body);
   const errors: ErrorItem[] = [];
   const globals = GlobalsSchema.safeParse(request.globals ?? {});
-  if (!globals.success) for (const item of describeIssues(globals.error)) errors.push({ ...item, field: `globals.${item.field}` });
+  if (!globals.success)
+    for (const item of describeIssues(globals.error))
+      errors.push({ ...item, field: `globals.${item.field}` });
 
   const entries: PlannedEntry[] = [];
   let recipients = 0;
@@ -69,32 +91,56 @@ export function planBatch(body: unknown, limits: BatchLimits, now: Date): BatchP
       plan = planMessage({ content, hexContent: hex_content, coding }, limits.maxParts);
     } catch (err) {
       if (!(err instanceof EncodingError)) throw err;
-      errors.push({ index, field: hex_content !== undefined ? 'hex_content' : 'content', message: err.message });
+      errors.push({
+        index,
+        field: hex_content !== undefined ? 'hex_content' : 'content',
+        message: err.message,
+      });
       return;
     }
     const list = Array.isArray(to) ? to : [to];
     recipients += list.length;
     segments += plan.segments * list.length;
-    entries.push({ from: from ?? null, content: content ?? null, hexContent: hex_content ?? null, coding: plan.coding, segments: plan.segments, params, recipients: list });
+    entries.push({
+      from: from ?? null,
+      content: content ?? null,
+      hexContent: hex_content ?? null,
+      coding: plan.coding,
+      segments: plan.segments,
+      params,
+      recipients: list,
+    });
   });
 
   let scheduledAt: Date | null = null;
   const scheduleAt = request.batch_config?.schedule_at;
   if (scheduleAt !== undefined) {
     const at = parseScheduleAt(scheduleAt, now);
-    if (!at) errors.push({ field: 'batch_config.schedule_at', message: 'not a valid date and time' });
-    else if (at.getTime() < now.getTime() - 1000) errors.push({ field: 'batch_config.schedule_at', message: 'is in the past' });
+    if (!at)
+      errors.push({ field: 'batch_config.schedule_at', message: 'not a valid date and time' });
+    else if (at.getTime() < now.getTime() - 1000)
+      errors.push({ field: 'batch_config.schedule_at', message: 'is in the past' });
     else if (at.getTime() > now.getTime() + limits.maxScheduleDays * 86_400_000) {
-      errors.push({ field: 'batch_config.schedule_at', message: `is more than ${limits.maxScheduleDays} days ahead` });
+      errors.push({
+        field: 'batch_config.schedule_at',
+        message: `is more than ${limits.maxScheduleDays} days ahead`,
+      });
     } else scheduledAt = at;
   }
   if (errors.length > 0) {
     const listed = errors.slice(0, MAX_LISTED_ERRORS);
     const more = errors.length > listed.length ? ` (the first ${listed.length} are listed)` : '';
-    throw new HttpError('INVALID_PARAMETER', `The batch has ${errors.length} invalid value${errors.length === 1 ? '' : 's'}${more}; nothing was sent`, { errors: listed });
+    throw new HttpError(
+      'INVALID_PARAMETER',
+      `The batch has ${errors.length} invalid value${errors.length === 1 ? '' : 's'}${more}; nothing was sent`,
+      { errors: listed },
+    );
   }
   if (recipients > limits.maxRecipients) {
-    throw HttpError.invalid('messages', `the batch has ${recipients} recipients; at most ${limits.maxRecipients} are allowed`);
+    throw HttpError.invalid(
+      'messages',
+      `the batch has ${recipients} recipients; at most ${limits.maxRecipients} are allowed`,
+    );
   }
   return {
     entries,

@@ -16,7 +16,8 @@ function slices<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-export type BatchAcceptOutcome = { ok: true; cost: string } | { ok: false; reason: 'INSUFFICIENT_CREDIT' | 'QUOTA_EXCEEDED' };
+export type BatchAcceptOutcome =
+  { ok: true; cost: string } | { ok: false; reason: 'INSUFFICIENT_CREDIT' | 'QUOTA_EXCEEDED' };
 
 interface StatusRow {
   id: string;
@@ -43,7 +44,9 @@ export class BatchStore {
    */
   async accept(batchId: string, accountId: string, plan: BatchPlan): Promise<BatchAcceptOutcome> {
     const entries = plan.entries
-      .flatMap((e) => slices(e.recipients, ENTRY_ROW_RECIPIENTS).map((recipients) => ({ e, recipients })))
+      .flatMap((e) =>
+        slices(e.recipients, ENTRY_ROW_RECIPIENTS).map((recipients) => ({ e, recipients })),
+      )
       .map(({ e, recipients }, seq) => ({
         seq,
         from_addr: e.from,
@@ -81,7 +84,16 @@ export class BatchStore {
          SELECT account_id, -cost, -segments, 'debit', id FROM batch
        )
        SELECT cost::text AS cost FROM batch`,
-      [batchId, accountId, plan.segments, plan.callbackUrl, plan.errbackUrl, plan.scheduledAt, plan.recipients, JSON.stringify(entries)],
+      [
+        batchId,
+        accountId,
+        plan.segments,
+        plan.callbackUrl,
+        plan.errbackUrl,
+        plan.scheduledAt,
+        plan.recipients,
+        JSON.stringify(entries),
+      ],
     );
     const row = rows[0];
     if (row) return { ok: true, cost: formatDecimal(row.cost) };
@@ -89,7 +101,10 @@ export class BatchStore {
       'SELECT (balance IS NOT NULL AND balance < rate * $2::bigint) AS short_of_credit FROM accounts WHERE id = $1',
       [accountId, plan.segments],
     );
-    return { ok: false, reason: short.rows[0]?.short_of_credit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT' };
+    return {
+      ok: false,
+      reason: short.rows[0]?.short_of_credit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT',
+    };
   }
 
   /** Counts by outcome; recipients not expanded yet count as queued (or cancelled, once cancelled). */
@@ -131,12 +146,19 @@ export class BatchStore {
    * Cancels what has not been submitted and refunds it. The batch row is locked first, so the
    * scheduler's expansion either finished (its messages are seen and cancelled) or has not begun.
    */
-  async cancel(accountId: string, batchId: string): Promise<{ outcome: 'cancelled'; refunded: string } | { outcome: 'not_found' | 'finished' }> {
+  async cancel(
+    accountId: string,
+    batchId: string,
+  ): Promise<{ outcome: 'cancelled'; refunded: string } | { outcome: 'not_found' | 'finished' }> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ state: BatchState }>('SELECT state FROM batches WHERE id = $1 AND account_id = $2 FOR UPDATE', [batchId, accountId]);
+      const { rows } = await tx.query<{ state: BatchState }>(
+        'SELECT state FROM batches WHERE id = $1 AND account_id = $2 FOR UPDATE',
+        [batchId, accountId],
+      );
       const batch = rows[0];
       if (!batch) return { outcome: 'not_found' as const };
-      if (batch.state === 'completed' || batch.state === 'cancelled') return { outcome: 'finished' as const };
+      if (batch.state === 'completed' || batch.state === 'cancelled')
+        return { outcome: 'finished' as const };
       const refund = await tx.query<{ amount: string }>(
         `WITH b AS (
            UPDATE batches SET state = 'cancelled', completed_at = now(), updated_at = now()
@@ -167,7 +189,10 @@ export class BatchStore {
          SELECT amount::text AS amount FROM total`,
         [batchId],
       );
-      return { outcome: 'cancelled' as const, refunded: formatDecimal(refund.rows[0]?.amount ?? '0') };
+      return {
+        outcome: 'cancelled' as const,
+        refunded: formatDecimal(refund.rows[0]?.amount ?? '0'),
+      };
     });
   }
 }

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { ErrorBodySchema, PrincipalSchema, type ErrorCode, type Principal, ERROR_STATUS } from '@smsgw/contracts';
+import {
+  ErrorBodySchema,
+  PrincipalSchema,
+  type ErrorCode,
+  type Principal,
+  ERROR_STATUS,
+} from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
 
 /** What the gateway needs from auth: who is calling. */
@@ -59,7 +65,8 @@ export class HttpCredentialClient implements CredentialVerifier {
         (err: unknown) => {
           // Auth said no (revoked, password changed): stop answering from the cache at once. While
           // auth is unreachable, a cached answer stays good until it expires.
-          if (!(err instanceof HttpError) || err.code !== 'SERVICE_UNAVAILABLE') this.cache.delete(key);
+          if (!(err instanceof HttpError) || err.code !== 'SERVICE_UNAVAILABLE')
+            this.cache.delete(key);
           throw err;
         },
       )
@@ -84,7 +91,9 @@ export class HttpCredentialClient implements CredentialVerifier {
     const error = ErrorBodySchema.safeParse(body);
     if (response.status < 500 && error.success && error.data.detail.code in ERROR_STATUS) {
       const code = error.data.detail.code as ErrorCode;
-      throw code === 'UNAUTHORIZED' ? HttpError.unauthorized(error.data.detail.message) : new HttpError(code, error.data.detail.message);
+      throw code === 'UNAUTHORIZED'
+        ? HttpError.unauthorized(error.data.detail.message)
+        : new HttpError(code, error.data.detail.message);
     }
     throw new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable');
   }

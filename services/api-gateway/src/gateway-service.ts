@@ -32,7 +32,10 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
-}): Pick<GatewayOptions, 'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'> {
+}): Pick<
+  GatewayOptions,
+  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+> {
   return {
     maxParts: config.MAX_PARTS,
     maxBodyBytes: config.MAX_BODY_BYTES,
@@ -78,7 +81,11 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     batchStore,
     options.bus,
     options.logger,
-    { maxParts: options.maxParts, maxRecipients: options.maxBatchRecipients, maxScheduleDays: options.maxScheduleDays },
+    {
+      maxParts: options.maxParts,
+      maxRecipients: options.maxBatchRecipients,
+      maxScheduleDays: options.maxScheduleDays,
+    },
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const routes = createGatewayRoutes({

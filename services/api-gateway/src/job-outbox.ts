@@ -74,7 +74,10 @@ export class JobOutbox {
     if (ids.length === 0) return;
     this.flushing = this.flushing.then(() =>
       this.store.clearOutbox(ids).catch((err: unknown) => {
-        this.logger.warn({ err, rows: ids.length }, 'could not delete job outbox rows; the sweep will re-publish their jobs');
+        this.logger.warn(
+          { err, rows: ids.length },
+          'could not delete job outbox rows; the sweep will re-publish their jobs',
+        );
       }),
     );
   }

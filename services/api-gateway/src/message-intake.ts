@@ -60,7 +60,9 @@ export class MessageIntake {
     if (!outcome.ok) {
       throw new HttpError(
         outcome.reason,
-        outcome.reason === 'INSUFFICIENT_CREDIT' ? 'Not enough credit for this message' : 'Message quota exhausted',
+        outcome.reason === 'INSUFFICIENT_CREDIT'
+          ? 'Not enough credit for this message'
+          : 'Message quota exhausted',
       );
     }
     this.onAccepted();

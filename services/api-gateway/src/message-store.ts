@@ -101,7 +101,7 @@ export class MessageStore {
   /** One message alone: a group of one (see acceptGroup). */
   async accept(m: NewMessage): Promise<AcceptOutcome> {
     const [outcome] = await this.acceptGroup([m]);
-    return outcome!;
+    return outcome;
   }
 
   /**
@@ -109,12 +109,22 @@ export class MessageStore {
    * message in the same order. A message whose account does not exist is refused as short of credit.
    * The same statement deletes the job_outbox rows `clearedOutboxIds` (whose jobs are confirmed).
    */
-  async acceptGroup(messages: readonly NewMessage[], clearedOutboxIds: readonly string[] = []): Promise<AcceptOutcome[]> {
+  async acceptGroup(
+    messages: readonly NewMessage[],
+    clearedOutboxIds: readonly string[] = [],
+  ): Promise<AcceptOutcome[]> {
     if (messages.length === 0) {
       await this.clearOutbox(clearedOutboxIds);
       return [];
     }
-    type Row = { id: string; fits: boolean; short_of_credit: boolean; cost: string; sender: string | null; outbox_id: string | null };
+    type Row = {
+      id: string;
+      fits: boolean;
+      short_of_credit: boolean;
+      cost: string;
+      sender: string | null;
+      outbox_id: string | null;
+    };
     const { rows } = await this.db.query<Row>(ACCEPT_GROUP_SQL, [
       messages.map((m) => m.id),
       messages.map((m) => m.accountId),
@@ -131,13 +141,25 @@ export class MessageStore {
     const byId = new Map(rows.map((r) => [r.id, r]));
     return messages.map((m): AcceptOutcome => {
       const row = byId.get(m.id);
-      if (row?.fits) return { ok: true, cost: formatDecimal(row.cost), from: row.sender, outboxId: row.outbox_id! };
-      return { ok: false, reason: row && !row.short_of_credit ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT' };
+      if (row?.fits)
+        return {
+          ok: true,
+          cost: formatDecimal(row.cost),
+          from: row.sender,
+          outboxId: row.outbox_id!,
+        };
+      return {
+        ok: false,
+        reason: row && !row.short_of_credit ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT',
+      };
     });
   }
 
   /** The account's price of one segment, and of this many. */
-  async price(accountId: string, segments: number): Promise<{ rate: string; cost: string } | undefined> {
+  async price(
+    accountId: string,
+    segments: number,
+  ): Promise<{ rate: string; cost: string } | undefined> {
     const { rows } = await this.db.query<{ rate: string; cost: string }>(
       'SELECT rate::text AS rate, (rate * $2::int)::text AS cost FROM accounts WHERE id = $1',
       [accountId, segments],

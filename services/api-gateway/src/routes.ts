@@ -1,5 +1,14 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { SendRequestSchema, buildOpenApiDocument, sendSuccessText, type BalanceResult, type BatchResult, type BatchStatus, type MessageStatus, type SendResult } from '@smsgw/contracts';
+import {
+  SendRequestSchema,
+  buildOpenApiDocument,
+  sendSuccessText,
+  type BalanceResult,
+  type BatchResult,
+  type BatchStatus,
+  type MessageStatus,
+  type SendResult,
+} from '@smsgw/contracts';
 import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { planMessage } from './message-plan';
@@ -20,7 +29,6 @@ export interface GatewayRoutesDeps {
   maxParts: number;
 }
 
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -29,7 +37,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 function sendOkJson(res: Response, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    })
+    .end(text);
 }
 
 const wrap =
@@ -48,7 +61,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       next();
     }, next);
   };
-  const accountId = (res: Response): string => (res.locals['principal'] as { accountId: string }).accountId;
+  const accountId = (res: Response): string =>
+    (res.locals['principal'] as { accountId: string }).accountId;
 
   router.use('/secure', authenticate);
 
@@ -95,7 +109,9 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       const id = batchId(req);
       const result = await deps.batchStore.cancel(accountId(res), id);
       if (result.outcome !== 'cancelled') {
-        throw result.outcome === 'not_found' ? HttpError.notFound(`No batch ${id}`) : new HttpError('CONFLICT', 'The batch is already completed or cancelled');
+        throw result.outcome === 'not_found'
+          ? HttpError.notFound(`No batch ${id}`)
+          : new HttpError('CONFLICT', 'The batch is already completed or cancelled');
       }
       const status = await deps.batchStore.status(accountId(res), id);
       res.json({ data: { ...status, refunded: result.refunded } });
@@ -111,7 +127,14 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       const plan = planMessage(request, deps.maxParts);
       const price = await deps.store.price(accountId(res), plan.segments);
       if (!price) throw HttpError.unauthorized('Account no longer exists');
-      res.json({ data: { coding: plan.coding, encoding: CODING_NAMES[plan.coding] ?? String(plan.coding), segments: plan.segments, ...price } });
+      res.json({
+        data: {
+          coding: plan.coding,
+          encoding: CODING_NAMES[plan.coding] ?? String(plan.coding),
+          segments: plan.segments,
+          ...price,
+        },
+      });
     }),
   );
 
@@ -129,7 +152,9 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     '/secure/messages/:id',
     wrap(async (req, res) => {
       const id = String(req.params['id']);
-      const status = UUID.test(id) ? await deps.store.status(accountId(res), id.toLowerCase()) : undefined;
+      const status = UUID.test(id)
+        ? await deps.store.status(accountId(res), id.toLowerCase())
+        : undefined;
       if (!status) throw HttpError.notFound(`No message ${id}`);
       const body: MessageStatus = { data: status };
       res.json(body);

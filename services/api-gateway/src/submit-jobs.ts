@@ -92,11 +92,15 @@ export class SubmitJobPublisher {
   private async publishAll(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
     const outcome = new Map<SubmitJob, Error | undefined>();
     const sent = submitGroups(jobs).map((group) => {
-      const published = group.length === 1 ? this.bus.publish(TOPICS.messageSubmit, group[0]!) : this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group));
+      const published =
+        group.length === 1
+          ? this.bus.publish(TOPICS.messageSubmit, group[0])
+          : this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group));
       return published.then(
         () => undefined,
         (err: unknown) => {
-          for (const job of group) outcome.set(job, err instanceof Error ? err : new Error(String(err)));
+          for (const job of group)
+            outcome.set(job, err instanceof Error ? err : new Error(String(err)));
         },
       );
     });

@@ -7,7 +7,10 @@ import { HttpCredentialClient } from '../src';
 let server: Server;
 let authUrl: string;
 let calls = 0;
-let answer: { status: number; body: unknown } = { status: 200, body: { accountId: 'a1', username: 'alice', via: 'basic' } };
+let answer: { status: number; body: unknown } = {
+  status: 200,
+  body: { accountId: 'a1', username: 'alice', via: 'basic' },
+};
 let gate: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
@@ -69,7 +72,10 @@ describe('HttpCredentialClient', () => {
     const client = new HttpCredentialClient(authUrl, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
-    answer = { status: 401, body: { detail: { code: 'UNAUTHORIZED', message: 'Wrong username or password' } } };
+    answer = {
+      status: 401,
+      body: { detail: { code: 'UNAUTHORIZED', message: 'Wrong username or password' } },
+    };
     await client.verify(basic); // still cached; starts the refresh
     await waitFor(() => calls === 2);
     await sleep(20);
@@ -85,7 +91,10 @@ describe('HttpCredentialClient', () => {
     await waitFor(() => calls === 2);
     await sleep(20);
     expect((await client.verify(basic)).accountId).toBe('a1');
-    await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+    });
     await expect(client.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });

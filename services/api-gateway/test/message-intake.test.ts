@@ -1,5 +1,12 @@
 import { createLogger, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
-import { AcceptanceBatcher, JobOutbox, MessageIntake, MessageStore, type SubmitJob, type SubmitJobPublisher } from '../src';
+import {
+  AcceptanceBatcher,
+  JobOutbox,
+  MessageIntake,
+  MessageStore,
+  type SubmitJob,
+  type SubmitJobPublisher,
+} from '../src';
 
 const logger = createLogger('test', 'silent');
 let db: Db;
@@ -24,10 +31,22 @@ function intake(broker: HeldBroker, maxUnconfirmed = 1000) {
   const store = new MessageStore(db);
   const outbox = new JobOutbox(store, logger, 0);
   const batcher = new AcceptanceBatcher(store, logger, { outbox });
-  return { outbox, intake: new MessageIntake(batcher, outbox, broker as unknown as SubmitJobPublisher, logger, 10, undefined, maxUnconfirmed) };
+  return {
+    outbox,
+    intake: new MessageIntake(
+      batcher,
+      outbox,
+      broker as unknown as SubmitJobPublisher,
+      logger,
+      10,
+      undefined,
+      maxUnconfirmed,
+    ),
+  };
 }
 
-const outboxRows = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM job_outbox')).rows[0]!.n);
+const outboxRows = async () =>
+  Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM job_outbox')).rows[0].n);
 const settledSoon = async <T>(p: Promise<T>): Promise<boolean> => {
   let settled = false;
   void p.then(
@@ -48,7 +67,7 @@ describe('MessageIntake and the broker confirm', () => {
     expect(broker.jobs.map((j) => j.job.messageId)).toEqual([accepted.id]);
     expect(gateway.unconfirmedJobs).toBe(1);
     expect(await outboxRows()).toBe(1);
-    broker.jobs[0]!.confirm();
+    broker.jobs[0].confirm();
     await gateway.drain();
     await outbox.drain();
     expect(gateway.unconfirmedJobs).toBe(0);
@@ -60,7 +79,7 @@ describe('MessageIntake and the broker confirm', () => {
     const { intake: gateway, outbox } = intake(broker);
     await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
 
-    broker.jobs[0]!.fail(new Error('broker gone'));
+    broker.jobs[0].fail(new Error('broker gone'));
     await gateway.drain();
     await outbox.drain();
     expect(await outboxRows()).toBe(1);
@@ -75,7 +94,7 @@ describe('MessageIntake and the broker confirm', () => {
     const third = gateway.accept(accountId, { to: '41790000001', content: 'three' });
     expect(await settledSoon(third)).toBe(false);
     expect(broker.jobs).toHaveLength(3);
-    broker.jobs[2]!.confirm();
+    broker.jobs[2].confirm();
     expect(await settledSoon(third)).toBe(true);
 
     const drained = gateway.drain();

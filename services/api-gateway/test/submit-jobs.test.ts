@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, SUBMIT_GROUP_MAX, TOPICS, type MessageSubmitGroupJob, type MessageSubmitJob } from '@smsgw/contracts';
+import {
+  QUEUES,
+  SUBMIT_GROUP_MAX,
+  TOPICS,
+  type MessageSubmitGroupJob,
+  type MessageSubmitJob,
+} from '@smsgw/contracts';
 import { MemoryBus, waitFor, type Bus } from '@smsgw/kit';
 import { SubmitJobPublisher, type SubmitJob } from '../src';
 
-const job = (accountId: string, segments = 1): SubmitJob => ({ messageId: randomUUID(), accountId, segments });
+const job = (accountId: string, segments = 1): SubmitJob => ({
+  messageId: randomUUID(),
+  accountId,
+  segments,
+});
 
 describe('SubmitJobPublisher', () => {
   let bus: MemoryBus;
@@ -14,12 +24,23 @@ describe('SubmitJobPublisher', () => {
     bus = new MemoryBus();
     singles = [];
     groups = [];
-    await bus.consume({ queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit }, async (j) => void singles.push(j));
-    await bus.consume({ queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup }, async (j) => void groups.push(j));
+    await bus.consume(
+      { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
+      async (j) => void singles.push(j),
+    );
+    await bus.consume(
+      { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
+      async (j) => void groups.push(j),
+    );
   });
   afterEach(() => bus.close());
 
-  const delivered = (count: number) => waitFor(() => singles.length + groups.reduce((n, g) => n + g.messages.length, 0) >= count, 10_000, `${count} jobs delivered`);
+  const delivered = (count: number) =>
+    waitFor(
+      () => singles.length + groups.reduce((n, g) => n + g.messages.length, 0) >= count,
+      10_000,
+      `${count} jobs delivered`,
+    );
 
   it('publishes the jobs of one turn as one group job per account, and a lone job as a plain one', async () => {
     const alice = randomUUID();
@@ -35,9 +56,9 @@ describe('SubmitJobPublisher', () => {
       {
         accountId: alice,
         messages: [
-          { messageId: together[0]!.messageId, segments: 2 },
-          { messageId: together[2]!.messageId, segments: 1 },
-          { messageId: together[3]!.messageId, segments: 3 },
+          { messageId: together[0].messageId, segments: 2 },
+          { messageId: together[2].messageId, segments: 1 },
+          { messageId: together[3].messageId, segments: 3 },
         ],
       },
     ]);
@@ -48,7 +69,9 @@ describe('SubmitJobPublisher', () => {
   it('keeps group jobs within the size the dispatcher takes', async () => {
     const alice = randomUUID();
     const publisher = new SubmitJobPublisher(bus);
-    await Promise.all(Array.from({ length: SUBMIT_GROUP_MAX * 2 + 1 }, () => publisher.publish(job(alice))));
+    await Promise.all(
+      Array.from({ length: SUBMIT_GROUP_MAX * 2 + 1 }, () => publisher.publish(job(alice))),
+    );
     await delivered(SUBMIT_GROUP_MAX * 2 + 1);
     expect(groups.map((g) => g.messages.length)).toEqual([SUBMIT_GROUP_MAX, SUBMIT_GROUP_MAX]);
     expect(singles).toHaveLength(1);
@@ -112,13 +135,21 @@ describe('SubmitJobPublisher', () => {
     const bob = randomUUID();
     const refusing: Pick<Bus, 'publish'> = {
       publish: async (topic, payload) => {
-        if ((payload as { accountId?: string }).accountId === bob) throw new Error('broker refused');
+        if ((payload as { accountId?: string }).accountId === bob)
+          throw new Error('broker refused');
         await bus.publish(topic, payload);
       },
     };
     const publisher = new SubmitJobPublisher(refusing as Bus);
-    const results = await Promise.allSettled([job(alice), job(bob), job(alice), job(bob)].map((j) => publisher.publish(j)));
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    const results = await Promise.allSettled(
+      [job(alice), job(bob), job(alice), job(bob)].map((j) => publisher.publish(j)),
+    );
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
     expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error('broker refused'));
     await publisher.publish(job(bob, 1)).catch(() => undefined);
     await publisher.publish(job(alice));

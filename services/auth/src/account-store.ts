@@ -47,14 +47,25 @@ export class AccountStore {
   constructor(private readonly db: Db) {}
 
   /** Returns undefined when the username is taken. */
-  async createAccount(input: CreateAccount, passwordHash: string): Promise<AccountView | undefined> {
+  async createAccount(
+    input: CreateAccount,
+    passwordHash: string,
+  ): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<AccountRow>(
         `INSERT INTO accounts (username, password_hash, balance, sms_count, rate, default_from, throughput)
          VALUES ($1, $2, $3, $4, COALESCE($5::numeric, 1), $6, $7)
          ON CONFLICT (username) DO NOTHING
          RETURNING *`,
-        [input.username, passwordHash, input.balance ?? null, input.sms_count ?? null, input.rate ?? null, input.default_from ?? null, input.throughput ?? 0],
+        [
+          input.username,
+          passwordHash,
+          input.balance ?? null,
+          input.sms_count ?? null,
+          input.rate ?? null,
+          input.default_from ?? null,
+          input.throughput ?? 0,
+        ],
       );
       const row = rows[0];
       if (!row) return undefined;
@@ -69,14 +80,21 @@ export class AccountStore {
   }
 
   async getAccount(username: string): Promise<AccountView | undefined> {
-    const { rows } = await this.db.query<AccountRow>('SELECT * FROM accounts WHERE username = $1', [username]);
+    const { rows } = await this.db.query<AccountRow>('SELECT * FROM accounts WHERE username = $1', [
+      username,
+    ]);
     return rows[0] ? toView(rows[0]) : undefined;
   }
 
   async findForLogin(username: string): Promise<StoredAccount | undefined> {
-    const { rows } = await this.db.query<AccountRow>('SELECT id, username, password_hash FROM accounts WHERE username = $1', [username]);
+    const { rows } = await this.db.query<AccountRow>(
+      'SELECT id, username, password_hash FROM accounts WHERE username = $1',
+      [username],
+    );
     const row = rows[0];
-    return row ? { id: row.id, username: row.username, passwordHash: row.password_hash } : undefined;
+    return row
+      ? { id: row.id, username: row.username, passwordHash: row.password_hash }
+      : undefined;
   }
 
   /**
@@ -86,7 +104,10 @@ export class AccountStore {
    */
   async credit(username: string, credit: Credit): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
-      const { rows: found } = await tx.query<AccountRow>('SELECT * FROM accounts WHERE username = $1 FOR UPDATE', [username]);
+      const { rows: found } = await tx.query<AccountRow>(
+        'SELECT * FROM accounts WHERE username = $1 FOR UPDATE',
+        [username],
+      );
       const account = found[0];
       if (!account) return undefined;
       const smsCount = credit.sms_count ?? 0;
@@ -102,20 +123,29 @@ export class AccountStore {
         [account.id, credit.amount, smsCount],
       );
       if (!rows[0]) throw new RangeError('the credit would take the balance or quota below zero');
-      await tx.query(`INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, $2::numeric, $3::bigint, 'credit')`, [
-        account.id,
-        credit.amount,
-        smsCount,
-      ]);
+      await tx.query(
+        `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, $2::numeric, $3::bigint, 'credit')`,
+        [account.id, credit.amount, smsCount],
+      );
       return toView(rows[0]);
     });
   }
 
-  async createApplication(accountId: string, clientId: string, secretHash: string, name: string | null): Promise<void> {
-    await this.db.query('INSERT INTO applications (account_id, client_id, secret_hash, name) VALUES ($1, $2, $3, $4)', [accountId, clientId, secretHash, name]);
+  async createApplication(
+    accountId: string,
+    clientId: string,
+    secretHash: string,
+    name: string | null,
+  ): Promise<void> {
+    await this.db.query(
+      'INSERT INTO applications (account_id, client_id, secret_hash, name) VALUES ($1, $2, $3, $4)',
+      [accountId, clientId, secretHash, name],
+    );
   }
 
-  async findApplication(clientId: string): Promise<(ApplicationRow & { username: string }) | undefined> {
+  async findApplication(
+    clientId: string,
+  ): Promise<(ApplicationRow & { username: string }) | undefined> {
     const { rows } = await this.db.query<ApplicationRow & { username: string }>(
       `SELECT a.*, acc.username FROM applications a JOIN accounts acc ON acc.id = a.account_id WHERE a.client_id = $1`,
       [clientId],

@@ -23,8 +23,18 @@ export interface AuthService {
 }
 
 /** Auth's settings from its environment (distributed and embedded mode alike). */
-export function authSettings(config: { JWT_SECRET: string; TOKEN_TTL_SECONDS: number; ADMIN_TOKEN: string; MAX_BODY_BYTES: number }): Omit<AuthServiceOptions, 'db'> {
-  return { jwtSecret: config.JWT_SECRET, tokenTtlSeconds: config.TOKEN_TTL_SECONDS, adminToken: config.ADMIN_TOKEN, maxBodyBytes: config.MAX_BODY_BYTES };
+export function authSettings(config: {
+  JWT_SECRET: string;
+  TOKEN_TTL_SECONDS: number;
+  ADMIN_TOKEN: string;
+  MAX_BODY_BYTES: number;
+}): Omit<AuthServiceOptions, 'db'> {
+  return {
+    jwtSecret: config.JWT_SECRET,
+    tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
+    adminToken: config.ADMIN_TOKEN,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+  };
 }
 
 export function createAuthService(options: AuthServiceOptions): AuthService {
@@ -32,6 +42,13 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const hasher = new PasswordHasher(options.kdfCost);
   const tokens = new TokenIssuer(options.jwtSecret, options.tokenTtlSeconds);
   const verifier = new CredentialVerifier(store, hasher, tokens);
-  const routes = createAuthRoutes({ store, hasher, tokens, verifier, adminToken: options.adminToken, maxBodyBytes: options.maxBodyBytes });
+  const routes = createAuthRoutes({
+    store,
+    hasher,
+    tokens,
+    verifier,
+    adminToken: options.adminToken,
+    maxBodyBytes: options.maxBodyBytes,
+  });
   return { routes, verifier, store };
 }

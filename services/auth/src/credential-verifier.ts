@@ -10,7 +10,7 @@ import type { TokenIssuer } from './token-issuer';
 export function parseBasic(header: string): { username: string; password: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
@@ -26,7 +26,10 @@ export interface VerifierOptions {
 /** Turns an Authorization header (Basic or Bearer) into the calling account, or a 401. */
 export class CredentialVerifier {
   private readonly basicCache: LRUCache<string, Principal>;
-  private readonly applicationCache: LRUCache<string, { live: boolean; accountId: string; username: string }>;
+  private readonly applicationCache: LRUCache<
+    string,
+    { live: boolean; accountId: string; username: string }
+  >;
 
   constructor(
     private readonly store: AccountStore,
@@ -40,15 +43,21 @@ export class CredentialVerifier {
 
   async verify(authorization: string | undefined): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
-    if (/^Bearer\s/i.test(authorization)) return this.verifyBearer(authorization.replace(/^Bearer\s+/i, '').trim());
+    if (/^Bearer\s/i.test(authorization))
+      return this.verifyBearer(authorization.replace(/^Bearer\s+/i, '').trim());
     const basic = parseBasic(authorization);
-    if (!basic) throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
+    if (!basic)
+      throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
     return this.verifyBasic(basic.username, basic.password);
   }
 
   private async verifyBasic(username: string, password: string): Promise<Principal> {
     // The key is a digest, so the cache never holds a password in clear.
-    const key = createHash('sha256').update(username).update('\0').update(password).digest('base64');
+    const key = createHash('sha256')
+      .update(username)
+      .update('\0')
+      .update(password)
+      .digest('base64');
     const cached = this.basicCache.get(key);
     if (cached) return cached;
     const account = await this.store.findForLogin(username);
@@ -57,8 +66,13 @@ export class CredentialVerifier {
       await this.hasher.verifyDummy(password);
       throw HttpError.unauthorized('Wrong username or password');
     }
-    if (!(await this.hasher.verify(password, account.passwordHash))) throw HttpError.unauthorized('Wrong username or password');
-    const principal: Principal = { accountId: account.id, username: account.username, via: 'basic' };
+    if (!(await this.hasher.verify(password, account.passwordHash)))
+      throw HttpError.unauthorized('Wrong username or password');
+    const principal: Principal = {
+      accountId: account.id,
+      username: account.username,
+      via: 'basic',
+    };
     this.basicCache.set(key, principal);
     return principal;
   }
@@ -66,15 +80,19 @@ export class CredentialVerifier {
   private async verifyBearer(token: string): Promise<Principal> {
     const check = this.tokens.check(token);
     if (!check.ok) {
-      if (check.reason === 'expired') throw new HttpError('ACCESS_TOKEN_EXPIRED', SPEC_MESSAGES.ACCESS_TOKEN_EXPIRED);
+      if (check.reason === 'expired')
+        throw new HttpError('ACCESS_TOKEN_EXPIRED', SPEC_MESSAGES.ACCESS_TOKEN_EXPIRED);
       throw HttpError.unauthorized('Invalid access token');
     }
     const app = await this.application(check.claims.cid);
-    if (!app.live || app.accountId !== check.claims.sub) throw HttpError.unauthorized('Access token has been revoked');
+    if (!app.live || app.accountId !== check.claims.sub)
+      throw HttpError.unauthorized('Access token has been revoked');
     return { accountId: app.accountId, username: app.username, via: 'bearer' };
   }
 
-  private async application(clientId: string): Promise<{ live: boolean; accountId: string; username: string }> {
+  private async application(
+    clientId: string,
+  ): Promise<{ live: boolean; accountId: string; username: string }> {
     const cached = this.applicationCache.get(clientId);
     if (cached) return cached;
     const row = await this.store.findApplication(clientId);

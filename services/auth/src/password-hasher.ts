@@ -36,7 +36,12 @@ export class PasswordHasher {
     if (scheme !== 'scrypt' || !n || !r || !p || !saltB64 || !keyB64) return false;
     const N = Number(n);
     const expected = Buffer.from(keyB64, 'base64');
-    const key = await derive(secret, Buffer.from(saltB64, 'base64'), { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) });
+    const key = await derive(secret, Buffer.from(saltB64, 'base64'), {
+      N,
+      r: Number(r),
+      p: Number(p),
+      maxmem: 256 * N * Number(r),
+    });
     return key.length === expected.length && timingSafeEqual(key, expected);
   }
 }

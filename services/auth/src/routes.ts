@@ -44,15 +44,27 @@ function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorReq
   const multipart = multer({ limits: { fieldSize: 4096, fields: 10, files: 0, parts: 10 } }).none();
   const guard: RequestHandler = (req, _res, next) => {
     const type = req.headers['content-type'] ?? '';
-    if (!/^(multipart\/form-data|application\/x-www-form-urlencoded|application\/json)\b/i.test(type)) {
-      next(new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Send client_id and client_secret as form data (multipart or urlencoded)'));
+    if (
+      !/^(multipart\/form-data|application\/x-www-form-urlencoded|application\/json)\b/i.test(type)
+    ) {
+      next(
+        new HttpError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Send client_id and client_secret as form data (multipart or urlencoded)',
+        ),
+      );
       return;
     }
     next();
   };
   const multerErrors: express.ErrorRequestHandler = (err, _req, _res, next) => {
     if (err instanceof multer.MulterError) {
-      next(new HttpError(err.code === 'LIMIT_FIELD_VALUE' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_PARAMETER', `form data: ${err.message}`));
+      next(
+        new HttpError(
+          err.code === 'LIMIT_FIELD_VALUE' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_PARAMETER',
+          `form data: ${err.message}`,
+        ),
+      );
       return;
     }
     if (err instanceof Error && /Multipart|Unexpected end of form|boundary/i.test(err.message)) {
@@ -85,7 +97,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
         await hasher.verifyDummy(client_secret);
         throw new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
       }
-      if (!(await hasher.verify(client_secret, app.secret_hash))) throw HttpError.unauthorized('Wrong client secret');
+      if (!(await hasher.verify(client_secret, app.secret_hash)))
+        throw HttpError.unauthorized('Wrong client secret');
       const body: TokenResponse = {
         access_token: tokens.issue({ sub: app.account_id, cid: app.client_id }),
         token_type: 'bearer',
@@ -108,7 +121,9 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     const header = req.headers.authorization ?? '';
     const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
     if (!token || !sameSecret(token, deps.adminToken)) {
-      next(new HttpError('UNAUTHORIZED', 'Admin token required (Authorization: Bearer $ADMIN_TOKEN)'));
+      next(
+        new HttpError('UNAUTHORIZED', 'Admin token required (Authorization: Bearer $ADMIN_TOKEN)'),
+      );
       return;
     }
     next();
@@ -120,7 +135,10 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     wrap(async (req, res) => {
       const input = parseInput(CreateAccountSchema, req.body);
       const account = await store.createAccount(input, await hasher.hash(input.password));
-      if (!account) throw new HttpError('CONFLICT', `Account ${input.username} already exists`, { field: 'username' });
+      if (!account)
+        throw new HttpError('CONFLICT', `Account ${input.username} already exists`, {
+          field: 'username',
+        });
       res.status(201).json(account);
     }),
   );
@@ -161,8 +179,15 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       if (!account) throw HttpError.notFound(`No account ${username}`);
       const clientId = randomBytes(12).toString('hex');
       const clientSecret = randomBytes(32).toString('base64url');
-      await store.createApplication(account.id, clientId, await hasher.hash(clientSecret), name ?? null);
-      res.status(201).json({ client_id: clientId, client_secret: clientSecret, name: name ?? null });
+      await store.createApplication(
+        account.id,
+        clientId,
+        await hasher.hash(clientSecret),
+        name ?? null,
+      );
+      res
+        .status(201)
+        .json({ client_id: clientId, client_secret: clientSecret, name: name ?? null });
     }),
   );
 
@@ -172,7 +197,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const username = parseInput(UsernameSchema, req.params['username']);
       const clientId = String(req.params['clientId']);
       const account = await store.getAccount(username);
-      if (!account || !(await store.revokeApplication(account.id, clientId))) throw HttpError.notFound(`No application ${clientId} for ${username}`);
+      if (!account || !(await store.revokeApplication(account.id, clientId)))
+        throw HttpError.notFound(`No application ${clientId} for ${username}`);
       verifier.forgetApplication(clientId);
       res.status(204).end();
     }),

@@ -8,7 +8,8 @@ export interface TokenClaims {
   cid: string;
 }
 
-export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason: 'expired' | 'invalid' };
+export type TokenCheck =
+  { ok: true; claims: TokenClaims } | { ok: false; reason: 'expired' | 'invalid' };
 
 /** HS256 access tokens; verification pins the algorithm so `alg: none` or RS/HS confusion is refused. */
 export class TokenIssuer {
@@ -31,11 +32,18 @@ export class TokenIssuer {
 
   check(token: string): TokenCheck {
     try {
-      const payload = jwt.verify(token, this.secret, { algorithms: [TokenIssuer.ALGORITHM], issuer: 'sms-gateway' });
-      if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload['cid'] !== 'string') {
+      const payload = jwt.verify(token, this.secret, {
+        algorithms: [TokenIssuer.ALGORITHM],
+        issuer: 'sms-gateway',
+      });
+      if (
+        typeof payload !== 'object' ||
+        typeof payload.sub !== 'string' ||
+        typeof payload['cid'] !== 'string'
+      ) {
         return { ok: false, reason: 'invalid' };
       }
-      return { ok: true, claims: { sub: payload.sub, cid: payload['cid'] as string } };
+      return { ok: true, claims: { sub: payload.sub, cid: payload['cid'] } };
     } catch (err) {
       return { ok: false, reason: err instanceof jwt.TokenExpiredError ? 'expired' : 'invalid' };
     }

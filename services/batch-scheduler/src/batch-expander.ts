@@ -125,7 +125,7 @@ export class BatchExpander {
       }
       const ids = taken[0]?.ids ?? [];
       const segments = taken[0]?.segments ?? [];
-      const messages = ids.map((id, i) => ({ id, segments: segments[i]! }));
+      const messages = ids.map((id, i) => ({ id, segments: segments[i] }));
       const expanded = batch.expanded + messages.length;
       await tx.query(
         `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now() WHERE id = $1`,

@@ -39,8 +39,16 @@ export class BatchScheduler {
     for (let i = 0; i < 10_000 && !this.loop.isStopped; i++) {
       const chunk = await this.expander.expandChunk();
       if (!chunk) break;
-      const groups = submitGroups(chunk.messages.map((m) => ({ accountId: chunk.accountId, messageId: m.id, segments: m.segments })));
-      await Promise.all(groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group))));
+      const groups = submitGroups(
+        chunk.messages.map((m) => ({
+          accountId: chunk.accountId,
+          messageId: m.id,
+          segments: m.segments,
+        })),
+      );
+      await Promise.all(
+        groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group))),
+      );
       await this.expander.clearOutbox(chunk.outboxId);
       this.metrics.expanded.inc(chunk.messages.length);
       if (chunk.last) this.logger.info({ batchId: chunk.batchId }, 'batch fully expanded');

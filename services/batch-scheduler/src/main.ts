@@ -4,5 +4,8 @@ import { createSchedulerService } from './scheduler-service';
 
 serviceMain('batch-scheduler', schedulerConfigShape, ({ db, bus, logger, registry }) => {
   const scheduler = createSchedulerService({ db, bus: bus!, logger, registry });
-  return { start: () => scheduler.start(), stopSteps: [{ name: 'scheduler', run: () => scheduler.stop() }] };
+  return {
+    start: () => scheduler.start(),
+    stopSteps: [{ name: 'scheduler', run: () => scheduler.stop() }],
+  };
 });

@@ -15,7 +15,10 @@ export interface SchedulerProbe {
 }
 
 /** Names as docs/metrics.md lists them. */
-export function createSchedulerMetrics(registry: Registry, probe?: SchedulerProbe): SchedulerMetrics {
+export function createSchedulerMetrics(
+  registry: Registry,
+  probe?: SchedulerProbe,
+): SchedulerMetrics {
   const registers = [registry];
   if (probe) {
     exportQueueMetrics(registry, probe.bus, [QUEUES.schedulerBatches]);
@@ -31,7 +34,15 @@ export function createSchedulerMetrics(registry: Registry, probe?: SchedulerProb
     });
   }
   return {
-    expanded: new Counter({ name: 'smsgw_batch_messages_expanded_total', help: 'Batch recipients turned into message jobs', registers }),
-    completed: new Counter({ name: 'smsgw_batches_completed_total', help: 'Batches whose every message reached an outcome', registers }),
+    expanded: new Counter({
+      name: 'smsgw_batch_messages_expanded_total',
+      help: 'Batch recipients turned into message jobs',
+      registers,
+    }),
+    completed: new Counter({
+      name: 'smsgw_batches_completed_total',
+      help: 'Batches whose every message reached an outcome',
+      registers,
+    }),
   };
 }

@@ -18,9 +18,18 @@ export interface SchedulerServiceOptions {
 }
 
 /** Owns the batch lifecycle (DESIGN.md 2): scheduled → running → completed, or cancelled. */
-export function createSchedulerService(options: SchedulerServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
-  const expander = new BatchExpander(options.db, { chunkSize: options.chunkSize ?? 500, maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000 });
-  const metrics = createSchedulerMetrics(options.registry, { bus: options.bus, openBatches: () => countOpenBatches(options.db) });
+export function createSchedulerService(options: SchedulerServiceOptions): {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+} {
+  const expander = new BatchExpander(options.db, {
+    chunkSize: options.chunkSize ?? 500,
+    maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000,
+  });
+  const metrics = createSchedulerMetrics(options.registry, {
+    bus: options.bus,
+    openBatches: () => countOpenBatches(options.db),
+  });
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
     pollIntervalMs: options.pollIntervalMs ?? 250,
   });
@@ -28,7 +37,10 @@ export function createSchedulerService(options: SchedulerServiceOptions): { star
   return {
     async start() {
       // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
-      consumer = await options.bus.consume({ queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted }, async () => scheduler.wake());
+      consumer = await options.bus.consume(
+        { queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted },
+        async () => scheduler.wake(),
+      );
       scheduler.start();
     },
     async stop() {

@@ -12,8 +12,7 @@ export interface CallbackRequest {
 }
 
 export type CallbackOutcome =
-  | { ok: true; status: number }
-  | { ok: false; retry: boolean; reason: string };
+  { ok: true; status: number } | { ok: false; retry: boolean; reason: string };
 
 /** Most of a receiver's answer we read; the body is not used, only drained. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -37,7 +36,8 @@ export class CallbackSender {
       this.perHost.set(host, entry);
     }
     const e = entry;
-    if (e.active >= this.options.hostConcurrency) await new Promise<void>((resolve) => e.waiting.push(resolve));
+    if (e.active >= this.options.hostConcurrency)
+      await new Promise<void>((resolve) => e.waiting.push(resolve));
     e.active++;
     return () => {
       e.active--;
@@ -54,7 +54,8 @@ export class CallbackSender {
     } catch {
       return { ok: false, retry: false, reason: 'not a URL' };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, retry: false, reason: `scheme ${url.protocol} is not allowed` };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, retry: false, reason: `scheme ${url.protocol} is not allowed` };
     // Sockets skip the DNS lookup (and so the guard) for an IP literal: check it here.
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal) !== 0) {
@@ -62,7 +63,8 @@ export class CallbackSender {
       if (why) return { ok: false, retry: false, reason: `refused: ${why}` };
     }
     const form = new URLSearchParams(request.params).toString();
-    if (request.method === 'GET') for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
+    if (request.method === 'GET')
+      for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
     const release = await this.slot(url.host);
     try {
       return await this.exchange(url, request.method, request.method === 'POST' ? form : undefined);
@@ -78,11 +80,14 @@ export class CallbackSender {
         url,
         {
           method,
-          lookup: this.guard.lookup as never,
+          lookup: this.guard.lookup,
           timeout: this.options.timeoutMs,
           headers: {
             'user-agent': 'sms-gateway-callback/1',
-            ...(body !== undefined && { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) }),
+            ...(body !== undefined && {
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+            }),
           },
         },
         (res) => {
@@ -99,11 +104,17 @@ export class CallbackSender {
         },
       );
       // A hard deadline as well: `timeout` only covers idle sockets.
-      const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)));
+      const deadline = setTimeout(
+        () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+      );
       req.on('error', (err) => {
         clearTimeout(deadline);
-        if (err instanceof UrlRefusedError) resolve({ ok: false, retry: false, reason: `refused: ${err.message}` });
+        if (err instanceof UrlRefusedError)
+          resolve({ ok: false, retry: false, reason: `refused: ${err.message}` });
         else resolve({ ok: false, retry: true, reason: err.message });
       });
       req.on('close', () => clearTimeout(deadline));

@@ -79,16 +79,21 @@ export class CallbackStore {
 
   /** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */
   async messageParams(messageId: string): Promise<Record<string, unknown> | undefined> {
-    const { rows } = await this.db.query<{ params: Record<string, unknown> }>('SELECT params FROM messages WHERE id = $1', [messageId]);
+    const { rows } = await this.db.query<{ params: Record<string, unknown> }>(
+      'SELECT params FROM messages WHERE id = $1',
+      [messageId],
+    );
     return rows[0]?.params;
   }
 
   /** The URLs of a batch; a batch's URLs never change, so callers may cache them. */
-  async batchUrls(batchId: string): Promise<{ callback_url: string | null; errback_url: string | null } | undefined> {
-    const { rows } = await this.db.query<{ callback_url: string | null; errback_url: string | null }>(
-      'SELECT callback_url, errback_url FROM batches WHERE id = $1',
-      [batchId],
-    );
+  async batchUrls(
+    batchId: string,
+  ): Promise<{ callback_url: string | null; errback_url: string | null } | undefined> {
+    const { rows } = await this.db.query<{
+      callback_url: string | null;
+      errback_url: string | null;
+    }>('SELECT callback_url, errback_url FROM batches WHERE id = $1', [batchId]);
     return rows[0];
   }
 }

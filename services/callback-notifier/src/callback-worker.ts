@@ -46,7 +46,11 @@ export class CallbackWorker {
   }
 
   private async deliver(attempt: CallbackAttempt): Promise<void> {
-    const outcome = await this.sender.send({ url: attempt.url, method: attempt.method, params: attempt.query });
+    const outcome = await this.sender.send({
+      url: attempt.url,
+      method: attempt.method,
+      params: attempt.query,
+    });
     const labels = { kind: attempt.kind };
     const attempts = attempt.attempts + 1;
     if (outcome.ok) {
@@ -59,7 +63,10 @@ export class CallbackWorker {
       this.metrics.sent.inc({ ...labels, outcome: 'failed' });
       this.metrics.givenUp.inc({ ...labels, reason: outcome.retry ? 'attempts' : 'refused' });
       this.metrics.attempts.observe({ ...labels, outcome: 'failed' }, attempts);
-      this.logger.warn({ messageId: attempt.message_id, kind: attempt.kind, attempts, reason: outcome.reason }, 'callback given up');
+      this.logger.warn(
+        { messageId: attempt.message_id, kind: attempt.kind, attempts, reason: outcome.reason },
+        'callback given up',
+      );
       await this.store.gaveUp(attempt, outcome.reason);
       return;
     }

@@ -15,7 +15,10 @@ interface DlrRequest {
 export class DlrCallbacks {
   constructor(private readonly store: CallbackStore) {}
 
-  private async request(messageId: string, level: 1 | 2): Promise<{ url: string; method: 'GET' | 'POST' } | undefined> {
+  private async request(
+    messageId: string,
+    level: 1 | 2,
+  ): Promise<{ url: string; method: 'GET' | 'POST' } | undefined> {
     const params = (await this.store.messageParams(messageId)) as DlrRequest | undefined;
     if (!params || params.dlr !== 'yes' || !params.dlr_url) return undefined;
     const wanted = params.dlr_level ?? 1;
@@ -27,12 +30,20 @@ export class DlrCallbacks {
   async onResult(event: MessageResultEvent): Promise<boolean> {
     const target = await this.request(event.messageId, 1);
     if (!target) return false;
-    const status = event.outcome === 'submitted' ? 'ESME_ROK' : (event.error ?? 'ESME_RUNKNOWNERR').split(/[ :]/)[0]!;
+    const status =
+      event.outcome === 'submitted'
+        ? 'ESME_ROK'
+        : (event.error ?? 'ESME_RUNKNOWNERR').split(/[ :]/)[0];
     return this.store.enqueue({
       message_id: event.messageId,
       kind: 'dlr1',
       ...target,
-      query: { id: event.messageId, level: '1', message_status: status, connector: event.connector },
+      query: {
+        id: event.messageId,
+        level: '1',
+        message_status: status,
+        connector: event.connector,
+      },
     });
   }
 

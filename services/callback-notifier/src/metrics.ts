@@ -14,7 +14,10 @@ export interface NotifierMetrics {
 const KINDS = ['callback', 'errback', 'dlr1', 'dlr2'] as const;
 
 /** Names as docs/metrics.md lists them; `sources` adds the gauges read at scrape time. */
-export function createNotifierMetrics(registry: Registry, sources?: { db: Db; bus: Bus }): NotifierMetrics {
+export function createNotifierMetrics(
+  registry: Registry,
+  sources?: { db: Db; bus: Bus },
+): NotifierMetrics {
   const registers = [registry];
   if (sources) {
     exportQueueMetrics(registry, sources.bus, [QUEUES.notifierResults, QUEUES.notifierDlr]);
@@ -30,8 +33,18 @@ export function createNotifierMetrics(registry: Registry, sources?: { db: Db; bu
     });
   }
   return {
-    sent: new Counter({ name: 'smsgw_callback_requests_total', help: 'Requests to customer URLs, by kind and outcome (ok, retry, failed)', labelNames: ['kind', 'outcome'], registers }),
-    givenUp: new Counter({ name: 'smsgw_callbacks_given_up_total', help: 'Callbacks given up, by kind and reason (attempts, refused)', labelNames: ['kind', 'reason'], registers }),
+    sent: new Counter({
+      name: 'smsgw_callback_requests_total',
+      help: 'Requests to customer URLs, by kind and outcome (ok, retry, failed)',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    givenUp: new Counter({
+      name: 'smsgw_callbacks_given_up_total',
+      help: 'Callbacks given up, by kind and reason (attempts, refused)',
+      labelNames: ['kind', 'reason'],
+      registers,
+    }),
     attempts: new Histogram({
       name: 'smsgw_callback_attempts',
       help: 'Attempts a callback took to its final outcome (ok: answered, failed: given up), by kind',

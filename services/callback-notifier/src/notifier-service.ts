@@ -32,7 +32,10 @@ export function notifierSettings(config: {
   CALLBACK_RETRY_BASE_MS: number;
   CALLBACK_TIMEOUT_MS: number;
   CALLBACK_HOST_CONCURRENCY: number;
-}): Pick<NotifierServiceOptions, 'allowedHosts' | 'maxAttempts' | 'retryBaseMs' | 'timeoutMs' | 'hostConcurrency'> {
+}): Pick<
+  NotifierServiceOptions,
+  'allowedHosts' | 'maxAttempts' | 'retryBaseMs' | 'timeoutMs' | 'hostConcurrency'
+> {
   return {
     allowedHosts: config.CALLBACK_ALLOWED_HOSTS,
     maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
@@ -43,16 +46,28 @@ export function notifierSettings(config: {
 }
 
 /** Owns every outgoing request to customer URLs (DESIGN.md 2). */
-export function createNotifierService(options: NotifierServiceOptions): { start(): Promise<void>; stop(): Promise<void> } {
+export function createNotifierService(options: NotifierServiceOptions): {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+} {
   const store = new CallbackStore(options.db);
-  const sender = new CallbackSender(new UrlGuard(options.allowedHosts), { timeoutMs: options.timeoutMs, hostConcurrency: options.hostConcurrency });
-  const worker = new CallbackWorker(store, sender, options.logger, createNotifierMetrics(options.registry, options), {
-    maxAttempts: options.maxAttempts,
-    retryBaseMs: options.retryBaseMs,
-    pollIntervalMs: options.pollIntervalMs ?? 500,
-    concurrency: 64,
+  const sender = new CallbackSender(new UrlGuard(options.allowedHosts), {
     timeoutMs: options.timeoutMs,
+    hostConcurrency: options.hostConcurrency,
   });
+  const worker = new CallbackWorker(
+    store,
+    sender,
+    options.logger,
+    createNotifierMetrics(options.registry, options),
+    {
+      maxAttempts: options.maxAttempts,
+      retryBaseMs: options.retryBaseMs,
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+      concurrency: 64,
+      timeoutMs: options.timeoutMs,
+    },
+  );
   const results = new ResultCallbacks(store);
   const dlrs = new DlrCallbacks(store);
   const handlers = {
@@ -72,14 +87,20 @@ export function createNotifierService(options: NotifierServiceOptions): { start(
   return {
     async start() {
       consumers.push(
-        await options.bus.consume({ queue: QUEUES.notifierResults, topic: TOPICS.messageResult, prefetch: 64 }, async (event) => {
-          await handlers.result(event);
-          await outbox.clear(event.messageId, TOPICS.messageResult);
-        }),
-        await options.bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr, prefetch: 64 }, async (event) => {
-          await handlers.dlr(event);
-          await outbox.clear(event.messageId, TOPICS.messageDlr);
-        }),
+        await options.bus.consume(
+          { queue: QUEUES.notifierResults, topic: TOPICS.messageResult, prefetch: 64 },
+          async (event) => {
+            await handlers.result(event);
+            await outbox.clear(event.messageId, TOPICS.messageResult);
+          },
+        ),
+        await options.bus.consume(
+          { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr, prefetch: 64 },
+          async (event) => {
+            await handlers.dlr(event);
+            await outbox.clear(event.messageId, TOPICS.messageDlr);
+          },
+        ),
       );
       worker.start();
       outbox.start();

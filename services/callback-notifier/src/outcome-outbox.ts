@@ -1,4 +1,9 @@
-import { BUS_SCHEMAS, TOPICS, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
+import {
+  BUS_SCHEMAS,
+  TOPICS,
+  type MessageDlrEvent,
+  type MessageResultEvent,
+} from '@smsgw/contracts';
 import { GroupCommit, PollingLoop, type Db, type Logger } from '@smsgw/kit';
 
 type OutboxTopic = typeof TOPICS.messageResult | typeof TOPICS.messageDlr;
@@ -31,14 +36,17 @@ export class OutcomeOutbox {
     private readonly options: OutcomeOutboxOptions,
   ) {
     this.loop = new PollingLoop(() => this.sweep(), logger, 'outbox sweep');
-    this.clears = new GroupCommit(async (rows) => {
-      await db.query(
-        `DELETE FROM outcome_outbox o USING unnest($1::uuid[], $2::text[]) AS d(message_id, topic)
+    this.clears = new GroupCommit(
+      async (rows) => {
+        await db.query(
+          `DELETE FROM outcome_outbox o USING unnest($1::uuid[], $2::text[]) AS d(message_id, topic)
           WHERE o.message_id = d.message_id AND o.topic = d.topic`,
-        [rows.map((r) => r.messageId), rows.map((r) => r.topic)],
-      );
-      return rows.map(() => undefined);
-    }, { maxSize: 1000 });
+          [rows.map((r) => r.messageId), rows.map((r) => r.topic)],
+        );
+        return rows.map(() => undefined);
+      },
+      { maxSize: 1000 },
+    );
   }
 
   start(): void {
@@ -65,8 +73,10 @@ export class OutcomeOutbox {
       if (rows.length === 0) return;
       this.logger.info({ count: rows.length }, 'outcome events taken up from the outbox');
       for (const row of rows) {
-        if (row.topic === TOPICS.messageResult) await this.handlers.result(BUS_SCHEMAS[TOPICS.messageResult].parse(row.payload));
-        else if (row.topic === TOPICS.messageDlr) await this.handlers.dlr(BUS_SCHEMAS[TOPICS.messageDlr].parse(row.payload));
+        if (row.topic === TOPICS.messageResult)
+          await this.handlers.result(BUS_SCHEMAS[TOPICS.messageResult].parse(row.payload));
+        else if (row.topic === TOPICS.messageDlr)
+          await this.handlers.dlr(BUS_SCHEMAS[TOPICS.messageDlr].parse(row.payload));
         await this.clear(row.message_id, row.topic as OutboxTopic);
       }
     }

@@ -7,7 +7,10 @@ import type { CallbackStore } from './callback-store';
  * took it, errback_url when it failed for good. Query strings already in the URL are kept.
  */
 export class ResultCallbacks {
-  private readonly urls = new LRUCache<string, { callback_url: string | null; errback_url: string | null }>({ max: 10_000 });
+  private readonly urls = new LRUCache<
+    string,
+    { callback_url: string | null; errback_url: string | null }
+  >({ max: 10_000 });
 
   constructor(private readonly store: CallbackStore) {}
 

@@ -4,10 +4,27 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 /** Addresses a customer URL must not reach (promise 7): loopback, private, link-local, metadata, … */
 const FORBIDDEN = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) FORBIDDEN.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  FORBIDDEN.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const) {
   FORBIDDEN.addSubnet(net, prefix, 'ipv6');
 }
 
@@ -18,7 +35,7 @@ export class UrlRefusedError extends Error {
 /** IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
+  if (mapped) return { address: mapped[1], family: 'ipv4' };
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
@@ -35,8 +52,9 @@ export class UrlGuard {
     for (const entry of allowed) {
       const [net, prefix] = entry.split('/');
       const family = isIP(net ?? '');
-      if (family !== 0 && prefix !== undefined) this.allowedNets.addSubnet(net!, Number(prefix), family === 6 ? 'ipv6' : 'ipv4');
-      else if (family !== 0) this.allowedNets.addAddress(net!, family === 6 ? 'ipv6' : 'ipv4');
+      if (family !== 0 && prefix !== undefined)
+        this.allowedNets.addSubnet(net, Number(prefix), family === 6 ? 'ipv6' : 'ipv4');
+      else if (family !== 0) this.allowedNets.addAddress(net, family === 6 ? 'ipv6' : 'ipv4');
       else this.allowedHosts.add(entry.toLowerCase());
     }
   }
@@ -46,7 +64,8 @@ export class UrlGuard {
     if (this.allowedHosts.has(hostname.toLowerCase())) return undefined;
     const { address: ip, family } = unmapped(address);
     if (this.allowedNets.check(ip, family)) return undefined;
-    if (FORBIDDEN.check(ip, family)) return `${hostname} resolves to ${address}, a private, loopback or link-local address (allow it with CALLBACK_ALLOWED_HOSTS)`;
+    if (FORBIDDEN.check(ip, family))
+      return `${hostname} resolves to ${address}, a private, loopback or link-local address (allow it with CALLBACK_ALLOWED_HOSTS)`;
     return undefined;
   }
 
@@ -54,17 +73,25 @@ export class UrlGuard {
   readonly lookup = (
     hostname: string,
     options: { family?: number | string; all?: boolean },
-    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+    callback: (
+      err: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
   ): void => {
-    dnsLookup(hostname, { all: true, family: typeof options.family === 'number' ? options.family : 0 }, (err, addresses) => {
-      if (err) return callback(err, '');
-      for (const a of addresses) {
-        const why = this.refusal(hostname, a.address);
-        if (why) return callback(new UrlRefusedError(why), '');
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
+    dnsLookup(
+      hostname,
+      { all: true, family: typeof options.family === 'number' ? options.family : 0 },
+      (err, addresses) => {
+        if (err) return callback(err, '');
+        for (const a of addresses) {
+          const why = this.refusal(hostname, a.address);
+          if (why) return callback(new UrlRefusedError(why), '');
+        }
+        if (options.all) return callback(null, addresses);
+        const first = addresses[0];
+        callback(null, first.address, first.family);
+      },
+    );
   };
 }

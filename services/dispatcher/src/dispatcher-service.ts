@@ -41,7 +41,15 @@ export interface DispatcherService {
   sweeper: RecoverySweeper;
 }
 
-type Settings = Pick<DispatcherServiceOptions, 'maxAttempts' | 'submitStaleMs' | 'throughputPerWorker' | 'sweepIntervalMs' | 'inProcessBus' | 'smartQos'>;
+type Settings = Pick<
+  DispatcherServiceOptions,
+  | 'maxAttempts'
+  | 'submitStaleMs'
+  | 'throughputPerWorker'
+  | 'sweepIntervalMs'
+  | 'inProcessBus'
+  | 'smartQos'
+>;
 
 /** The dispatcher's settings from its environment (distributed and embedded mode alike). */
 export function dispatcherSettings(config: {
@@ -64,29 +72,41 @@ export function dispatcherSettings(config: {
 
 /** Retry delays sized so the bus gives up exactly when the dispatcher's attempt limit is reached. */
 export function submitRetryDelays(maxAttempts: number): number[] {
-  return Array.from({ length: Math.max(0, maxAttempts - 1) }, (_, i) => Math.min(1000 * 4 ** i, 120_000));
+  return Array.from({ length: Math.max(0, maxAttempts - 1) }, (_, i) =>
+    Math.min(1000 * 4 ** i, 120_000),
+  );
 }
 
 export function createDispatcherService(options: DispatcherServiceOptions): DispatcherService {
   const { db, bus, connector, logger } = options;
   // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
   const qosCeiling = options.throughputPerWorker || options.connectorThroughput || 1000;
-  const qos = options.smartQos ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling }) : undefined;
-  const metrics = createDispatcherMetrics(options.registry, connector, qos && (() => qos.current()), {
-    bus,
-    oldestWaitingSeconds: async () => {
-      const { rows } = await db.query<{ age: number | null }>(
-        `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
-      );
-      return rows[0]?.age ?? 0;
+  const qos = options.smartQos
+    ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling })
+    : undefined;
+  const metrics = createDispatcherMetrics(
+    options.registry,
+    connector,
+    qos && (() => qos.current()),
+    {
+      bus,
+      oldestWaitingSeconds: async () => {
+        const { rows } = await db.query<{ age: number | null }>(
+          `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
+        );
+        return rows[0]?.age ?? 0;
+      },
     },
-  }, { connector: options.connectorThroughput, perWorker: options.throughputPerWorker });
+    { connector: options.connectorThroughput, perWorker: options.throughputPerWorker },
+  );
   const claims = new MessageClaims(db, connector.name);
   const gate = new ThroughputGate(
     options.rateLimiter,
     logger,
     { waitSeconds: metrics.throughputWait, paused: metrics.throughputPaused },
-    options.connectorThroughput > 0 ? { key: `connector:${connector.name}`, perSecond: options.connectorThroughput } : undefined,
+    options.connectorThroughput > 0
+      ? { key: `connector:${connector.name}`, perSecond: options.connectorThroughput }
+      : undefined,
   );
   const dispatcher = new MessageDispatcher(
     claims,
@@ -106,7 +126,11 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       ...(qos && { qos }),
     },
   );
-  const receipts = new ReceiptMatcher(claims, bus, logger, metrics, { connector: connector.name, holdMs: 30_000, retryEveryMs: 250 });
+  const receipts = new ReceiptMatcher(claims, bus, logger, metrics, {
+    connector: connector.name,
+    holdMs: 30_000,
+    retryEveryMs: 250,
+  });
   const sweeper = new RecoverySweeper(db, bus, logger, metrics, {
     intervalMs: options.sweepIntervalMs,
     acceptedGraceMs: 30_000,
@@ -117,7 +141,10 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
 
   return {
     sweeper,
-    readiness: () => ({ smsc: connector.isUp(), throughput: options.rateLimiter.isReady() && !gate.isPaused() }),
+    readiness: () => ({
+      smsc: connector.isUp(),
+      throughput: options.rateLimiter.isReady() && !gate.isPaused(),
+    }),
     async start() {
       connector.onReceipt(receipts.receive);
       await connector.start();
@@ -163,7 +190,10 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
  * state (Redis or in memory) and the SMSC link's cap.
  */
 export function dispatcherFromConfig(
-  config: Parameters<typeof dispatcherSettings>[0] & { REDIS_URL?: string | undefined; BUS_NAMESPACE: string },
+  config: Parameters<typeof dispatcherSettings>[0] & {
+    REDIS_URL?: string | undefined;
+    BUS_NAMESPACE: string;
+  },
   deps: Pick<DispatcherServiceOptions, 'db' | 'bus' | 'logger' | 'registry'> & { smsc: SmscLink },
 ): DispatcherService {
   return createDispatcherService({

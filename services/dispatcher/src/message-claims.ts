@@ -39,7 +39,13 @@ export type PartReceipt = Omit<DeliveryReceipt, 'state'> & { state: MessageState
  * calling it per message (~4 µs each, and a lookup of the batch each) made the answers' statement
  * 34.5 µs per message where written out, the batches read once per batch of the group, it is 23.
  */
-const resultOutbox = (rows: string, outcome: string, smscId: string, error: string, connector: string): string => `
+const resultOutbox = (
+  rows: string,
+  outcome: string,
+  smscId: string,
+  error: string,
+  connector: string,
+): string => `
   INSERT INTO outcome_outbox (message_id, topic, payload)
   SELECT m.id, 'message.result', jsonb_build_object(
            'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', ${outcome},
@@ -116,9 +122,13 @@ export class MessageClaims {
    * matched by its own smsc_id: a part row for it would be most of this statement's cost.
    * Answers which messages moved (a redelivered job's did not).
    */
-  async markSubmitted(messages: readonly SubmittedMessage[]): Promise<Map<string, MessageResultEvent | null>> {
+  async markSubmitted(
+    messages: readonly SubmittedMessage[],
+  ): Promise<Map<string, MessageResultEvent | null>> {
     if (messages.length === 0) return new Map();
-    const parts = messages.filter((m) => m.smscIds.length > 1).flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
+    const parts = messages
+      .filter((m) => m.smscIds.length > 1)
+      .flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
     const { rows } = await this.db.query<{ id: string; payload: MessageResultEvent | null }>(
       `WITH submitted AS (
          UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
@@ -133,7 +143,14 @@ export class MessageClaims {
        ), outbox AS (${resultOutbox('submitted', "'submitted'", 'm.smsc_id', 'NULL', '$6::text')}
        )
        SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
-      [messages.map((m) => m.id), messages.map((m) => m.smscIds[0] ?? ''), parts.map((p) => p.id), parts.map((p) => p.seq), parts.map((p) => p.smscId), this.connector],
+      [
+        messages.map((m) => m.id),
+        messages.map((m) => m.smscIds[0] ?? ''),
+        parts.map((p) => p.id),
+        parts.map((p) => p.seq),
+        parts.map((p) => p.smscId),
+        this.connector,
+      ],
       { planEachCall: true },
     );
     return new Map(rows.map((r) => [r.id, r.payload]));
@@ -141,17 +158,21 @@ export class MessageClaims {
 
   /** A transient SMSC error: back to the queue for a later attempt. */
   async requeue(id: string, error: string): Promise<void> {
-    await this.db.query(`UPDATE messages SET state = 'queued', error = $2, updated_at = now() WHERE id = $1 AND state = 'submitting'`, [
-      id,
-      error,
-    ]);
+    await this.db.query(
+      `UPDATE messages SET state = 'queued', error = $2, updated_at = now() WHERE id = $1 AND state = 'submitting'`,
+      [id, error],
+    );
   }
 
   /**
    * Fails the message; with refund, gives back its cost and segments in the same statement and
    * records the refund in the ledger (a unique index makes a second refund impossible).
    */
-  async fail(id: string, error: string, refund: boolean): Promise<{ failed: boolean; event: MessageResultEvent | null }> {
+  async fail(
+    id: string,
+    error: string,
+    refund: boolean,
+  ): Promise<{ failed: boolean; event: MessageResultEvent | null }> {
     const { rows } = await this.db.query<{ id: string; payload: MessageResultEvent | null }>(
       `WITH failed AS (
          UPDATE messages SET state = 'failed', error = $2, updated_at = now()
@@ -188,20 +209,39 @@ export class MessageClaims {
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
           WHERE p.smsc_id = i.smsc_id AND p.state = 'submitted'
           RETURNING p.message_id, p.smsc_id`,
-        [receipts.map((r) => r.smscId), receipts.map((r) => r.state), receipts.map((r) => r.stat), receipts.map((r) => r.err)],
+        [
+          receipts.map((r) => r.smscId),
+          receipts.map((r) => r.state),
+          receipts.map((r) => r.stat),
+          receipts.map((r) => r.err),
+        ],
       );
       const messageOf = new Map(parts.rows.map((r) => [r.smsc_id, r.message_id]));
       const messageIds = [...new Set(messageOf.values())];
-      const finals = new Map<string, { state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>();
+      const finals = new Map<
+        string,
+        { state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }
+      >();
       const single = receipts.filter((r) => !messageOf.has(r.smscId));
       if (single.length > 0) {
-        const singles = await tx.query<{ id: string; state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>(
+        const singles = await tx.query<{
+          id: string;
+          state: MessageState;
+          dlr: boolean;
+          smsc_id: string;
+          failure_stat: string | null;
+        }>(
           `UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
             WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted'
               AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
            RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat`,
-          [single.map((r) => r.smscId), single.map((r) => r.state), single.map((r) => r.stat), single.map((r) => r.err)],
+          [
+            single.map((r) => r.smscId),
+            single.map((r) => r.state),
+            single.map((r) => r.stat),
+            single.map((r) => r.err),
+          ],
         );
         for (const row of singles.rows) {
           messageOf.set(row.smsc_id, row.id);
@@ -209,8 +249,17 @@ export class MessageClaims {
         }
       }
       if (messageIds.length > 0) {
-        await tx.query(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [messageIds]);
-        const completed = await tx.query<{ id: string; state: MessageState; dlr: boolean; smsc_id: string; failure_stat: string | null }>(
+        await tx.query(
+          `SELECT id FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+          [messageIds],
+        );
+        const completed = await tx.query<{
+          id: string;
+          state: MessageState;
+          dlr: boolean;
+          smsc_id: string;
+          failure_stat: string | null;
+        }>(
           `WITH agg AS (
              SELECT message_id,
                     count(*) FILTER (WHERE state = 'submitted') AS open,
@@ -233,7 +282,11 @@ export class MessageClaims {
         const final = finals.get(messageId);
         if (!final) return { messageId, final: undefined };
         finals.delete(messageId); // reported once, with the receipt that completed it
-        return { messageId, final: final.state, ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt) }) };
+        return {
+          messageId,
+          final: final.state,
+          ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt) }),
+        };
       });
       const reports = matches.flatMap((m) => (m?.report ? [m.report] : []));
       if (reports.length > 0) {
@@ -250,11 +303,15 @@ export class MessageClaims {
   }
 
   /** The message.dlr event of a completed message: the status of its first failing part, else this receipt's. */
-  private deliveryReport(messageId: string, final: { smsc_id: string; failure_stat: string | null }, receipt: PartReceipt): MessageDlrEvent {
+  private deliveryReport(
+    messageId: string,
+    final: { smsc_id: string; failure_stat: string | null },
+    receipt: PartReceipt,
+  ): MessageDlrEvent {
     return {
       messageId,
       smscId: final.smsc_id || receipt.smscId,
-      status: final.failure_stat ? final.failure_stat.split(' ')[0]! : receipt.stat,
+      status: final.failure_stat ? final.failure_stat.split(' ')[0] : receipt.stat,
       err: receipt.err || null,
       connector: this.connector,
       sub: receipt.sub,

@@ -1,5 +1,10 @@
 import Bottleneck from 'bottleneck';
-import { TOPICS, type MessageResultEvent, type MessageSubmitGroupJob, type MessageSubmitJob } from '@smsgw/contracts';
+import {
+  TOPICS,
+  type MessageResultEvent,
+  type MessageSubmitGroupJob,
+  type MessageSubmitJob,
+} from '@smsgw/contracts';
 import { GroupCommit, type Bus, type DeliveryInfo, type Logger } from '@smsgw/kit';
 import { SmscError, type SmscConnector } from '@smsgw/smsc';
 import type { ClaimedMessage, GroupClaim, MessageClaims, SubmittedMessage } from './message-claims';
@@ -56,7 +61,10 @@ export class MessageDispatcher {
   /** Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time per job. */
   private readonly pacer: Bottleneck | undefined;
   private readonly waiting: Waiting[] = [];
-  private readonly submitted: GroupCommit<SubmittedMessage, { moved: boolean; event: MessageResultEvent | null }>;
+  private readonly submitted: GroupCommit<
+    SubmittedMessage,
+    { moved: boolean; event: MessageResultEvent | null }
+  >;
   private slotsInUse = 0;
   private claimsInFlight = 0;
   /** Jobs taken into a group and not yet settled (drain waits for them). */
@@ -72,12 +80,18 @@ export class MessageDispatcher {
     private readonly pacing?: DispatcherPacing,
   ) {
     if (options.throughputPerWorker > 0 || pacing?.qos) {
-      this.pacer = new Bottleneck({ maxConcurrent: null, minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0 });
+      this.pacer = new Bottleneck({
+        maxConcurrent: null,
+        minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0,
+      });
     }
-    this.submitted = new GroupCommit(async (messages) => {
-      const moved = await claims.markSubmitted(messages);
-      return messages.map((m) => ({ moved: moved.has(m.id), event: moved.get(m.id) ?? null }));
-    }, { maxSize: 1000, concurrency: 2 });
+    this.submitted = new GroupCommit(
+      async (messages) => {
+        const moved = await claims.markSubmitted(messages);
+        return messages.map((m) => ({ moved: moved.has(m.id), event: moved.get(m.id) ?? null }));
+      },
+      { maxSize: 1000, concurrency: 2 },
+    );
   }
 
   private stopping = false;
@@ -95,8 +109,18 @@ export class MessageDispatcher {
    */
   readonly handleGroup = async (job: MessageSubmitGroupJob, info: DeliveryInfo): Promise<void> => {
     const outcomes: Promise<void>[] = [];
-    for (const m of job.messages) outcomes.push((await this.admit({ messageId: m.messageId, accountId: job.accountId, segments: m.segments }, info)).done);
-    const failure = (await Promise.allSettled(outcomes)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    for (const m of job.messages)
+      outcomes.push(
+        (
+          await this.admit(
+            { messageId: m.messageId, accountId: job.accountId, segments: m.segments },
+            info,
+          )
+        ).done,
+      );
+    const failure = (await Promise.allSettled(outcomes)).find(
+      (r): r is PromiseRejectedResult => r.status === 'rejected',
+    );
     if (failure) throw failure.reason;
   };
 
@@ -104,12 +128,21 @@ export class MessageDispatcher {
   private async admit(job: MessageSubmitJob, info: DeliveryInfo): Promise<{ done: Promise<void> }> {
     if (this.pacing) {
       // Cost is PDUs, not messages: a three-part message takes three places (issue: throughput).
-      await this.pacing.gate.pass(await this.pacing.accountCaps.of(job.accountId), job.segments ?? 1, () => this.stopping);
+      await this.pacing.gate.pass(
+        await this.pacing.accountCaps.of(job.accountId),
+        job.segments ?? 1,
+        () => this.stopping,
+      );
       this.applyQos();
     }
     if (this.pacer) await this.pacer.schedule(() => Promise.resolve());
     const done = new Promise<void>((resolve, reject) => {
-      this.waiting.push({ job, info, slots: Math.min(Math.max(1, job.segments ?? 1), this.options.window), done: (outcome) => outcome.then(resolve, reject) });
+      this.waiting.push({
+        job,
+        info,
+        slots: Math.min(Math.max(1, job.segments ?? 1), this.options.window),
+        done: (outcome) => outcome.then(resolve, reject),
+      });
     });
     this.claimNext();
     return { done };
@@ -155,11 +188,19 @@ export class MessageDispatcher {
     if (this.submitted.size >= this.options.window) return;
     // A second group goes when it is sizeable, or when the window has places for all that waits.
     const free = this.options.window - this.slotsInUse;
-    if (this.claimsInFlight > 0 && this.waiting.length < this.options.window / 4 && free < this.waiting.length) return;
+    if (
+      this.claimsInFlight > 0 &&
+      this.waiting.length < this.options.window / 4 &&
+      free < this.waiting.length
+    )
+      return;
     const cap = Math.max(1, Math.floor(this.options.window / 2));
     const group: Waiting[] = [];
     let slots = 0;
-    while (this.waiting.length > 0 && (group.length === 0 || slots + this.waiting[0]!.slots <= cap)) {
+    while (
+      this.waiting.length > 0 &&
+      (group.length === 0 || slots + this.waiting[0].slots <= cap)
+    ) {
       const next = this.waiting.shift()!;
       group.push(next);
       slots += next.slots;
@@ -188,7 +229,10 @@ export class MessageDispatcher {
   }
 
   private grantPlaces(): void {
-    while (this.placeWaiters.length > 0 && this.placeWaiters[0]!.slots <= this.options.window - this.slotsInUse) {
+    while (
+      this.placeWaiters.length > 0 &&
+      this.placeWaiters[0].slots <= this.options.window - this.slotsInUse
+    ) {
       const next = this.placeWaiters.shift()!;
       this.slotsInUse += next.slots;
       next.granted();
@@ -258,10 +302,19 @@ export class MessageDispatcher {
     // Committed once every submit_sm of the group has left (or failed before leaving).
     await Promise.all(writes);
     written();
-    await claim.commit().catch((err: unknown) => this.logger.error({ err }, 'could not commit a claim; its messages will be sent again'));
+    await claim
+      .commit()
+      .catch((err: unknown) =>
+        this.logger.error({ err }, 'could not commit a claim; its messages will be sent again'),
+      );
   }
 
-  private async submit(message: ClaimedMessage, claim: GroupClaim, onWritten: () => void, answered: () => void): Promise<void> {
+  private async submit(
+    message: ClaimedMessage,
+    claim: GroupClaim,
+    onWritten: () => void,
+    answered: () => void,
+  ): Promise<void> {
     let request;
     try {
       request = buildSubmitRequest(message);
@@ -279,7 +332,10 @@ export class MessageDispatcher {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
-      const { moved, event } = await this.submitted.add({ id: message.id, smscIds: result.smscIds });
+      const { moved, event } = await this.submitted.add({
+        id: message.id,
+        smscIds: result.smscIds,
+      });
       if (moved) {
         this.metrics.submitted.inc({ connector: this.connector.name });
         this.metrics.submittedPdus.inc({ connector: this.connector.name }, result.smscIds.length);
@@ -290,7 +346,10 @@ export class MessageDispatcher {
       // Written or not, the claim is committed before its outcome is recorded.
       await claim.commit();
       if (!(err instanceof SmscError)) throw err;
-      this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: err.code }, Number(process.hrtime.bigint() - started) / 1e9);
+      this.metrics.smscResponse.observe(
+        { connector: this.connector.name, outcome: err.code },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
       if (err.code === 'ESME_RTHROTTLED') this.pacing?.qos?.onThrottled();
       if (err.permanent) {
         await this.failed(message, err.code, true);
@@ -318,15 +377,21 @@ export class MessageDispatcher {
     const { failed, event } = await this.claims.fail(id, 'SUBMIT_OUTCOME_UNKNOWN', false);
     if (!failed) return;
     this.metrics.failed.inc({ connector: this.connector.name, reason: 'SUBMIT_OUTCOME_UNKNOWN' });
-    this.logger.warn({ messageId: id }, 'submission outcome unknown after a dispatcher stopped; not resent');
+    this.logger.warn(
+      { messageId: id },
+      'submission outcome unknown after a dispatcher stopped; not resent',
+    );
     if (event) this.publishResult(event);
   }
 
   private async failed(message: ClaimedMessage, reason: string, refund: boolean): Promise<void> {
     const { failed, event } = await this.claims.fail(message.id, reason, refund);
     if (!failed) return;
-    this.metrics.failed.inc({ connector: this.connector.name, reason: reason.split(/[ :]/)[0]! });
-    this.logger.info({ messageId: message.id, batchId: message.batch_id, reason }, 'message failed');
+    this.metrics.failed.inc({ connector: this.connector.name, reason: reason.split(/[ :]/)[0] });
+    this.logger.info(
+      { messageId: message.id, batchId: message.batch_id, reason },
+      'message failed',
+    );
     if (event) this.publishResult(event);
   }
 
@@ -349,7 +414,12 @@ export class MessageDispatcher {
     this.track(
       this.bus
         .publish(TOPICS.messageResult, event)
-        .catch((err: unknown) => this.logger.warn({ err, messageId: event.messageId }, 'could not publish the message result; the outbox keeps it')),
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err, messageId: event.messageId },
+            'could not publish the message result; the outbox keeps it',
+          ),
+        ),
     );
   }
 
@@ -357,7 +427,8 @@ export class MessageDispatcher {
   async drain(): Promise<void> {
     this.stopping = true;
     await this.pacer?.stop({ dropWaitingJobs: false });
-    while (this.inProgress > 0 || this.waiting.length > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.inProgress > 0 || this.waiting.length > 0)
+      await new Promise((r) => setTimeout(r, 10));
     await Promise.allSettled([...this.publishing]);
   }
 }

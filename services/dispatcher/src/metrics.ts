@@ -45,19 +45,48 @@ export function createDispatcherMetrics(
   caps?: ThroughputCaps,
 ): DispatcherMetrics {
   const registers = [registry];
-  if (backlog) exportQueueMetrics(registry, backlog.bus, [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup]);
+  if (backlog)
+    exportQueueMetrics(registry, backlog.bus, [
+      QUEUES.dispatcherSubmit,
+      QUEUES.dispatcherSubmitGroup,
+    ]);
   return {
-    submitted: new Counter({ name: 'smsgw_messages_submitted_total', help: 'Messages the SMSC accepted', labelNames: ['connector'], registers }),
-    submittedPdus: new Counter({ name: 'smsgw_pdus_submitted_total', help: 'submit_sm PDUs (message parts) the SMSC accepted', labelNames: ['connector'], registers }),
-    failed: new Counter({ name: 'smsgw_messages_failed_total', help: 'Messages that failed for good, by reason', labelNames: ['connector', 'reason'], registers }),
+    submitted: new Counter({
+      name: 'smsgw_messages_submitted_total',
+      help: 'Messages the SMSC accepted',
+      labelNames: ['connector'],
+      registers,
+    }),
+    submittedPdus: new Counter({
+      name: 'smsgw_pdus_submitted_total',
+      help: 'submit_sm PDUs (message parts) the SMSC accepted',
+      labelNames: ['connector'],
+      registers,
+    }),
+    failed: new Counter({
+      name: 'smsgw_messages_failed_total',
+      help: 'Messages that failed for good, by reason',
+      labelNames: ['connector', 'reason'],
+      registers,
+    }),
     final: new Counter({
       name: 'smsgw_messages_final_total',
       help: 'Messages a delivery receipt completed, by the final state it gave them (delivered, undelivered, expired, rejected)',
       labelNames: ['connector', 'state'],
       registers,
     }),
-    retried: new Counter({ name: 'smsgw_submit_retries_total', help: 'Submissions retried after a transient SMSC error', labelNames: ['connector', 'reason'], registers }),
-    receipts: new Counter({ name: 'smsgw_delivery_receipts_total', help: 'Delivery receipts received, by status', labelNames: ['connector', 'status'], registers }),
+    retried: new Counter({
+      name: 'smsgw_submit_retries_total',
+      help: 'Submissions retried after a transient SMSC error',
+      labelNames: ['connector', 'reason'],
+      registers,
+    }),
+    receipts: new Counter({
+      name: 'smsgw_delivery_receipts_total',
+      help: 'Delivery receipts received, by status',
+      labelNames: ['connector', 'status'],
+      registers,
+    }),
     smscResponse: new Histogram({
       name: 'smsgw_smsc_response_seconds',
       help: 'Time from submit to the SMSC answer',
@@ -80,7 +109,11 @@ export function createDispatcherMetrics(
       buckets: [0, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers,
     }),
-    throughputPaused: new Gauge({ name: 'smsgw_throughput_paused', help: '1 while dispatch is paused because the throughput state (Redis) is unreachable', registers }),
+    throughputPaused: new Gauge({
+      name: 'smsgw_throughput_paused',
+      help: '1 while dispatch is paused because the throughput state (Redis) is unreachable',
+      registers,
+    }),
     qosRate: new Gauge({
       name: 'smsgw_qos_rate',
       help: 'Messages per second smart QoS currently allows this worker',
@@ -109,6 +142,11 @@ export function createDispatcherMetrics(
         if (backlog) this.set(await backlog.oldestWaitingSeconds().catch(() => NaN));
       },
     }),
-    swept: new Counter({ name: 'smsgw_recovery_republished_total', help: 'Jobs re-published by the recovery sweep, by message state', labelNames: ['state'], registers }),
+    swept: new Counter({
+      name: 'smsgw_recovery_republished_total',
+      help: 'Jobs re-published by the recovery sweep, by message state',
+      labelNames: ['state'],
+      registers,
+    }),
   };
 }

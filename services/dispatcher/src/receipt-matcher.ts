@@ -57,11 +57,15 @@ export class ReceiptMatcher {
    * told to deliver it again later.
    */
   readonly receive = (receipt: DeliveryReceipt): Promise<void> => {
-    this.metrics.receipts.inc({ connector: this.options.connector, status: receipt.stat || receipt.state });
+    this.metrics.receipts.inc({
+      connector: this.options.connector,
+      status: receipt.stat || receipt.state,
+    });
     return new Promise<void>((resolve, reject) => {
       void this.match(receipt).then((outcome) => {
         if (outcome === 'matched') resolve();
-        else if (outcome === 'error') reject(new Error(`could not record the receipt of ${receipt.smscId}`));
+        else if (outcome === 'error')
+          reject(new Error(`could not record the receipt of ${receipt.smscId}`));
         else this.hold({ receipt, until: Date.now() + this.options.holdMs, resolve, reject });
       });
     });
@@ -94,7 +98,10 @@ export class ReceiptMatcher {
             entry.reject(new Error(`could not record the receipt of ${smscId}`));
           } else if (entry.until <= now) {
             this.held.delete(smscId);
-            this.logger.info({ smscId, stat: entry.receipt.stat }, 'delivery receipt matched no submitted message');
+            this.logger.info(
+              { smscId, stat: entry.receipt.stat },
+              'delivery receipt matched no submitted message',
+            );
             entry.resolve();
           }
         }),
@@ -115,12 +122,18 @@ export class ReceiptMatcher {
     try {
       const matched = await this.records.add({ ...receipt, state });
       if (!matched) return 'unmatched';
-      if (matched.final) this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
+      if (matched.final)
+        this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
       if (matched.report) {
         const report = matched.report;
         await this.bus
           .publish(TOPICS.messageDlr, report)
-          .catch((err: unknown) => this.logger.warn({ err, messageId: report.messageId }, 'could not publish the delivery report; the outbox keeps it'));
+          .catch((err: unknown) =>
+            this.logger.warn(
+              { err, messageId: report.messageId },
+              'could not publish the delivery report; the outbox keeps it',
+            ),
+          );
       }
       return 'matched';
     } catch (err) {

@@ -47,8 +47,16 @@ export class RecoverySweeper {
       const now = Date.now();
       await this.sweepOutbox(new Date(now - this.options.acceptedGraceMs));
       // `accepted` rows come only from a gateway or scheduler of before the job outbox (migration 006).
-      await this.sweep(`state = 'accepted'`, new Date(now - this.options.acceptedGraceMs), 'accepted');
-      await this.sweep(`state = 'submitting'`, new Date(now - this.options.submitStaleMs), 'submitting');
+      await this.sweep(
+        `state = 'accepted'`,
+        new Date(now - this.options.acceptedGraceMs),
+        'accepted',
+      );
+      await this.sweep(
+        `state = 'submitting'`,
+        new Date(now - this.options.submitStaleMs),
+        'submitting',
+      );
     } catch (err) {
       this.logger.warn({ err }, 'recovery sweep failed; will try again');
     }
@@ -82,7 +90,10 @@ export class RecoverySweeper {
         await tx.query(`DELETE FROM job_outbox WHERE id = ANY($1::bigint[])`, [ids]);
         if (rows.length > 0) {
           this.metrics.swept.inc({ state: 'queued' }, rows.length);
-          this.logger.info({ count: rows.length }, 're-published jobs whose publish was not confirmed');
+          this.logger.info(
+            { count: rows.length },
+            're-published jobs whose publish was not confirmed',
+          );
         }
         return due.length;
       });
@@ -90,8 +101,12 @@ export class RecoverySweeper {
     }
   }
 
-  private publishGroups(rows: { id: string; account_id: string; segments: number }[]): Promise<void>[] {
-    const groups = submitGroups(rows.map((r) => ({ accountId: r.account_id, messageId: r.id, segments: r.segments })));
+  private publishGroups(
+    rows: { id: string; account_id: string; segments: number }[],
+  ): Promise<void>[] {
+    const groups = submitGroups(
+      rows.map((r) => ({ accountId: r.account_id, messageId: r.id, segments: r.segments })),
+    );
     return groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group)));
   }
 
@@ -107,7 +122,12 @@ export class RecoverySweeper {
         [cutoff],
       );
       if (rows.length === 0) return;
-      for (const row of rows) await this.bus.publish(TOPICS.messageSubmit, { messageId: row.id, accountId: row.account_id, segments: row.segments });
+      for (const row of rows)
+        await this.bus.publish(TOPICS.messageSubmit, {
+          messageId: row.id,
+          accountId: row.account_id,
+          segments: row.segments,
+        });
       this.metrics.swept.inc({ state: label }, rows.length);
       this.logger.info({ count: rows.length, state: label }, 're-published jobs left in flight');
       if (rows.length < batchSize || label === 'submitting') return;

@@ -1,5 +1,12 @@
 import type { Logger } from '@smsgw/kit';
-import { HttpConnector, SmppConnector, SmppSimulator, parseHttpSmscUrl, parseSmscUrl, type SmscConnector } from '@smsgw/smsc';
+import {
+  HttpConnector,
+  SmppConnector,
+  SmppSimulator,
+  parseHttpSmscUrl,
+  parseSmscUrl,
+  type SmscConnector,
+} from '@smsgw/smsc';
 
 export interface SmscLink {
   connector: SmscConnector;
@@ -13,13 +20,25 @@ export interface SmscLink {
  * The connector SMSC_URL names; unset, a built-in simulator on loopback reached over a real SMPP
  * session, so embedded mode exercises the same code as production.
  */
-export async function openSmscLink(smscUrl: string | undefined, logger: Logger, simulatorOptions: { deliveryReceipts?: boolean } = {}): Promise<SmscLink> {
+export async function openSmscLink(
+  smscUrl: string | undefined,
+  logger: Logger,
+  simulatorOptions: { deliveryReceipts?: boolean } = {},
+): Promise<SmscLink> {
   if (smscUrl !== undefined) {
     if (smscUrl.startsWith('smpp:')) {
       const options = parseSmscUrl(smscUrl);
-      return { connector: new SmppConnector({ ...options, name: 'smsc' }, logger), throughput: options.throughput, close: async () => undefined };
+      return {
+        connector: new SmppConnector({ ...options, name: 'smsc' }, logger),
+        throughput: options.throughput,
+        close: async () => undefined,
+      };
     }
-    return { connector: new HttpConnector({ ...parseHttpSmscUrl(smscUrl), name: 'http' }, logger), throughput: 0, close: async () => undefined };
+    return {
+      connector: new HttpConnector({ ...parseHttpSmscUrl(smscUrl), name: 'http' }, logger),
+      throughput: 0,
+      close: async () => undefined,
+    };
   }
   const simulator = new SmppSimulator({
     host: '127.0.0.1',
@@ -27,10 +46,22 @@ export async function openSmscLink(smscUrl: string | undefined, logger: Logger, 
     deliveryReceipts: simulatorOptions.deliveryReceipts ?? true,
     latencyMs: 0,
     onReceived: (submit, text) =>
-      logger.info({ to: submit.to, from: submit.from, dataCoding: submit.dataCoding, smscId: submit.smscId, text }, 'simulator received submit_sm'),
+      logger.info(
+        {
+          to: submit.to,
+          from: submit.from,
+          dataCoding: submit.dataCoding,
+          smscId: submit.smscId,
+          text,
+        },
+        'simulator received submit_sm',
+      ),
   });
   const { host, port } = await simulator.start();
   logger.info({ host, port }, 'SMSC_URL unset: using the built-in SMPP simulator');
-  const connector = new SmppConnector({ ...parseSmscUrl(`smpp://simulator:simulator@${host}:${port}?window=50`), name: 'simulator' }, logger);
+  const connector = new SmppConnector(
+    { ...parseSmscUrl(`smpp://simulator:simulator@${host}:${port}?window=50`), name: 'simulator' },
+    logger,
+  );
   return { connector, throughput: 0, close: () => simulator.stop() };
 }

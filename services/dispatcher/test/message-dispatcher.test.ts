@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import {
+  MemoryBus,
+  createLogger,
+  createRegistry,
+  insertTestAccount,
+  openMigratedPglite,
+  type Db,
+} from '@smsgw/kit';
 import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
 import { MessageClaims, MessageDispatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
@@ -14,9 +21,17 @@ let connector: SmppConnector;
 beforeEach(async () => {
   db = await openMigratedPglite();
   // Slow answers: everything claimed before the first answer shows in what the claims saw.
-  sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 1000, deliveryReceipts: false });
+  sim = new SmppSimulator({
+    systemId: 'sys',
+    password: 'pw',
+    latencyMs: 1000,
+    deliveryReceipts: false,
+  });
   const { port } = await sim.start();
-  connector = new SmppConnector({ ...parseSmscUrl(`smpp://sys:pw@127.0.0.1:${port}?window=${WINDOW}`), name: 'test' }, logger);
+  connector = new SmppConnector(
+    { ...parseSmscUrl(`smpp://sys:pw@127.0.0.1:${port}?window=${WINDOW}`), name: 'test' },
+    logger,
+  );
   await connector.start();
 });
 
@@ -56,21 +71,39 @@ describe('MessageDispatcher', () => {
       answeredAtClaim.push(answered);
       return begin(group);
     });
-    const dispatcher = new MessageDispatcher(claims, connector, new MemoryBus(), logger, createDispatcherMetrics(createRegistry(), connector), {
-      maxAttempts: 3,
-      submitStaleMs: 60_000,
-      window: WINDOW,
-      throughputPerWorker: 0,
-    });
+    const dispatcher = new MessageDispatcher(
+      claims,
+      connector,
+      new MemoryBus(),
+      logger,
+      createDispatcherMetrics(createRegistry(), connector),
+      {
+        maxAttempts: 3,
+        submitStaleMs: 60_000,
+        window: WINDOW,
+        throughputPerWorker: 0,
+      },
+    );
 
-    await Promise.all(ids.map((messageId) => dispatcher.handle({ messageId, accountId, segments: 1 }, { attempt: 1, redelivered: false })));
+    await Promise.all(
+      ids.map((messageId) =>
+        dispatcher.handle(
+          { messageId, accountId, segments: 1 },
+          { attempt: 1, redelivered: false },
+        ),
+      ),
+    );
 
     // Groups of half a window: the third was claimed while the first two filled the window, so it
     // was ready when their answers came (before this, a claim waited for free places).
     expect(answeredAtClaim.slice(0, 3)).toEqual([0, 0, 0]);
     expect(sim.maxOutstanding).toBeLessThanOrEqual(WINDOW);
-    expect(sim.received.map((r) => r.to).sort()).toEqual(ids.map((_, i) => `4179000${String(i).padStart(4, '0')}`));
-    const { rows } = await db.query<{ state: string; n: string }>(`SELECT state, count(*)::text AS n FROM messages GROUP BY state`);
+    expect(sim.received.map((r) => r.to).sort()).toEqual(
+      ids.map((_, i) => `4179000${String(i).padStart(4, '0')}`),
+    );
+    const { rows } = await db.query<{ state: string; n: string }>(
+      `SELECT state, count(*)::text AS n FROM messages GROUP BY state`,
+    );
     expect(rows).toEqual([{ state: 'submitted', n: '12' }]);
   }, 30_000);
 });

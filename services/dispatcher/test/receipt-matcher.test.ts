@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
+import {
+  MemoryBus,
+  createLogger,
+  createRegistry,
+  insertTestAccount,
+  openMigratedPglite,
+  waitFor,
+  type Db,
+} from '@smsgw/kit';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import { MessageClaims, ReceiptMatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
@@ -28,20 +36,37 @@ async function submittedMessage(parts: string[], dlr = true): Promise<string> {
   const id = randomUUID();
   await db.query(
     `INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost, params) VALUES ($1, $2, 'submitting', '41790000001', 0, $3, 1, $4::jsonb)`,
-    [id, accountId, parts.length, JSON.stringify(dlr ? { dlr: 'yes', dlr_url: 'http://example.test/dlr', dlr_level: 2 } : {})],
+    [
+      id,
+      accountId,
+      parts.length,
+      JSON.stringify(dlr ? { dlr: 'yes', dlr_url: 'http://example.test/dlr', dlr_level: 2 } : {}),
+    ],
   );
   return id;
 }
-const stateOf = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM messages WHERE id = $1', [id])).rows[0]!.state;
+const stateOf = async (id: string) =>
+  (await db.query<{ state: string }>('SELECT state FROM messages WHERE id = $1', [id])).rows[0]
+    .state;
 
 beforeAll(async () => {
   db = await openMigratedPglite();
   accountId = await insertTestAccount(db);
   bus = new MemoryBus();
-  await bus.consume({ queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr }, async (e) => void dlrs.push(e));
+  await bus.consume(
+    { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr },
+    async (e) => void dlrs.push(e),
+  );
   claims = new MessageClaims(db, 'smsc');
-  const metrics = createDispatcherMetrics(createRegistry('test'), { name: 'smsc', isUp: () => true });
-  matcher = new ReceiptMatcher(claims, bus, createLogger('test', 'silent'), metrics, { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 });
+  const metrics = createDispatcherMetrics(createRegistry('test'), {
+    name: 'smsc',
+    isUp: () => true,
+  });
+  matcher = new ReceiptMatcher(claims, bus, createLogger('test', 'silent'), metrics, {
+    connector: 'smsc',
+    holdMs: 2000,
+    retryEveryMs: 20,
+  });
 });
 afterAll(async () => {
   matcher.stop();
@@ -64,7 +89,9 @@ describe('ReceiptMatcher', () => {
     await waitFor(async () => (await stateOf(id)) === 'delivered');
     expect(await stateOf(id)).toBe('delivered');
     await waitFor(() => dlrs.some((d) => d.messageId === id));
-    expect(dlrs.filter((d) => d.messageId === id)).toEqual([expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: 'smsc' })]);
+    expect(dlrs.filter((d) => d.messageId === id)).toEqual([
+      expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: 'smsc' }),
+    ]);
   });
 
   it('a long message is delivered only when every part is, and reports once', async () => {
@@ -80,7 +107,7 @@ describe('ReceiptMatcher', () => {
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
   });
 
-  it('one undelivered part makes the message undelivered, reported with that part\'s stat', async () => {
+  it("one undelivered part makes the message undelivered, reported with that part's stat", async () => {
     const id = await submittedMessage(['3001', '3002']);
     await claims.markSubmitted([{ id, smscIds: ['3001', '3002'] }]);
     matcher.receive(receipt('3001'));
@@ -110,25 +137,51 @@ describe('ReceiptMatcher', () => {
       { id: long, smscIds: ['5002', '5003'] },
       { id: failing, smscIds: ['5004'] },
     ]);
-    for (const r of [receipt('5001'), receipt('5002'), receipt('5003'), receipt('5004', 'UNDELIV'), receipt('5001')]) matcher.receive(r);
-    await waitFor(async () => (await stateOf(single)) === 'delivered' && (await stateOf(long)) === 'delivered' && (await stateOf(failing)) === 'undelivered');
-    expect([await stateOf(single), await stateOf(long), await stateOf(failing)]).toEqual(['delivered', 'delivered', 'undelivered']);
-    await waitFor(() => [single, long, failing].every((id) => dlrs.some((d) => d.messageId === id)));
-    for (const id of [single, long, failing]) expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
+    for (const r of [
+      receipt('5001'),
+      receipt('5002'),
+      receipt('5003'),
+      receipt('5004', 'UNDELIV'),
+      receipt('5001'),
+    ])
+      matcher.receive(r);
+    await waitFor(
+      async () =>
+        (await stateOf(single)) === 'delivered' &&
+        (await stateOf(long)) === 'delivered' &&
+        (await stateOf(failing)) === 'undelivered',
+    );
+    expect([await stateOf(single), await stateOf(long), await stateOf(failing)]).toEqual([
+      'delivered',
+      'delivered',
+      'undelivered',
+    ]);
+    await waitFor(() =>
+      [single, long, failing].every((id) => dlrs.some((d) => d.messageId === id)),
+    );
+    for (const id of [single, long, failing])
+      expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
     expect(dlrs.find((d) => d.messageId === failing)).toMatchObject({ status: 'UNDELIV' });
-    const { rows } = await db.query<{ error: string | null }>('SELECT error FROM messages WHERE id = $1', [failing]);
-    expect(rows[0]!.error).toBe('UNDELIV err:001');
+    const { rows } = await db.query<{ error: string | null }>(
+      'SELECT error FROM messages WHERE id = $1',
+      [failing],
+    );
+    expect(rows[0].error).toBe('UNDELIV err:001');
   });
 
   it('a receipt that cannot be recorded is refused, so the SMSC delivers it again', async () => {
     const broken = new ReceiptMatcher(
-      { recordReceipts: async () => Promise.reject(new Error('connection terminated')) } as unknown as MessageClaims,
+      {
+        recordReceipts: async () => Promise.reject(new Error('connection terminated')),
+      } as unknown as MessageClaims,
       bus,
       createLogger('test', 'silent'),
       createDispatcherMetrics(createRegistry('test2'), { name: 'smsc', isUp: () => true }),
       { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 },
     );
-    await expect(broken.receive(receipt('6001'))).rejects.toThrow('could not record the receipt of 6001');
+    await expect(broken.receive(receipt('6001'))).rejects.toThrow(
+      'could not record the receipt of 6001',
+    );
     broken.stop();
   });
 });

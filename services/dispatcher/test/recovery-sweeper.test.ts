@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
-import { MemoryBus, createLogger, createRegistry, insertTestAccount, openMigratedPglite, waitFor, type Db } from '@smsgw/kit';
+import {
+  MemoryBus,
+  createLogger,
+  createRegistry,
+  insertTestAccount,
+  openMigratedPglite,
+  waitFor,
+  type Db,
+} from '@smsgw/kit';
 import { RecoverySweeper } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
 
@@ -14,11 +22,10 @@ const account = () => insertTestAccount(db);
 async function messages(accountId: string, count: number, state = 'queued'): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
   for (const id of ids) {
-    await db.query(`INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost) VALUES ($1, $2, $3, '41790000001', 0, 2, 1)`, [
-      id,
-      accountId,
-      state,
-    ]);
+    await db.query(
+      `INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost) VALUES ($1, $2, $3, '41790000001', 0, 2, 1)`,
+      [id, accountId, state],
+    );
   }
   return ids;
 }
@@ -28,13 +35,19 @@ async function outboxRow(ids: string[], ageMs: number): Promise<string> {
     `INSERT INTO job_outbox (message_ids, created_at) VALUES ($1::uuid[], now() - make_interval(secs => $2::float8 / 1000)) RETURNING id::text AS id`,
     [ids, ageMs],
   );
-  return rows[0]!.id;
+  return rows[0].id;
 }
 
-const outboxIds = async () => (await db.query<{ id: string }>('SELECT id::text AS id FROM job_outbox ORDER BY id')).rows.map((r) => r.id);
+const outboxIds = async () =>
+  (await db.query<{ id: string }>('SELECT id::text AS id FROM job_outbox ORDER BY id')).rows.map(
+    (r) => r.id,
+  );
 
 function sweeper(republishQueuedAtStart = false) {
-  const metrics = createDispatcherMetrics(createRegistry('test'), { name: 'smsc', isUp: () => true });
+  const metrics = createDispatcherMetrics(createRegistry('test'), {
+    name: 'smsc',
+    isUp: () => true,
+  });
   return new RecoverySweeper(db, bus, createLogger('test', 'silent'), metrics, {
     intervalMs: 60_000,
     acceptedGraceMs: 30_000,
@@ -48,8 +61,14 @@ beforeEach(async () => {
   bus = new MemoryBus();
   jobs = [];
   singles = [];
-  await bus.consume({ queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit }, async (job) => void singles.push(job.messageId));
-  await bus.consume({ queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup }, async (job) => void jobs.push(job));
+  await bus.consume(
+    { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
+    async (job) => void singles.push(job.messageId),
+  );
+  await bus.consume(
+    { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
+    async (job) => void jobs.push(job),
+  );
 });
 afterEach(async () => {
   await bus.close();
@@ -65,7 +84,7 @@ describe('RecoverySweeper and the job outbox', () => {
     const aliceIds = await messages(alice, 150);
     const bobIds = await messages(bob, 2);
     const [sent] = await messages(alice, 1, 'submitted');
-    const stale = await outboxRow([...aliceIds, ...bobIds, sent!], 31_000);
+    const stale = await outboxRow([...aliceIds, ...bobIds, sent], 31_000);
     const fresh = await outboxRow(await messages(alice, 3), 1_000);
 
     await sweeper().sweepOnce();

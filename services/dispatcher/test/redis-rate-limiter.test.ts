@@ -11,7 +11,8 @@ describe('RedisRateLimiter', () => {
   beforeAll(async () => {
     a = new RedisRateLimiter(redisUrl, prefix);
     b = new RedisRateLimiter(redisUrl, prefix);
-    for (let i = 0; i < 100 && !(a.isReady() && b.isReady()); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(a.isReady() && b.isReady()); i++)
+      await new Promise((r) => setTimeout(r, 20));
   });
   afterAll(async () => {
     await a.close();
@@ -26,8 +27,8 @@ describe('RedisRateLimiter', () => {
       waits.push(await b.reserve(cap, 1));
     }
     // Six PDUs at 10/s: each waits about 100 ms longer than the one before, whichever asked.
-    for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(50);
-    expect(waits[5]!).toBeGreaterThan(400);
+    for (let i = 1; i < waits.length; i++) expect(waits[i] - waits[i - 1]).toBeGreaterThan(50);
+    expect(waits[5]).toBeGreaterThan(400);
   });
 
   it('fails fast while Redis is unreachable, so the gate can pause dispatch', async () => {

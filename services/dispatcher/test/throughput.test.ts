@@ -1,5 +1,12 @@
 import { createLogger } from '@smsgw/kit';
-import { DEFAULT_SMART_QOS, MemoryRateLimiter, SmartQos, ThroughputGate, gcraReserve, type RateLimiter } from '../src';
+import {
+  DEFAULT_SMART_QOS,
+  MemoryRateLimiter,
+  SmartQos,
+  ThroughputGate,
+  gcraReserve,
+  type RateLimiter,
+} from '../src';
 
 describe('GCRA reservations', () => {
   it('lets the first PDU go at once, then spaces the rest by the interval', () => {
@@ -22,14 +29,19 @@ describe('GCRA reservations', () => {
   it('forgets an idle past: no catching up in a burst after a pause', () => {
     const busy = gcraReserve(undefined, 0, 10, 5, 1);
     expect(gcraReserve(busy.tat, 10_000, 10, 1, 1).waitMs).toBe(0);
-    expect(gcraReserve(gcraReserve(busy.tat, 10_000, 10, 1, 1).tat, 10_000, 10, 1, 1).waitMs).toBe(100);
+    expect(gcraReserve(gcraReserve(busy.tat, 10_000, 10, 1, 1).tat, 10_000, 10, 1, 1).waitMs).toBe(
+      100,
+    );
   });
 });
 
 describe('MemoryRateLimiter', () => {
   it('waits for the strictest of several caps', async () => {
     const limiter = new MemoryRateLimiter();
-    const caps = [{ key: 'connector', perSecond: 1000 }, { key: 'account', perSecond: 10 }];
+    const caps = [
+      { key: 'connector', perSecond: 1000 },
+      { key: 'account', perSecond: 10 },
+    ];
     await limiter.reserve(caps, 1);
     const wait = await limiter.reserve(caps, 1);
     expect(wait).toBeGreaterThan(90);
@@ -97,7 +109,11 @@ describe('ThroughputGate', () => {
   });
 
   it('lets everything through when no cap is set', async () => {
-    const never: RateLimiter = { reserve: async () => Promise.reject(new Error('unused')), isReady: () => true, close: async () => undefined };
+    const never: RateLimiter = {
+      reserve: async () => Promise.reject(new Error('unused')),
+      isReady: () => true,
+      close: async () => undefined,
+    };
     await new ThroughputGate(never, logger, metrics, undefined).pass(undefined, 3);
   });
 });

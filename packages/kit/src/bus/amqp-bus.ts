@@ -1,10 +1,24 @@
-import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import amqp, {
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  type Options,
+} from 'amqplib';
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
 import type { Logger } from '../logger';
 import { ConsumerLag } from './consumer-lag';
 import { TurnCork, type Corkable } from './turn-cork';
-import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
+import {
+  DEFAULT_RETRY_DELAYS_MS,
+  PoisonMessageError,
+  type Bus,
+  type ConsumeOptions,
+  type Consumer,
+  type Handler,
+  type QueueBinding,
+} from './bus';
 
 export interface AmqpBusOptions {
   url: string;
@@ -65,7 +79,8 @@ const declaredNames = new Map<string, Set<string>>();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Waits for a broker round trip at most `ms`: a half-dead socket must not hang a shutdown. */
-const bounded = (promise: Promise<unknown>, ms = 5000): Promise<unknown> => Promise.race([promise.catch(() => undefined), sleep(ms)]);
+const bounded = (promise: Promise<unknown>, ms = 5000): Promise<unknown> =>
+  Promise.race([promise.catch(() => undefined), sleep(ms)]);
 
 /** Heartbeats every 10 s unless the URL says otherwise, so a dead peer is noticed in ~20 s, not minutes. */
 function withHeartbeat(url: string): string {
@@ -151,7 +166,10 @@ export class AmqpBus implements Bus {
     connection.on('close', () => this.lost(connection));
     connection.on('blocked', (reason: unknown) => {
       this.blocked = true;
-      this.logger.warn({ reason }, 'RabbitMQ blocked this connection (resource alarm); publishes wait');
+      this.logger.warn(
+        { reason },
+        'RabbitMQ blocked this connection (resource alarm); publishes wait',
+      );
     });
     connection.on('unblocked', () => {
       this.blocked = false;
@@ -159,14 +177,17 @@ export class AmqpBus implements Bus {
     });
     try {
       const publisher = await connection.createConfirmChannel();
-      publisher.on('error', (err: Error) => this.logger.warn({ err }, 'AMQP publish channel error'));
+      publisher.on('error', (err: Error) =>
+        this.logger.warn({ err }, 'AMQP publish channel error'),
+      );
       publisher.on('return', (msg: ConsumeMessage) => {
         const id = msg.properties.messageId as unknown;
         if (typeof id === 'string') this.returned.add(id);
       });
       publisher.on('close', () => {
         // Closed by the broker, not by us: the connection is suspect; start over (reconnect).
-        if (this.publisher === publisher && !this.closing) void connection.close().catch(() => undefined);
+        if (this.publisher === publisher && !this.closing)
+          void connection.close().catch(() => undefined);
       });
       await publisher.assertExchange(this.events, 'topic', { durable: true });
       await publisher.assertExchange(this.retries, 'direct', { durable: true });
@@ -205,7 +226,10 @@ export class AmqpBus implements Bus {
   }
 
   private backoff(attempt: number): number {
-    const base = Math.min(this.options.maxReconnectDelayMs ?? 30_000, 250 * 2 ** Math.min(attempt, 16));
+    const base = Math.min(
+      this.options.maxReconnectDelayMs ?? 30_000,
+      250 * 2 ** Math.min(attempt, 16),
+    );
     return base / 2 + Math.random() * (base / 2);
   }
 
@@ -228,13 +252,15 @@ export class AmqpBus implements Bus {
 
   private requireConnection(): ChannelModel {
     if (this.closing) throw new BusUnavailableError('AMQP bus is closed');
-    if (!this.connection) throw new BusUnavailableError('AMQP bus is not connected to RabbitMQ (reconnecting)');
+    if (!this.connection)
+      throw new BusUnavailableError('AMQP bus is not connected to RabbitMQ (reconnecting)');
     return this.connection;
   }
 
   private requirePublisher(): ConfirmChannel {
     this.requireConnection();
-    if (!this.publisher) throw new BusUnavailableError('AMQP bus is not connected to RabbitMQ (reconnecting)');
+    if (!this.publisher)
+      throw new BusUnavailableError('AMQP bus is not connected to RabbitMQ (reconnecting)');
     return this.publisher;
   }
 
@@ -251,7 +277,12 @@ export class AmqpBus implements Bus {
 
   // ---- topology ----
 
-  private async assertTopology(channel: Channel, queue: string, topic: Topic, retryDelaysMs: number[]): Promise<void> {
+  private async assertTopology(
+    channel: Channel,
+    queue: string,
+    topic: Topic,
+    retryDelaysMs: number[],
+  ): Promise<void> {
     const name = this.queueName(queue);
     const dead = this.deadQueue(queue);
     this.remember(name, dead);
@@ -285,31 +316,52 @@ export class AmqpBus implements Bus {
   }
 
   async declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
-    await this.withChannel((channel) => this.assertTopology(channel, binding.queue, binding.topic, []));
+    await this.withChannel((channel) =>
+      this.assertTopology(channel, binding.queue, binding.topic, []),
+    );
   }
 
   // ---- publishing ----
 
   /** Publishes (mandatory, persistent) and waits for the broker's confirm. */
-  private send(exchange: string, routingKey: string, body: Buffer, properties: Partial<Options.Publish> = {}): Promise<void> {
+  private send(
+    exchange: string,
+    routingKey: string,
+    body: Buffer,
+    properties: Partial<Options.Publish> = {},
+  ): Promise<void> {
     let channel: ConfirmChannel;
     try {
       channel = this.requirePublisher();
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
     const messageId = properties.messageId ?? randomUUID();
     const timeoutMs = this.options.publishTimeoutMs ?? 30_000;
     const sent = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new BusUnavailableError(`RabbitMQ did not confirm the message within ${timeoutMs} ms${this.blocked ? ' (connection blocked by a resource alarm)' : ''}`));
+        reject(
+          new BusUnavailableError(
+            `RabbitMQ did not confirm the message within ${timeoutMs} ms${this.blocked ? ' (connection blocked by a resource alarm)' : ''}`,
+          ),
+        );
       }, timeoutMs);
       timer.unref();
       const done = (err: unknown) => {
         clearTimeout(timer);
         const returned = this.returned.delete(messageId);
-        if (err) reject(err instanceof Error ? err : new Error(`RabbitMQ did not store the message: ${String(err)}`));
-        else if (returned) reject(new UnroutableMessageError(`no queue is bound to ${exchange || 'queue'} ${routingKey} in namespace ${this.options.namespace}; the message was not stored`));
+        if (err)
+          reject(
+            err instanceof Error
+              ? err
+              : new Error(`RabbitMQ did not store the message: ${String(err)}`),
+          );
+        else if (returned)
+          reject(
+            new UnroutableMessageError(
+              `no queue is bound to ${exchange || 'queue'} ${routingKey} in namespace ${this.options.namespace}; the message was not stored`,
+            ),
+          );
         else resolve();
       };
       try {
@@ -332,15 +384,20 @@ export class AmqpBus implements Bus {
         done(err); // channel closed under us
       }
     });
-    const tracked = sent.catch(() => undefined).finally(() => this.pendingPublishes.delete(tracked));
+    const tracked = sent
+      .catch(() => undefined)
+      .finally(() => this.pendingPublishes.delete(tracked));
     this.pendingPublishes.add(tracked);
     return sent;
   }
 
   /** The connection's socket (an amqplib internal; without it publishes are just not corked). */
   private socket(): Corkable | undefined {
-    const stream = (this.connection as { connection?: { stream?: Partial<Corkable> } } | undefined)?.connection?.stream;
-    return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as Corkable) : undefined;
+    const stream = (this.connection as { connection?: { stream?: Partial<Corkable> } } | undefined)
+      ?.connection?.stream;
+    return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+      ? (stream as Corkable)
+      : undefined;
   }
 
   async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
@@ -350,17 +407,21 @@ export class AmqpBus implements Bus {
 
   // ---- consuming ----
 
-  async consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer> {
+  async consume<T extends Topic>(
+    options: ConsumeOptions<T>,
+    handler: Handler<T>,
+  ): Promise<Consumer> {
     this.requirePublisher();
     const prefetch = Math.max(1, Math.floor(options.prefetch ?? DEFAULT_PREFETCH));
     const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0)) throw new Error('retryDelaysMs must be non-negative integers');
+    if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0))
+      throw new Error('retryDelaysMs must be non-negative integers');
     const spec: ConsumerSpec = {
       queue: options.queue,
       topic: options.topic,
       prefetch,
       retryDelaysMs,
-      handler: handler as Handler<Topic>,
+      handler: handler,
       restartAttempt: 0,
       inFlight: new Set(),
       cancelled: false,
@@ -388,7 +449,9 @@ export class AmqpBus implements Bus {
     const { queue } = spec;
     const channel = await this.requireConnection().createChannel();
     let open = true;
-    channel.on('error', (err: Error) => this.logger.warn({ err, queue }, 'AMQP consumer channel error'));
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err, queue }, 'AMQP consumer channel error'),
+    );
     channel.on('close', () => {
       open = false;
       if (spec.channel !== channel) return;
@@ -415,7 +478,9 @@ export class AmqpBus implements Bus {
           return;
         }
         const run: Promise<void> = this.handle(spec, channel, isOpen, msg)
-          .catch((err: unknown) => this.logger.error({ err, queue }, 'bus delivery failed unexpectedly'))
+          .catch((err: unknown) =>
+            this.logger.error({ err, queue }, 'bus delivery failed unexpectedly'),
+          )
           .finally(() => spec.inFlight.delete(run));
         spec.inFlight.add(run);
       });
@@ -441,26 +506,42 @@ export class AmqpBus implements Bus {
     spec.restartTimer.unref();
   }
 
-  private async handle(spec: ConsumerSpec, channel: Channel, isOpen: () => boolean, msg: ConsumeMessage): Promise<void> {
+  private async handle(
+    spec: ConsumerSpec,
+    channel: Channel,
+    isOpen: () => boolean,
+    msg: ConsumeMessage,
+  ): Promise<void> {
     const { queue, topic, retryDelaysMs } = spec;
     const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
     const rawAttempt = Number(headers[ATTEMPT_HEADER] ?? 1);
     const attempt = Number.isInteger(rawAttempt) && rawAttempt >= 1 ? rawAttempt : 1;
     const { timestamp } = msg.properties as { timestamp?: unknown };
     // publish() stamps whole seconds; so is the lag measured, or it would read up to 1 s high.
-    if (typeof timestamp === 'number') this.lag.taken(queue, timestamp * 1000, attempt, Math.floor(Date.now() / 1000) * 1000);
+    if (typeof timestamp === 'number')
+      this.lag.taken(queue, timestamp * 1000, attempt, Math.floor(Date.now() / 1000) * 1000);
     let payload: unknown;
     try {
       payload = BUS_SCHEMAS[topic].parse(JSON.parse(msg.content.toString('utf8')));
     } catch (err) {
-      this.logger.error({ err, queue, messageId: msg.properties.messageId }, 'invalid bus message; dead-lettered');
-      await this.move(channel, isOpen, msg, this.deadQueue(queue), { attempt, reason: 'invalid', error: err });
+      this.logger.error(
+        { err, queue, messageId: msg.properties.messageId },
+        'invalid bus message; dead-lettered',
+      );
+      await this.move(channel, isOpen, msg, this.deadQueue(queue), {
+        attempt,
+        reason: 'invalid',
+        error: err,
+      });
       return;
     }
     let failure: unknown;
     let failed = false;
     try {
-      await spec.handler(payload as BusPayload<Topic>, { attempt, redelivered: msg.fields.redelivered });
+      await spec.handler(payload as BusPayload<Topic>, {
+        attempt,
+        redelivered: msg.fields.redelivered,
+      });
     } catch (err) {
       failed = true;
       failure = err;
@@ -472,17 +553,30 @@ export class AmqpBus implements Bus {
     if (!isOpen()) {
       // The broker has put the message back already (unacked on a closed channel): it comes
       // again with `redelivered`, so scheduling a retry too would only duplicate it.
-      this.logger.warn({ err: failure, queue, attempt }, 'handler failed after the channel closed; the broker redelivers');
+      this.logger.warn(
+        { err: failure, queue, attempt },
+        'handler failed after the channel closed; the broker redelivers',
+      );
       return;
     }
     const delay = retryDelaysMs[attempt - 1];
     if (failure instanceof PoisonMessageError || delay === undefined) {
       const reason = failure instanceof PoisonMessageError ? 'poison' : 'retries-exhausted';
-      this.logger.warn({ err: failure, queue, attempt, reason, messageId: msg.properties.messageId }, 'bus message dead-lettered');
-      await this.move(channel, isOpen, msg, this.deadQueue(queue), { attempt, reason, error: failure });
+      this.logger.warn(
+        { err: failure, queue, attempt, reason, messageId: msg.properties.messageId },
+        'bus message dead-lettered',
+      );
+      await this.move(channel, isOpen, msg, this.deadQueue(queue), {
+        attempt,
+        reason,
+        error: failure,
+      });
     } else {
       this.logger.debug({ err: failure, queue, attempt, delay }, 'bus message will be retried');
-      await this.move(channel, isOpen, msg, this.delayQueue(queue, delay), { attempt: attempt + 1, error: failure });
+      await this.move(channel, isOpen, msg, this.delayQueue(queue, delay), {
+        attempt: attempt + 1,
+        error: failure,
+      });
     }
   }
 
@@ -504,11 +598,15 @@ export class AmqpBus implements Bus {
     meta: { attempt: number; reason?: string; error: unknown },
   ): Promise<void> {
     const headers: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries((msg.properties.headers ?? {}) as Record<string, unknown>)) {
+    for (const [key, value] of Object.entries(
+      (msg.properties.headers ?? {}),
+    )) {
       if (!BROKER_HEADERS.test(key)) headers[key] = value;
     }
     headers[ATTEMPT_HEADER] = meta.attempt;
-    headers[LAST_ERROR_HEADER] = (meta.error instanceof Error ? meta.error.message : String(meta.error)).slice(0, 1000);
+    headers[LAST_ERROR_HEADER] = (
+      meta.error instanceof Error ? meta.error.message : String(meta.error)
+    ).slice(0, 1000);
     if (meta.reason) headers[DEAD_REASON_HEADER] = meta.reason;
     const { messageId, timestamp } = msg.properties as { messageId?: unknown; timestamp?: unknown };
     try {
@@ -548,7 +646,9 @@ export class AmqpBus implements Bus {
 
   async queueDepth(queue: string): Promise<number> {
     try {
-      return await this.withChannel(async (channel) => (await channel.checkQueue(this.queueName(queue))).messageCount);
+      return await this.withChannel(
+        async (channel) => (await channel.checkQueue(this.queueName(queue))).messageCount,
+      );
     } catch (err) {
       if ((err as { code?: unknown }).code === 404) return 0;
       throw err;
@@ -561,7 +661,9 @@ export class AmqpBus implements Bus {
 
   async deadLetterCount(queue: string): Promise<number> {
     try {
-      return await this.withChannel(async (channel) => (await channel.checkQueue(this.deadQueue(queue))).messageCount);
+      return await this.withChannel(
+        async (channel) => (await channel.checkQueue(this.deadQueue(queue))).messageCount,
+      );
     } catch (err) {
       if ((err as { code?: unknown }).code === 404) return 0; // never declared: nothing parked
       throw err;

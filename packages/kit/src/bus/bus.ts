@@ -18,7 +18,10 @@ export interface DeliveryInfo {
 }
 
 /** Resolve: ack. Throw: retry after the next delay, or dead-letter when retries are spent. */
-export type Handler<T extends Topic> = (payload: BusPayload<T>, info: DeliveryInfo) => Promise<void>;
+export type Handler<T extends Topic> = (
+  payload: BusPayload<T>,
+  info: DeliveryInfo,
+) => Promise<void>;
 
 /** Thrown by a handler for a message no retry can help: it goes straight to the dead-letter queue. */
 export class PoisonMessageError extends Error {

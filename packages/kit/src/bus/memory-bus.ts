@@ -1,7 +1,15 @@
 import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
 import type { Logger } from '../logger';
 import { ConsumerLag } from './consumer-lag';
-import { DEFAULT_RETRY_DELAYS_MS, PoisonMessageError, type Bus, type ConsumeOptions, type Consumer, type Handler, type QueueBinding } from './bus';
+import {
+  DEFAULT_RETRY_DELAYS_MS,
+  PoisonMessageError,
+  type Bus,
+  type ConsumeOptions,
+  type Consumer,
+  type Handler,
+  type QueueBinding,
+} from './bus';
 
 const DEFAULT_PREFETCH = 16;
 
@@ -93,13 +101,17 @@ export class MemoryBus implements Bus {
     }
   }
 
-  async consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer> {
+  async consume<T extends Topic>(
+    options: ConsumeOptions<T>,
+    handler: Handler<T>,
+  ): Promise<Consumer> {
     if (this.closed) throw new Error('bus is closed');
     const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0)) throw new Error('retryDelaysMs must be non-negative integers');
+    if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0))
+      throw new Error('retryDelaysMs must be non-negative integers');
     const queue = this.queueFor(options.queue, options.topic);
     const consumer: MemoryConsumer = {
-      handler: handler as Handler<Topic>,
+      handler: handler,
       prefetch: Math.max(1, Math.floor(options.prefetch ?? DEFAULT_PREFETCH)),
       retryDelaysMs,
       inFlight: new Set(),
@@ -155,10 +167,19 @@ export class MemoryBus implements Bus {
   private queueFor(name: string, topic: Topic): QueueState {
     let queue = this.queues.get(name);
     if (queue) {
-      if (queue.topic !== topic) throw new Error(`queue ${name} is bound to ${queue.topic}, not ${topic}`);
+      if (queue.topic !== topic)
+        throw new Error(`queue ${name} is bound to ${queue.topic}, not ${topic}`);
       return queue;
     }
-    queue = { name, topic, ready: this.pending.get(topic) ?? [], dead: [], consumers: [], next: 0, pumpScheduled: false };
+    queue = {
+      name,
+      topic,
+      ready: this.pending.get(topic) ?? [],
+      dead: [],
+      consumers: [],
+      next: 0,
+      pumpScheduled: false,
+    };
     this.pending.delete(topic);
     this.queues.set(name, queue);
     return queue;
@@ -190,7 +211,7 @@ export class MemoryBus implements Bus {
   private nextWithRoom(queue: QueueState): MemoryConsumer | undefined {
     const n = queue.consumers.length;
     for (let i = 0; i < n; i++) {
-      const consumer = queue.consumers[(queue.next + i) % n]!;
+      const consumer = queue.consumers[(queue.next + i) % n];
       if (consumer.inFlight.size < consumer.prefetch) {
         queue.next = (queue.next + i + 1) % n;
         return consumer;
@@ -199,24 +220,41 @@ export class MemoryBus implements Bus {
     return undefined;
   }
 
-  private async deliver(queue: QueueState, consumer: MemoryConsumer, envelope: Envelope): Promise<void> {
+  private async deliver(
+    queue: QueueState,
+    consumer: MemoryConsumer,
+    envelope: Envelope,
+  ): Promise<void> {
     this.lag.taken(queue.name, envelope.publishedAt, envelope.attempt);
     try {
-      await consumer.handler(structuredClone(envelope.payload) as BusPayload<Topic>, { attempt: envelope.attempt, redelivered: false });
+      await consumer.handler(structuredClone(envelope.payload) as BusPayload<Topic>, {
+        attempt: envelope.attempt,
+        redelivered: false,
+      });
     } catch (err) {
       const delay = consumer.retryDelaysMs[envelope.attempt - 1];
       const error = err instanceof Error ? err.message : String(err);
       if (err instanceof PoisonMessageError || delay === undefined) {
         const reason = err instanceof PoisonMessageError ? 'poison' : 'retries-exhausted';
-        this.logger?.warn({ err, queue: queue.name, attempt: envelope.attempt, reason }, 'bus message dead-lettered');
+        this.logger?.warn(
+          { err, queue: queue.name, attempt: envelope.attempt, reason },
+          'bus message dead-lettered',
+        );
         queue.dead.push({ payload: envelope.payload, attempt: envelope.attempt, reason, error });
         return;
       }
       if (this.closed) return; // retries are not kept across a close; the recovery sweep re-publishes
-      this.logger?.debug({ err, queue: queue.name, attempt: envelope.attempt, delay }, 'bus message will be retried');
+      this.logger?.debug(
+        { err, queue: queue.name, attempt: envelope.attempt, delay },
+        'bus message will be retried',
+      );
       const timer = setTimeout(() => {
         this.timers.delete(timer);
-        queue.ready.push({ payload: envelope.payload, attempt: envelope.attempt + 1, publishedAt: envelope.publishedAt });
+        queue.ready.push({
+          payload: envelope.payload,
+          attempt: envelope.attempt + 1,
+          publishedAt: envelope.publishedAt,
+        });
         this.schedulePump(queue);
       }, delay);
       timer.unref();

@@ -14,7 +14,11 @@ export interface OpenBusOptions {
 /** RabbitMQ when AMQP_URL is set, else the in-process bus (DESIGN.md 6). */
 export async function openBus(options: OpenBusOptions): Promise<Bus> {
   if (options.amqpUrl) {
-    const bus = await AmqpBus.connect({ url: options.amqpUrl, namespace: options.namespace, logger: options.logger });
+    const bus = await AmqpBus.connect({
+      url: options.amqpUrl,
+      namespace: options.namespace,
+      logger: options.logger,
+    });
     options.logger.info({ namespace: options.namespace }, 'connected to RabbitMQ');
     return bus;
   }

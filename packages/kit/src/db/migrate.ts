@@ -27,7 +27,10 @@ async function lock(tx: Transaction): Promise<void> {
  * same on Postgres and PGlite (whose single connection serializes anyway). A migration must be
  * plain Postgres SQL that can run inside a transaction (no CREATE INDEX CONCURRENTLY).
  */
-export async function migrate(db: Db, options: { logger?: Logger | undefined; dir?: string | undefined } = {}): Promise<string[]> {
+export async function migrate(
+  db: Db,
+  options: { logger?: Logger | undefined; dir?: string | undefined } = {},
+): Promise<string[]> {
   const dir = options.dir ?? MIGRATIONS_DIR;
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
@@ -35,9 +38,13 @@ export async function migrate(db: Db, options: { logger?: Logger | undefined; di
   // Created under the lock: two concurrent CREATE TABLE IF NOT EXISTS can both try to create it.
   await db.transaction(async (tx) => {
     await lock(tx);
-    const { rows } = await tx.query<{ exists: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`);
+    const { rows } = await tx.query<{ exists: boolean }>(
+      `SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`,
+    );
     if (!rows[0]?.exists) {
-      await tx.exec(`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await tx.exec(
+        `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
     }
   });
   const applied: string[] = [];
@@ -45,12 +52,17 @@ export async function migrate(db: Db, options: { logger?: Logger | undefined; di
     const sql = readFileSync(join(dir, file), 'utf8');
     const done = await db.transaction(async (tx) => {
       await lock(tx);
-      const { rowCount } = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file]);
+      const { rowCount } = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [
+        file,
+      ]);
       if (rowCount > 0) return false;
       try {
         await tx.exec(sql);
       } catch (err) {
-        throw new Error(`migration ${file} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new Error(
+          `migration ${file} failed: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       }
       await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
       return true;

@@ -9,7 +9,11 @@ import { PgliteDb } from './pglite-db';
  * under `<dataDir>/pgdata` (DESIGN.md 6). Does not migrate: call migrate() (embedded mode) or run
  * migrate-main (distributed mode).
  */
-export async function openDb(options: { databaseUrl?: string | undefined; dataDir: string; logger: Logger }): Promise<Db> {
+export async function openDb(options: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  logger: Logger;
+}): Promise<Db> {
   if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
     return new PgDb({ connectionString: options.databaseUrl, logger: options.logger });
   }

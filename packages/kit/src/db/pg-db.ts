@@ -15,7 +15,9 @@ export interface PgDbOptions {
 
 const identity = (value: string): string => value;
 // pg-types' TypeId lists scalar types only; 1009 is text[], whose parser keeps elements as strings.
-const textArray = (pg.types.getTypeParser as (oid: number) => (value: string) => (string | null)[])(1009);
+const textArray = (pg.types.getTypeParser as (oid: number) => (value: string) => (string | null)[])(
+  1009,
+);
 
 /**
  * The JS values both adapters return (PGlite is configured to match, see pglite-db.ts). Pinned per
@@ -41,7 +43,8 @@ const PARSERS = new Map<number, (value: string) => unknown>([
 
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    (format === undefined || format === 'text' ? PARSERS.get(oid) : undefined) ?? pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    (format === undefined || format === 'text' ? PARSERS.get(oid) : undefined) ??
+    pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /**
@@ -69,8 +72,16 @@ function statementName(sql: string): string {
 }
 
 /** `query()` runs exactly one statement on both adapters (PGlite cannot run more): extended protocol. */
-function singleStatement(sql: string, params: readonly unknown[], options: QueryOptions = {}): pg.QueryConfig {
-  const config = { text: sql, values: prepareParams(params), queryMode: 'extended' } as pg.QueryConfig;
+function singleStatement(
+  sql: string,
+  params: readonly unknown[],
+  options: QueryOptions = {},
+): pg.QueryConfig {
+  const config = {
+    text: sql,
+    values: prepareParams(params),
+    queryMode: 'extended',
+  } as pg.QueryConfig;
   // An unnamed statement is planned at each call (QueryOptions.planEachCall).
   if (!options.planEachCall) config.name = statementName(sql);
   return config;
@@ -94,10 +105,16 @@ export class PgDb implements Db {
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     // The pool drops that client and connects a new one when next needed.
-    this.pool.on('error', (err) => options.logger?.warn({ err }, 'idle Postgres connection failed'));
+    this.pool.on('error', (err) =>
+      options.logger?.warn({ err }, 'idle Postgres connection failed'),
+    );
   }
 
-  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
+  async query<R = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>> {
     return toResult<R>(await this.pool.query(singleStatement(sql, params, options)));
   }
 
@@ -106,11 +123,16 @@ export class PgDb implements Db {
     let finished = false;
     const live = (): pg.PoolClient => {
       // The client goes back to the pool afterwards: a leaked tx must not write on someone else's.
-      if (finished) throw new Error('transaction already finished: use the tx only inside its callback');
+      if (finished)
+        throw new Error('transaction already finished: use the tx only inside its callback');
       return client;
     };
     const tx: Transaction = {
-      async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+      async query<R = Record<string, unknown>>(
+        sql: string,
+        params: readonly unknown[] = [],
+        options?: QueryOptions,
+      ) {
         return toResult<R>(await live().query(singleStatement(sql, params, options)));
       },
       async exec(sql: string) {

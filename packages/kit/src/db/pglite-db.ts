@@ -54,7 +54,9 @@ export class PgliteDb implements Db {
   ) {}
 
   /** dataDir undefined: in memory (tests). The directory is created when missing. */
-  static async open(options: { dataDir?: string | undefined; logger?: Logger | undefined } = {}): Promise<PgliteDb> {
+  static async open(
+    options: { dataDir?: string | undefined; logger?: Logger | undefined } = {},
+  ): Promise<PgliteDb> {
     assertDynamicImport();
     if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
     const pg = await PGlite.create(options.dataDir, { parsers });
@@ -91,11 +93,17 @@ export class PgliteDb implements Db {
     const result = await this.pg.query<R>(sql, prepareParams(params));
     // affectedRows counts INSERT/UPDATE/DELETE/MERGE rows (with or without RETURNING) and is 0
     // for SELECT; pg's rowCount is the number of rows then.
-    const rowCount = result.affectedRows !== undefined && result.affectedRows > 0 ? result.affectedRows : result.rows.length;
+    const rowCount =
+      result.affectedRows !== undefined && result.affectedRows > 0
+        ? result.affectedRows
+        : result.rows.length;
     return { rows: result.rows, rowCount };
   }
 
-  query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<R>> {
     return this.serialized('query', () => this.run<R>(sql, params));
   }
 
@@ -104,10 +112,14 @@ export class PgliteDb implements Db {
       const state = { open: true };
       const live = (): void => {
         // After the transaction, the tx would run outside the chain and interleave with others.
-        if (!state.open) throw new Error('transaction already finished: use the tx only inside its callback');
+        if (!state.open)
+          throw new Error('transaction already finished: use the tx only inside its callback');
       };
       const tx: Transaction = {
-        query: async <R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []) => {
+        query: async <R = Record<string, unknown>>(
+          sql: string,
+          params: readonly unknown[] = [],
+        ) => {
           live();
           return this.run<R>(sql, params);
         },
@@ -162,7 +174,12 @@ export class PgliteDb implements Db {
  * dies with an uncaught error in a worker. Say so plainly instead.
  */
 function assertDynamicImport(): void {
-  if (process.env['JEST_WORKER_ID'] !== undefined && typeof (vm as { SyntheticModule?: unknown }).SyntheticModule !== 'function') {
-    throw new Error('PgliteDb under jest needs node --experimental-vm-modules (pnpm test passes it; or NODE_OPTIONS=--experimental-vm-modules npx jest)');
+  if (
+    process.env['JEST_WORKER_ID'] !== undefined &&
+    typeof (vm as { SyntheticModule?: unknown }).SyntheticModule !== 'function'
+  ) {
+    throw new Error(
+      'PgliteDb under jest needs node --experimental-vm-modules (pnpm test passes it; or NODE_OPTIONS=--experimental-vm-modules npx jest)',
+    );
   }
 }

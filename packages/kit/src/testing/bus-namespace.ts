@@ -8,10 +8,23 @@ import { createLogger } from '../logger';
  * or benchmark run: queues outlive the processes that declared them, and a broker holds only a few
  * hundred. `retryDelays` names consumers whose delays differ from the default.
  */
-export async function deleteBusNamespace(amqpUrl: string, namespace: string, retryDelays: Record<string, number[]> = {}): Promise<void> {
-  const bus = await AmqpBus.connect({ url: amqpUrl, namespace, logger: createLogger('cleanup', 'silent') });
+export async function deleteBusNamespace(
+  amqpUrl: string,
+  namespace: string,
+  retryDelays: Record<string, number[]> = {},
+): Promise<void> {
+  const bus = await AmqpBus.connect({
+    url: amqpUrl,
+    namespace,
+    logger: createLogger('cleanup', 'silent'),
+  });
   try {
-    await bus.deleteNamespace(Object.values(QUEUES).map((queue) => ({ queue, retryDelaysMs: [...new Set([...DEFAULT_RETRY_DELAYS_MS, ...(retryDelays[queue] ?? [])])] })));
+    await bus.deleteNamespace(
+      Object.values(QUEUES).map((queue) => ({
+        queue,
+        retryDelaysMs: [...new Set([...DEFAULT_RETRY_DELAYS_MS, ...(retryDelays[queue] ?? [])])],
+      })),
+    );
   } finally {
     await bus.close();
   }

@@ -12,9 +12,9 @@ export async function openMigratedPglite(): Promise<PgliteDb> {
 
 /** An account with a unique name and no balance or quota limit, at this rate per segment; its id. */
 export async function insertTestAccount(db: Queryable, rate: string | number = 1): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(`INSERT INTO accounts (username, password_hash, rate) VALUES ($1, 'x', $2) RETURNING id`, [
-    `test-${randomUUID()}`,
-    rate,
-  ]);
-  return rows[0]!.id;
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO accounts (username, password_hash, rate) VALUES ($1, 'x', $2) RETURNING id`,
+    [`test-${randomUUID()}`, rate],
+  );
+  return rows[0].id;
 }

@@ -56,25 +56,38 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<number | null> 
 }
 
 /** Starts `node <service>/dist/main.js` as its own process and waits until /readyz answers 200. */
-export async function startService(name: string, env: Record<string, string>, readyTimeoutMs = 45_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  readyTimeoutMs = 45_000,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   const script = join(WORKSPACE_ROOT, SERVICE_SCRIPTS[name] ?? name);
-  if (!existsSync(script)) throw new Error(`${script} is missing: run \`pnpm build\` first (pnpm test does)`);
+  if (!existsSync(script))
+    throw new Error(`${script} is missing: run \`pnpm build\` first (pnpm test does)`);
   const port = env['PORT'] ? Number(env['PORT']) : await freePort();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: WORKSPACE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      LOG_LEVEL: 'warn',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
     try {
       const reply = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (reply.status === 200) break;
@@ -105,9 +118,17 @@ export async function startService(name: string, env: Record<string, string>, re
 }
 
 /** Runs a command to completion (bounded) and returns its exit code and output. */
-export function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(WORKSPACE_ROOT, script), ...args], { cwd: WORKSPACE_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(process.execPath, [join(WORKSPACE_ROOT, script), ...args], {
+      cwd: WORKSPACE_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -24,7 +24,10 @@ export function findTestDatabaseServer(): { url: string; required: boolean } | u
     const script = `const pg = require(${JSON.stringify(require.resolve('pg'))});
       const c = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 2000 });
       c.connect().then(() => c.end()).then(() => process.exit(0), () => process.exit(1));`;
-    const child = spawnSync(process.execPath, ['-e', script, LOCAL_DATABASE_URL], { timeout: 5000, stdio: 'ignore' });
+    const child = spawnSync(process.execPath, ['-e', script, LOCAL_DATABASE_URL], {
+      timeout: 5000,
+      stdio: 'ignore',
+    });
     probed = child.status === 0 ? { url: LOCAL_DATABASE_URL, required: false } : undefined;
   }
   return probed;
@@ -63,7 +66,10 @@ export async function createTestDatabase(
       await withClient(serverUrl, async (client) => {
         // Terminate, then drop (DROP … WITH (FORCE) needs Postgres 13; this works on any version).
         for (let attempt = 0; ; attempt++) {
-          await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+          await client.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+            [name],
+          );
           try {
             await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)}`);
             return;

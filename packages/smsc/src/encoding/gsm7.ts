@@ -27,15 +27,19 @@ const NONE = -1;
  * Every GSM 03.38 character is in the BMP, so one code unit is one character here.
  */
 const lookup = new Int16Array(0x10000).fill(NONE);
-for (let i = 0; i < GSM7_BASIC.length; i++) if (i !== GSM7_ESCAPE) lookup[GSM7_BASIC.charCodeAt(i)] = i;
-for (const [char, value] of Object.entries(GSM7_EXTENSION)) lookup[char.charCodeAt(0)] = EXTENDED | value;
+for (let i = 0; i < GSM7_BASIC.length; i++)
+  if (i !== GSM7_ESCAPE) lookup[GSM7_BASIC.charCodeAt(i)] = i;
+for (const [char, value] of Object.entries(GSM7_EXTENSION))
+  lookup[char.charCodeAt(0)] = EXTENDED | value;
 
-const extensionChar = new Map<number, string>(Object.entries(GSM7_EXTENSION).map(([c, v]) => [v, c]));
+const extensionChar = new Map<number, string>(
+  Object.entries(GSM7_EXTENSION).map(([c, v]) => [v, c]),
+);
 
 /** The septets of one character (one or two), or undefined when GSM 03.38 cannot carry it. */
 export function gsm7Septets(char: string): number[] | undefined {
   if (char.length !== 1) return undefined;
-  const value = lookup[char.charCodeAt(0)]!;
+  const value = lookup[char.charCodeAt(0)];
   if (value === NONE) return undefined;
   return value & EXTENDED ? [GSM7_ESCAPE, value & 0x7f] : [value];
 }
@@ -47,11 +51,13 @@ export function firstNonGsm7(text: string): number {
 }
 
 /** Unpacked septets, one per octet (as SMPP carries data_coding 0); null at the first unencodable character. */
-export function encodeGsm7(text: string): { bytes: Buffer; badIndex: -1 } | { bytes: null; badIndex: number } {
+export function encodeGsm7(
+  text: string,
+): { bytes: Buffer; badIndex: -1 } | { bytes: null; badIndex: number } {
   const out = Buffer.allocUnsafe(text.length * 2);
   let n = 0;
   for (let i = 0; i < text.length; i++) {
-    const value = lookup[text.charCodeAt(i)]!;
+    const value = lookup[text.charCodeAt(i)];
     if (value === NONE) return { bytes: null, badIndex: i };
     if (value & EXTENDED) {
       out[n++] = GSM7_ESCAPE;
@@ -67,12 +73,12 @@ export function encodeGsm7(text: string): { bytes: Buffer; badIndex: -1 } | { by
 export function decodeGsm7(bytes: Uint8Array): string {
   let text = '';
   for (let i = 0; i < bytes.length; i++) {
-    const value = bytes[i]! & 0x7f;
+    const value = bytes[i] & 0x7f;
     if (value === GSM7_ESCAPE && i + 1 < bytes.length) {
-      const next = bytes[++i]! & 0x7f;
-      text += extensionChar.get(next) ?? GSM7_BASIC[next]!;
+      const next = bytes[++i] & 0x7f;
+      text += extensionChar.get(next) ?? GSM7_BASIC[next];
     } else {
-      text += GSM7_BASIC[value]!;
+      text += GSM7_BASIC[value];
     }
   }
   return text;

@@ -45,9 +45,9 @@ function limits(coding: number): { single: number; multi: number } {
 function unitWidth(bytes: Buffer, i: number, coding: number): number {
   if (coding === GSM7) return bytes[i] === GSM7_ESCAPE && i + 1 < bytes.length ? 2 : 1;
   if (coding !== UCS2) return 1;
-  const high = bytes[i]!;
+  const high = bytes[i];
   if (high >= 0xd8 && high <= 0xdb && i + 3 < bytes.length) {
-    const next = bytes[i + 2]!;
+    const next = bytes[i + 2];
     if (next >= 0xdc && next <= 0xdf) return 4;
   }
   return 2;
@@ -56,19 +56,25 @@ function unitWidth(bytes: Buffer, i: number, coding: number): number {
 function messageBytes(input: MessageInput): { coding: number; bytes: Buffer } {
   if (input.hexContent !== undefined && input.hexContent !== null) {
     const coding = input.coding ?? HEX_DEFAULT_CODING;
-    if (CODING_NAMES[coding] === undefined) throw new EncodingError(`unknown data_coding ${coding}`);
-    if (!HEX.test(input.hexContent)) throw new EncodingError('hex_content must be an even number of hexadecimal digits');
+    if (CODING_NAMES[coding] === undefined)
+      throw new EncodingError(`unknown data_coding ${coding}`);
+    if (!HEX.test(input.hexContent))
+      throw new EncodingError('hex_content must be an even number of hexadecimal digits');
     const bytes = Buffer.from(input.hexContent, 'hex');
     if (coding === GSM7 || coding === ASCII) {
       const bad = bytes.findIndex((b) => b > 0x7f);
       if (bad >= 0) {
-        throw new EncodingError(`byte ${bad + 1} (0x${bytes[bad]!.toString(16)}) is not a ${coding === GSM7 ? 'GSM 03.38 septet' : '7-bit ASCII character'} (00–7F); use coding ${BINARY} for binary content`);
+        throw new EncodingError(
+          `byte ${bad + 1} (0x${bytes[bad].toString(16)}) is not a ${coding === GSM7 ? 'GSM 03.38 septet' : '7-bit ASCII character'} (00–7F); use coding ${BINARY} for binary content`,
+        );
       }
     }
-    if (coding === UCS2 && bytes.length % 2 !== 0) throw new EncodingError('UCS-2 content must be a whole number of 2-byte code units');
+    if (coding === UCS2 && bytes.length % 2 !== 0)
+      throw new EncodingError('UCS-2 content must be a whole number of 2-byte code units');
     return { coding, bytes };
   }
-  if (input.content === undefined || input.content === null) throw new EncodingError('content or hex_content is required');
+  if (input.content === undefined || input.content === null)
+    throw new EncodingError('content or hex_content is required');
   const coding = chooseCoding(input.content, input.coding);
   return { coding, bytes: encodeText(input.content, coding) };
 }
@@ -94,7 +100,8 @@ function partEnds(bytes: Buffer, coding: number): number[] {
 
 function checkParts(count: number, maxParts: number): void {
   const allowed = Math.min(maxParts, MAX_PARTS_WITH_UDH);
-  if (count > allowed) throw new EncodingError(`message needs ${count} parts; at most ${allowed} are allowed`);
+  if (count > allowed)
+    throw new EncodingError(`message needs ${count} parts; at most ${allowed} are allowed`);
 }
 
 /** Coding and number of parts: what is billed. Always agrees with splitMessage (same code path). */
@@ -106,7 +113,10 @@ export function planMessage(input: MessageInput, maxParts: number): MessagePlan 
 }
 
 /** The short_message bodies to send, with a concatenation UDH (05 00 03 ref total seq) when several. */
-export function splitMessage(input: MessageInput, options: { maxParts: number; ref?: number }): EncodedMessage {
+export function splitMessage(
+  input: MessageInput,
+  options: { maxParts: number; ref?: number },
+): EncodedMessage {
   const { coding, bytes } = messageBytes(input);
   const ends = partEnds(bytes, coding);
   checkParts(ends.length, options.maxParts);
@@ -129,8 +139,12 @@ export function splitMessage(input: MessageInput, options: { maxParts: number; r
 }
 
 /** The text behind a short_message, with its UDH (if any) removed. */
-export function stripUdh(shortMessage: Buffer, esmClass: number): { udh: Buffer | null; body: Buffer } {
-  if ((esmClass & 0x40) === 0 || shortMessage.length === 0) return { udh: null, body: shortMessage };
-  const length = shortMessage[0]! + 1;
+export function stripUdh(
+  shortMessage: Buffer,
+  esmClass: number,
+): { udh: Buffer | null; body: Buffer } {
+  if ((esmClass & 0x40) === 0 || shortMessage.length === 0)
+    return { udh: null, body: shortMessage };
+  const length = shortMessage[0] + 1;
   return { udh: shortMessage.subarray(0, length), body: shortMessage.subarray(length) };
 }

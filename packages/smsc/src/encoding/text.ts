@@ -12,7 +12,9 @@ function describeAt(text: string, index: number): string {
 }
 
 function refuse(text: string, index: number, coding: number): never {
-  throw new EncodingError(`${describeAt(text, index)} cannot be encoded in data_coding ${coding} (${CODING_NAMES[coding]})`);
+  throw new EncodingError(
+    `${describeAt(text, index)} cannot be encoded in data_coding ${coding} (${CODING_NAMES[coding]})`,
+  );
 }
 
 const NON_ASCII = /[^\u0000-\u007f]/;
@@ -52,7 +54,9 @@ export function encodeText(content: string, coding: number): Buffer {
       return Buffer.from(content, 'utf16le').swap16();
     }
     default:
-      throw new EncodingError(`data_coding ${coding} (${CODING_NAMES[coding] ?? 'unknown'}) is not supported for text content; send hex_content`);
+      throw new EncodingError(
+        `data_coding ${coding} (${CODING_NAMES[coding] ?? 'unknown'}) is not supported for text content; send hex_content`,
+      );
   }
 }
 

@@ -4,7 +4,10 @@ import type { RateCap } from './rate-limiter';
 
 /** Accounts' own caps (accounts.throughput), read from Postgres and kept for a short while. */
 export class AccountCaps {
-  private readonly cache = new LRUCache<string, { perSecond: number }>({ max: 100_000, ttl: 30_000 });
+  private readonly cache = new LRUCache<string, { perSecond: number }>({
+    max: 100_000,
+    ttl: 30_000,
+  });
 
   constructor(private readonly db: Db) {}
 
@@ -12,10 +15,15 @@ export class AccountCaps {
     if (!accountId) return undefined;
     let entry = this.cache.get(accountId);
     if (!entry) {
-      const { rows } = await this.db.query<{ throughput: number }>('SELECT throughput FROM accounts WHERE id = $1', [accountId]);
+      const { rows } = await this.db.query<{ throughput: number }>(
+        'SELECT throughput FROM accounts WHERE id = $1',
+        [accountId],
+      );
       entry = { perSecond: rows[0]?.throughput ?? 0 };
       this.cache.set(accountId, entry);
     }
-    return entry.perSecond > 0 ? { key: `account:${accountId}`, perSecond: entry.perSecond } : undefined;
+    return entry.perSecond > 0
+      ? { key: `account:${accountId}`, perSecond: entry.perSecond }
+      : undefined;
   }
 }

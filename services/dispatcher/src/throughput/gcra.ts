@@ -17,7 +17,13 @@ export interface GcraResult {
  * @param cost PDUs this send needs
  * @param burst PDUs that may go at once after an idle period
  */
-export function gcraReserve(tat: number | undefined, now: number, perSecond: number, cost: number, burst: number): GcraResult {
+export function gcraReserve(
+  tat: number | undefined,
+  now: number,
+  perSecond: number,
+  cost: number,
+  burst: number,
+): GcraResult {
   const interval = 1000 / perSecond;
   const start = Math.max(tat ?? now, now);
   const next = start + interval * cost;

@@ -27,9 +27,16 @@ return tostring(wait)
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
-  constructor(url: string, private readonly prefix: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     // Commands fail at once while Redis is away: the dispatcher pauses instead of queueing blindly.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      lazyConnect: false,
+    });
     this.redis.on('error', () => undefined);
     this.redis.defineCommand('smsgwReserve', { lua: RESERVE });
   }
@@ -38,13 +45,9 @@ export class RedisRateLimiter implements RateLimiter {
     if (caps.length === 0) return 0;
     const keys = caps.map((c) => `${this.prefix}:rate:${c.key}`);
     const rates = caps.map((c) => String(c.perSecond));
-    const reply = await (this.redis as unknown as { smsgwReserve(n: number, ...args: string[]): Promise<string> }).smsgwReserve(
-      keys.length,
-      ...keys,
-      String(cost),
-      String(BURST),
-      ...rates,
-    );
+    const reply = await (
+      this.redis as unknown as { smsgwReserve(n: number, ...args: string[]): Promise<string> }
+    ).smsgwReserve(keys.length, ...keys, String(cost), String(BURST), ...rates);
     return Math.max(0, Number(reply));
   }
 

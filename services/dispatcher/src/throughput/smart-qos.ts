@@ -50,7 +50,8 @@ export class SmartQos {
   onResponse(latencyMs: number, now = Date.now()): void {
     this.ewmaMs = this.ewmaMs === undefined ? latencyMs : this.ewmaMs * 0.9 + latencyMs * 0.1;
     this.floorMs = this.floorMs === undefined ? this.ewmaMs : Math.min(this.floorMs, this.ewmaMs);
-    if (this.ewmaMs > Math.max(2 * this.floorMs, this.floorMs + 20)) this.decrease(this.options.latencyFactor, now);
+    if (this.ewmaMs > Math.max(2 * this.floorMs, this.floorMs + 20))
+      this.decrease(this.options.latencyFactor, now);
   }
 
   private decrease(factor: number, now: number): void {
@@ -66,6 +67,9 @@ export class SmartQos {
     this.lastTick = now;
     const seconds = (now - from) / 1000;
     if (seconds <= 0) return;
-    this.rate = Math.min(this.options.maxRate, this.rate + this.options.maxRate * this.options.recoverPerSecond * seconds);
+    this.rate = Math.min(
+      this.options.maxRate,
+      this.rate + this.options.maxRate * this.options.recoverPerSecond * seconds,
+    );
   }
 }

@@ -21,8 +21,14 @@ export class ThroughputGate {
     private readonly connectorCap: RateCap | undefined,
   ) {}
 
-  async pass(accountCap: RateCap | undefined, cost: number, stopped: () => boolean = () => false): Promise<void> {
-    const caps = [this.connectorCap, accountCap].filter((c): c is RateCap => c !== undefined && c.perSecond > 0);
+  async pass(
+    accountCap: RateCap | undefined,
+    cost: number,
+    stopped: () => boolean = () => false,
+  ): Promise<void> {
+    const caps = [this.connectorCap, accountCap].filter(
+      (c): c is RateCap => c !== undefined && c.perSecond > 0,
+    );
     if (caps.length === 0) return;
     for (let attempt = 0; !stopped(); attempt++) {
       try {
@@ -35,7 +41,10 @@ export class ThroughputGate {
         if (this.pausedSince === undefined) {
           this.pausedSince = Date.now();
           this.metrics.paused.set(1);
-          this.logger.warn({ err }, 'throughput state unreachable; dispatch paused until it answers');
+          this.logger.warn(
+            { err },
+            'throughput state unreachable; dispatch paused until it answers',
+          );
         }
         await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** Math.min(attempt, 5))));
       }
@@ -44,7 +53,10 @@ export class ThroughputGate {
 
   private resumed(): void {
     if (this.pausedSince === undefined) return;
-    this.logger.info({ pausedMs: Date.now() - this.pausedSince }, 'throughput state reachable again; dispatch resumed');
+    this.logger.info(
+      { pausedMs: Date.now() - this.pausedSince },
+      'throughput state reachable again; dispatch resumed',
+    );
     this.pausedSince = undefined;
     this.metrics.paused.set(0);
   }
