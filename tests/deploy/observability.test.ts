@@ -13,7 +13,7 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** docs/metrics.md's table: name → type. */
 const documented = new Map<string, string>();
-for (const match of read('docs/metrics.md').matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (\w+) \|/gm))
+for (const match of read('docs/metrics.md').matchAll(/^\| `([a-z_:][a-z0-9_:]*)` *\| (\w+) *\|/gm))
   documented.set(match[1], match[2]);
 
 /** Default prom-client metrics, which docs/metrics.md says every service also serves. */

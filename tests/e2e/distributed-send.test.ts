@@ -145,7 +145,7 @@ describe('distributed mode: each service its own process', () => {
   it('every service exports the metrics docs/metrics.md lists for it, labelled with its name', async () => {
     const documented = [
       ...readFileSync(join(ROOT, 'docs', 'metrics.md'), 'utf8').matchAll(
-        /^\| `(smsgw_[a-z_]+)` \|/gm,
+        /^\| `(smsgw_[a-z_]+)` *\|/gm,
       ),
     ].map((m) => m[1]);
     const owners: Record<string, RegExp> = {

@@ -11,7 +11,7 @@ export interface DocumentedMetric {
 /** The table of docs/metrics.md, the contract the dashboard and alert rules rely on. */
 export function documentedMetrics(root = join(__dirname, '..', '..')): DocumentedMetric[] {
   const text = readFileSync(join(root, 'docs', 'metrics.md'), 'utf8');
-  return [...text.matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (\w+) \|([^|]*)\|/gm)].map((m) => ({
+  return [...text.matchAll(/^\| `([a-z_:][a-z0-9_:]*)` *\| (\w+) *\|([^|]*)\|/gm)].map((m) => ({
     name: m[1],
     type: m[2],
     labels: [...m[3].matchAll(/`([a-z_]+)`/g)].map((l) => l[1]),
