@@ -112,8 +112,7 @@ describe('callback receivers that fail', () => {
     expect(batch.status).toBe(200);
 
     await waitFor(
-      async () =>
-        recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined,
+      () => (recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined),
       15_000,
       'every slow callback answered',
       100,

@@ -90,7 +90,7 @@ describe('embedded mode keeps everything across a restart', () => {
     const second = await startEmbedded(env, first.dataDir);
     try {
       await waitFor(
-        async () =>
+        () =>
           sim.messages().filter((m) => m.text === 'after restart').length === 2 ? true : undefined,
         15_000,
       );

@@ -23,7 +23,7 @@ async function startApp(): Promise<ServiceProcess> {
   running.push(app);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(
-    async () =>
+    () =>
       app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined,
     5_000,
   );

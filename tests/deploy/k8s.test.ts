@@ -7,6 +7,7 @@
  * prometheus-operator CRD schema).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@smsgw/kit';
@@ -107,10 +108,15 @@ function pointer(path: string): string[] {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+/** A JSON value as text, for paths and messages. */
+function text(value: Json | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 function json6902(doc: Json, ops: JsonObject[]): Json {
   const out = clone(doc);
   for (const op of ops) {
-    const parts = pointer(String(op['path']));
+    const parts = pointer(text(op['path']));
     const last = parts.pop()!;
     let parent: Json = out;
     for (const part of parts) {
@@ -119,8 +125,7 @@ function json6902(doc: Json, ops: JsonObject[]): Json {
         : isObject(parent)
           ? parent[part]
           : undefined;
-      if (next === undefined)
-        throw new Error(`JSON patch path ${String(op['path'])} does not exist`);
+      if (next === undefined) throw new Error(`JSON patch path ${text(op['path'])} does not exist`);
       parent = next;
     }
     switch (op['op']) {
@@ -132,17 +137,17 @@ function json6902(doc: Json, ops: JsonObject[]): Json {
           else parent[index] = clone(op['value']!);
         } else if (isObject(parent)) {
           if (op['op'] === 'replace' && !(last in parent))
-            throw new Error(`JSON patch replace of missing ${String(op['path'])}`);
+            throw new Error(`JSON patch replace of missing ${text(op['path'])}`);
           parent[last] = clone(op['value']!);
-        } else throw new Error(`JSON patch into a scalar at ${String(op['path'])}`);
+        } else throw new Error(`JSON patch into a scalar at ${text(op['path'])}`);
         break;
       case 'remove':
         if (Array.isArray(parent)) parent.splice(Number(last), 1);
         else if (isObject(parent) && last in parent) delete parent[last];
-        else throw new Error(`JSON patch remove of missing ${String(op['path'])}`);
+        else throw new Error(`JSON patch remove of missing ${text(op['path'])}`);
         break;
       default:
-        throw new Error(`JSON patch op ${String(op['op'])} is not supported here`);
+        throw new Error(`JSON patch op ${text(op['op'])} is not supported here`);
     }
   }
   return out;
@@ -234,7 +239,7 @@ function render(dir: string): K8sObject[] {
         ...((spec['containers'] ?? []) as JsonObject[]),
         ...((spec['initContainers'] ?? []) as JsonObject[]),
       ]) {
-        const ref = parseImage(String(container['image']));
+        const ref = parseImage(text(container['image']));
         if (ref.name !== image.name) continue;
         container['image'] = `${image.newName ?? ref.name}:${image.newTag ?? ref.tag}`;
         used = true;
@@ -268,14 +273,16 @@ interface Validatable {
 }
 type ModelClass = new (data: unknown) => Validatable;
 
+const loadModule = createRequire(__filename);
+
 function modelFor(apiVersion: string, kind: string): ModelClass {
   // Both packages ship one CommonJS module per kind, exporting a class of the same name.
   const module =
     apiVersion === 'monitoring.coreos.com/v1'
-      ? (require(
+      ? (loadModule(
           `@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/${kind}`,
         ) as Record<string, ModelClass>)
-      : (require(`kubernetes-models/${apiVersion}/${kind}`) as Record<string, ModelClass>);
+      : (loadModule(`kubernetes-models/${apiVersion}/${kind}`) as Record<string, ModelClass>);
   const model = module[kind];
   if (model === undefined) throw new Error(`no schema for ${apiVersion} ${kind}`);
   return model;
@@ -382,9 +389,12 @@ const selects = (selector: Record<string, string>, labels: Record<string, string
 
 /** The environment a container starts with: ConfigMaps and the Secret as rendered (or the placeholders). */
 function containerEnv(objects: K8sObject[], container: Container): Record<string, string> {
-  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === SECRET_NAME) as
-    | (K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> })
-    | undefined;
+  const secret = objects.find<
+    K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> }
+  >(
+    (o): o is K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> } =>
+      o.kind === 'Secret' && o.metadata.name === SECRET_NAME,
+  );
   const secretValue = (name: string, key: string): string => {
     expect({ secret: name }).toEqual({ secret: SECRET_NAME });
     expect(Object.keys(SECRET_PLACEHOLDERS)).toContain(key);

@@ -101,7 +101,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     const mine = () => sim.received.filter((r) => RECIPIENTS.includes(r.to));
     const callbacks = () => receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
     await waitFor(
-      async () => (callbacks().length >= RECIPIENTS.length ? true : undefined),
+      () => (callbacks().length >= RECIPIENTS.length ? true : undefined),
       10_000,
       'every callback',
       100,

@@ -61,7 +61,7 @@ if (url) {
       const seen: [string, boolean, number][] = [];
       await second.consume(
         { queue: 'crash', topic: TOPICS.messageSubmit },
-        async (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]),
+        (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]),
       );
       await waitFor(() => seen.length === 1, 10_000, 'redelivery');
       expect(seen).toEqual([[id, true, 1]]);
@@ -76,7 +76,7 @@ if (url) {
       const seen: string[] = [];
       await bus.consume(
         { queue: 'reconnect', topic: TOPICS.batchAccepted },
-        async (p) => void seen.push(p.batchId),
+        (p) => void seen.push(p.batchId),
       );
       expect(bus.isReady()).toBe(true);
       killConnection(bus);
@@ -117,7 +117,7 @@ if (url) {
       let calls = 0;
       await bus.consume(
         { queue: 'wire', topic: TOPICS.messageSubmit, retryDelaysMs: [20] },
-        async () => void calls++,
+        () => void calls++,
       );
       const connection = await amqp.connect(url);
       try {
@@ -141,7 +141,7 @@ if (url) {
       const bus = await open();
       await bus.consume(
         { queue: 'headers', topic: TOPICS.messageResult, retryDelaysMs: [20] },
-        async () => {
+        () => {
           throw new Error('callback endpoint answered 500');
         },
       );

@@ -22,7 +22,7 @@ export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
 export function describeBusConformance(
   name: string,
   open: () => Promise<Bus>,
-  cleanup: (bus: Bus) => Promise<void> = async () => undefined,
+  cleanup: (bus: Bus) => Promise<void> = () => Promise.resolve(),
 ): void {
   describe(`Bus conformance: ${name}`, () => {
     let bus: Bus;
@@ -52,12 +52,9 @@ export function describeBusConformance(
     it('delivers a published job with its typed payload, once, on attempt 1', async () => {
       const seen: [string, DeliveryInfo][] = [];
       track(
-        await bus.consume(
-          { queue: q('submit'), topic: TOPICS.messageSubmit },
-          async (payload, info) => {
-            seen.push([payload.messageId, info]);
-          },
-        ),
+        await bus.consume({ queue: q('submit'), topic: TOPICS.messageSubmit }, (payload, info) => {
+          seen.push([payload.messageId, info]);
+        }),
       );
       const id = randomUUID();
       await bus.publish(TOPICS.messageSubmit, { messageId: id });
@@ -82,7 +79,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('declared'), topic: TOPICS.messageDlr },
-          async (p) => void seen.push(p),
+          (p) => void seen.push(p),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -96,19 +93,19 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('a'), topic: TOPICS.messageResult },
-          async (p) => void a.push(p.messageId),
+          (p) => void a.push(p.messageId),
         ),
       );
       track(
         await bus.consume(
           { queue: q('b'), topic: TOPICS.messageResult },
-          async (p) => void b.push(p.messageId),
+          (p) => void b.push(p.messageId),
         ),
       );
       track(
         await bus.consume(
           { queue: q('other'), topic: TOPICS.batchAccepted },
-          async (p) => void other.push(p.batchId),
+          (p) => void other.push(p.batchId),
         ),
       );
       const event = resultEvent();
@@ -123,7 +120,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('invalid'), topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p),
+          (p) => void seen.push(p),
         ),
       );
       await expect(
@@ -143,7 +140,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [50, 100] },
-          async (_p, info) => {
+          (_p, info) => {
             attempts.push([info.attempt, Date.now()]);
             throw new Error('SMSC down');
           },
@@ -165,7 +162,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
-          async (_p, info) => {
+          (_p, info) => {
             attempts.push(info.attempt);
             if (info.attempt < 2) throw new Error('transient');
           },
@@ -184,7 +181,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('fails'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          async (_p, info) => {
+          (_p, info) => {
             failing.push(info.attempt);
             if (info.attempt === 1) throw new Error('once');
           },
@@ -193,7 +190,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('fine'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          async (_p, info) => void healthy.push(info.attempt),
+          (_p, info) => void healthy.push(info.attempt),
         ),
       );
       await bus.publish(TOPICS.messageResult, resultEvent());
@@ -206,13 +203,10 @@ export function describeBusConformance(
       const queue = q('poison');
       let calls = 0;
       track(
-        await bus.consume(
-          { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
-          async () => {
-            calls++;
-            throw new PoisonMessageError('cannot ever work');
-          },
-        ),
+        await bus.consume({ queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] }, () => {
+          calls++;
+          throw new PoisonMessageError('cannot ever work');
+        }),
       );
       await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
       await waitFor(async () => (await bus.deadLetterCount(queue)) === 1);
@@ -288,7 +282,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p.messageId),
+          (p) => void seen.push(p.messageId),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -306,7 +300,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p.messageId),
+          (p) => void seen.push(p.messageId),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -334,7 +328,7 @@ export function describeBusConformance(
         bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() }),
       ).rejects.toThrow();
       await expect(
-        bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, async () => undefined),
+        bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, () => undefined),
       ).rejects.toThrow();
       await bus.close(); // idempotent
     });

@@ -47,9 +47,7 @@ if (server === undefined) {
         expect(results.flat().sort()).toEqual(allMigrations);
         expect(
           (
-            await dbs[0].query<{ name: string }>(
-              `SELECT name FROM schema_migrations ORDER BY name`,
-            )
+            await dbs[0].query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY name`)
           ).rows.map((r) => r.name),
         ).toEqual(allMigrations);
       } finally {

@@ -126,9 +126,7 @@ describe('SmppConnector against the simulator', () => {
       [0x40, 8, 1],
       [0x40, 8, 1],
     ]);
-    expect(sim.received[0].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(
-      true,
-    );
+    expect(sim.received[0].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(true);
     expect(sim.received[1].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 2), second]))).toBe(
       true,
     );

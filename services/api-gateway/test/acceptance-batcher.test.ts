@@ -25,7 +25,7 @@ interface Harness {
   cleanup(): Promise<void>;
 }
 
-const pglite: Harness = { open: () => PgliteDb.open(), cleanup: async () => undefined };
+const pglite: Harness = { open: () => PgliteDb.open(), cleanup: () => Promise.resolve() };
 
 function postgres(url: string): Harness {
   let database: { url: string; drop(): Promise<void> } | undefined;

@@ -26,11 +26,11 @@ describe('SubmitJobPublisher', () => {
     groups = [];
     await bus.consume(
       { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
-      async (j) => void singles.push(j),
+      (j) => void singles.push(j),
     );
     await bus.consume(
       { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
-      async (j) => void groups.push(j),
+      (j) => void groups.push(j),
     );
   });
   afterEach(() => bus.close());

@@ -39,7 +39,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
       consumer = await options.bus.consume(
         { queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted },
-        async () => scheduler.wake(),
+        () => scheduler.wake(),
       );
       scheduler.start();
     },

@@ -63,11 +63,11 @@ beforeEach(async () => {
   singles = [];
   await bus.consume(
     { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
-    async (job) => void singles.push(job.messageId),
+    (job) => void singles.push(job.messageId),
   );
   await bus.consume(
     { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
-    async (job) => void jobs.push(job),
+    (job) => void jobs.push(job),
   );
 });
 afterEach(async () => {
