@@ -6,7 +6,7 @@ import {
   deleteBusNamespace,
   startService,
   type ServiceProcess,
-} from '@smsgw/kit';
+} from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 
 /** The dispatcher's retry delays with the default MAX_SUBMIT_ATTEMPTS (see submitRetryDelays). */

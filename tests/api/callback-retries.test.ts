@@ -3,7 +3,7 @@
  * CALLBACK_MAX_ATTEMPTS and the give-up is counted on /metrics; one that answers too late
  * (after CALLBACK_TIMEOUT_MS) is retried and its later, prompt answer ends it.
  */
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';

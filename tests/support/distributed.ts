@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { QUEUES } from '@smsgw/contracts';
+import { PgDb } from '@smsgw/kit';
 import {
-  PgDb,
   createTestDatabase,
   deleteBusNamespace,
   startService,
   type ServiceProcess,
-} from '@smsgw/kit';
+} from '@smsgw/kit/testing';
 import type { SmppSimulator } from '@smsgw/smsc';
 import { submitRetryDelays } from '@smsgw/dispatcher';
 

@@ -1,13 +1,8 @@
 import amqp from 'amqplib';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import {
-  AmqpBus,
-  BusUnavailableError,
-  UnroutableMessageError,
-  createLogger,
-  waitFor,
-} from '../src';
+import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger } from '../src';
+import { waitFor } from '../src/testing';
 import { describeBusConformance, resultEvent } from './bus-conformance';
 import { killConnection, resolveAmqpUrl } from './support/amqp';
 import { sleep } from './support/wait';

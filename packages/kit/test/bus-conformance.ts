@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, QUEUES, TOPICS, type MessageResultEvent } from '@smsgw/contracts';
-import { PoisonMessageError, waitFor, type Bus, type Consumer, type DeliveryInfo } from '../src';
+import { PoisonMessageError, type Bus, type Consumer, type DeliveryInfo } from '../src';
+import { waitFor } from '../src/testing';
 import { sleep } from './support/wait';
 
 export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import { MemoryBus, PoisonMessageError, waitFor } from '../src';
+import { MemoryBus, PoisonMessageError } from '../src';
+import { waitFor } from '../src/testing';
 import { describeBusConformance } from './bus-conformance';
 import { sleep } from './support/wait';
 

@@ -1,13 +1,7 @@
 import { readdirSync } from 'node:fs';
 import pino from 'pino';
-import {
-  MIGRATIONS_DIR,
-  PgDb,
-  createTestDatabase,
-  findTestDatabaseServer,
-  migrate,
-  openDb,
-} from '../src';
+import { MIGRATIONS_DIR, PgDb, migrate, openDb } from '../src';
+import { createTestDatabase, findTestDatabaseServer } from '../src/testing';
 import { describeDbConformance } from './db-conformance';
 
 const server = findTestDatabaseServer();

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
-import { createLogger, waitFor } from '@smsgw/kit';
+import { createLogger } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import {
   SmppConnector,
   SmppSimulator,

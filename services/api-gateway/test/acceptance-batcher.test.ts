@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  HttpError,
-  PgDb,
-  PgliteDb,
-  createLogger,
-  createTestDatabase,
-  findTestDatabaseServer,
-  migrate,
-  type Db,
-} from '@smsgw/kit';
+import { HttpError, PgDb, PgliteDb, createLogger, migrate, type Db } from '@smsgw/kit';
+import { createTestDatabase, findTestDatabaseServer } from '@smsgw/kit/testing';
 import {
   AcceptanceBatcher,
   JobOutbox,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { HttpCredentialClient } from '../src';
 
 /** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */

@@ -6,7 +6,8 @@ import {
   type MessageSubmitGroupJob,
   type MessageSubmitJob,
 } from '@smsgw/contracts';
-import { MemoryBus, waitFor, type Bus } from '@smsgw/kit';
+import { MemoryBus, type Bus } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SubmitJobPublisher, type SubmitJob } from '../src';
 
 const job = (accountId: string, segments = 1): SubmitJob => ({

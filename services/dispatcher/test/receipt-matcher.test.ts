@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  waitFor,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import { MessageClaims, ReceiptMatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  waitFor,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { RecoverySweeper } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
 
