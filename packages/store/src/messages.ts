@@ -6,9 +6,10 @@ import { sqlList } from './sql-list';
 /**
  * Statements on `messages` and `message_parts`. Every change of a message's state is a conditional
  * UPDATE on the state it expects, which is what makes a redelivered job harmless.
- * Compound statements elsewhere that also touch `messages`: batches.ts expandBatchChunk (writes a
- * chunk's messages), cancelBatch (cancels the waiting ones), takeDueBatch and
- * completeFinishedBatches (count the unsent ones of a batch), batchStatus (counts by state).
+ * Statements elsewhere that also touch `messages`: batches.ts expandBatchChunk (writes a chunk's
+ * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
+ * (counts or finds a batch's messages in given states, for takeDueBatch and
+ * completeFinishedBatches).
  */
 
 const WAITING = sqlList(WAITING_STATES);
