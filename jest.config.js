@@ -4,6 +4,7 @@ const workspaces = {
   contracts: 'packages/contracts',
   kit: 'packages/kit',
   smsc: 'packages/smsc',
+  store: 'packages/store',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',

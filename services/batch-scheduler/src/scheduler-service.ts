@@ -1,10 +1,10 @@
 import { QUEUES, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import { countOpenBatches } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { createSchedulerMetrics } from './metrics';
-import { countOpenBatches } from './open-batches';
 
 export interface SchedulerServiceOptions {
   db: Db;

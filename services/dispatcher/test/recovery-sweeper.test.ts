@@ -123,3 +123,48 @@ describe('RecoverySweeper and the job outbox', () => {
     expect(jobs).toEqual([]);
   });
 });
+
+describe('RecoverySweeper and the message clocks', () => {
+  const clocks = async (id: string) =>
+    (
+      await db.query<{ updated_at: Date; swept_at: Date | null }>(
+        'SELECT updated_at, swept_at FROM messages WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+
+  it('marks a re-published waiting message swept, leaves updated_at alone, and passes it over within its grace', async () => {
+    const [id] = await messages(await account(), 1, 'accepted');
+    await db.query(`UPDATE messages SET updated_at = now() - interval '31 seconds' WHERE id = $1`, [
+      id,
+    ]);
+    const before = await clocks(id);
+    const s = sweeper();
+
+    await s.sweepOnce();
+    await waitFor(() => singles.length === 1);
+    const after = await clocks(id);
+    expect(after.updated_at).toEqual(before.updated_at);
+    expect(after.swept_at).not.toBeNull();
+
+    await s.sweepOnce();
+    expect(singles).toEqual([id]);
+  });
+
+  it('re-publishes a submitting message by when it was claimed, not by when it last changed', async () => {
+    const alice = await account();
+    const [stale, recent] = await messages(alice, 2, 'submitting');
+    await db.query(
+      `UPDATE messages SET submit_started_at = now() - interval '61 seconds' WHERE id = $1`,
+      [stale],
+    );
+    await db.query(
+      `UPDATE messages SET submit_started_at = now(), updated_at = now() - interval '61 seconds' WHERE id = $1`,
+      [recent],
+    );
+
+    await sweeper().sweepOnce();
+    await waitFor(() => singles.length === 1);
+    expect(singles).toEqual([stale]);
+  });
+});
