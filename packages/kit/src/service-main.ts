@@ -61,7 +61,7 @@ export function serviceMain<S extends z.ZodRawShape>(
     const config = loadConfig(shape);
     const base = config as unknown as BaseConfig;
     const logger = createLogger(name, base.LOG_LEVEL);
-    warnAboutInsecureSecrets(logger, config as Record<string, unknown>);
+    warnAboutInsecureSecrets(logger, config);
     const registry = createRegistry(name);
     const db = await openDb({ databaseUrl: base.DATABASE_URL, dataDir: base.DATA_DIR, logger });
     await migrate(db, { logger });
