@@ -22,6 +22,7 @@ moduleNameMapper['^@smsgw/kit/testing$'] = path.join(__dirname, 'packages/kit/sr
 // fail if a server is missing); without the URLs they are left out here, with a visible note.
 const distributedTests = [
   '<rootDir>/tests/e2e/',
+  '<rootDir>/tests/security/distributed/',
   '<rootDir>/packages/kit/test/db-pg.test.ts',
   '<rootDir>/packages/kit/test/bus-amqp.test.ts',
 ];

@@ -6,6 +6,7 @@
  * validated against the Kubernetes OpenAPI schemas (kubernetes-models; ServiceMonitor against the
  * prometheus-operator CRD schema).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -303,13 +304,17 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 };
 
 const SECRET_NAME = 'smsgw-secrets';
-/** Placeholders for the production Secret, which is created by the operator and not rendered. */
+/**
+ * Stand-ins for the production Secret, which is created by the operator and not rendered; the
+ * tokens are random as the operator's must be (the services refuse placeholders).
+ */
 const SECRET_PLACEHOLDERS: Record<string, string> = {
   DATABASE_URL: 'postgres://smsgw:secret@db.internal:5432/smsgw',
   AMQP_URL: 'amqps://smsgw:secret@mq.internal:5671',
   REDIS_URL: 'rediss://:secret@redis.internal:6380',
-  ADMIN_TOKEN: 'placeholder-admin-token-0123456789',
-  JWT_SECRET: 'placeholder-jwt-secret-0123456789abcdef0123456789',
+  ADMIN_TOKEN: randomBytes(24).toString('hex'),
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  INTERNAL_TOKEN: randomBytes(24).toString('hex'),
   SMSC_URL: 'smpp://user:secret@smsc.example.net:2775?window=50&throughput=100',
 };
 
@@ -639,7 +644,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('routes /auth/ and /admin/ to auth and /secure/ to api-gateway', () => {
+  it('routes /auth/ to auth and /secure/ to api-gateway, and nothing else (no admin API)', () => {
     const [ingress, ...others] = ofKind<
       K8sObject & {
         spec: {
@@ -673,16 +678,29 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
     expect(routes).toEqual({
       '/auth/': ['auth', 8081],
-      '/admin/': ['auth', 8081],
       '/secure/': ['api-gateway', 8080],
     });
+  });
+
+  it('serves the admin API in-cluster only, through the ClusterIP Service auth-admin', () => {
+    const admin = find<Service & { spec: { type?: string } }>(objects, 'Service', 'auth-admin');
+    expect(admin.spec.type ?? 'ClusterIP').toBe('ClusterIP');
+    const auth = find<Workload>(objects, 'Deployment', 'auth');
+    expect(selects(admin.spec.selector, auth.spec.template.metadata.labels)).toBe(true);
+    expect(admin.spec.ports).toHaveLength(1);
+    expect(resolvePort(mainContainer(objects, 'auth'), admin.spec.ports[0].targetPort)).toBe(
+      ours.auth.port,
+    );
   });
 
   it('has Prometheus scrape /metrics on the http port of each of the five Services, and nothing else', () => {
     const [monitor, ...others] = ofKind<
       K8sObject & {
         spec: {
-          selector: { matchLabels: Record<string, string> };
+          selector: {
+            matchLabels: Record<string, string>;
+            matchExpressions?: { key: string; operator: string; values: string[] }[];
+          };
           endpoints: { port: string; path: string }[];
         };
       }
@@ -692,8 +710,12 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     expect(monitor.spec.endpoints).toEqual([
       expect.objectContaining({ port: 'http', path: '/metrics' }),
     ]);
-    const selected = ofKind<Service>(objects, 'Service').filter((s) =>
-      selects(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}),
+    const expressions = monitor.spec.selector.matchExpressions ?? [];
+    expect(expressions.map((e) => e.operator).filter((op) => op !== 'NotIn')).toEqual([]);
+    const selected = ofKind<Service>(objects, 'Service').filter(
+      (s) =>
+        selects(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}) &&
+        expressions.every((e) => !e.values.includes(s.metadata.labels?.[e.key] ?? '')),
     );
     expect(selected.map((s) => s.metadata.name).sort()).toEqual([...serviceNames].sort());
     for (const service of selected) expect(service.spec.ports.map((p) => p.name)).toContain('http');

@@ -38,6 +38,8 @@ export async function freshCluster(): Promise<Cluster> {
       AMQP_URL: urls.amqpUrl,
       REDIS_URL: urls.redisUrl,
       BUS_NAMESPACE: namespace,
+      // auth and api-gateway both read it; one per run, like the database and the namespace.
+      INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     },
     async drop() {
       await database.drop();

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './secret-policy';
 export * from './logger';
 export * from './metrics';
 export * from './queue-metrics';

@@ -32,6 +32,7 @@ beforeEach(() => {
 });
 
 const basic = 'Basic YWxpY2U6czNjcmV0';
+const INTERNAL_TOKEN = 'unit-test-internal-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
 const TTL_MS = 2000;
@@ -41,7 +42,7 @@ describe('HttpCredentialClient', () => {
   it('asks auth once for concurrent requests with the same credentials', async () => {
     let open!: () => void;
     gate = new Promise<void>((r) => (open = r));
-    const client = new HttpCredentialClient(authUrl);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
     const pending = Array.from({ length: 20 }, () => client.verify(basic));
     await sleep(50);
     open();
@@ -53,7 +54,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('answers from the cache while it refreshes an ageing entry in the background', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     let open!: () => void;
@@ -69,7 +70,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('stops answering from the cache once auth refuses the credentials', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     answer = {
@@ -83,7 +84,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('keeps a cached answer while auth is unreachable, and reports 503 without one', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     answer = { status: 502, body: 'bad gateway' };

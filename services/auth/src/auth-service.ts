@@ -11,6 +11,8 @@ export interface AuthServiceOptions {
   jwtSecret: string;
   tokenTtlSeconds: number;
   adminToken: string;
+  /** The token api-gateway presents to the internal credential check; unset in embedded mode. */
+  internalToken?: string | undefined;
   maxBodyBytes: number;
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
@@ -27,12 +29,14 @@ export function authSettings(config: {
   JWT_SECRET: string;
   TOKEN_TTL_SECONDS: number;
   ADMIN_TOKEN: string;
+  INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
 }): Omit<AuthServiceOptions, 'db'> {
   return {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
     adminToken: config.ADMIN_TOKEN,
+    internalToken: config.INTERNAL_TOKEN,
     maxBodyBytes: config.MAX_BODY_BYTES,
   };
 }
@@ -48,6 +52,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     tokens,
     verifier,
     adminToken: options.adminToken,
+    internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
   });
   return { routes, verifier, store };

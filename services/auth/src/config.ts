@@ -7,5 +7,6 @@ export const authConfigShape = {
   JWT_SECRET: envVars.JWT_SECRET,
   TOKEN_TTL_SECONDS: envVars.TOKEN_TTL_SECONDS,
   ADMIN_TOKEN: envVars.ADMIN_TOKEN,
+  INTERNAL_TOKEN: envVars.INTERNAL_TOKEN,
   MAX_BODY_BYTES: envVars.MAX_BODY_BYTES,
 };

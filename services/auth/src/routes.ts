@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import {
@@ -14,7 +14,9 @@ import {
 import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import type { CredentialVerifier } from './credential-verifier';
+import { requireInternalToken } from './internal-guard';
 import type { PasswordHasher } from './password-hasher';
+import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
@@ -23,6 +25,8 @@ export interface AuthRoutesDeps {
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
   adminToken: string;
+  /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
+  internalToken?: string | undefined;
   maxBodyBytes: number;
 }
 
@@ -31,13 +35,6 @@ const wrap =
   (req, res, next) => {
     fn(req, res).catch(next);
   };
-
-function sameSecret(given: string, expected: string): boolean {
-  // Digests have equal length, so timingSafeEqual never throws and length leaks nothing.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
 function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorRequestHandler> {
@@ -109,12 +106,14 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   );
 
   // Used by the api-gateway: it forwards the caller's Authorization header and gets the account.
-  router.post(
-    '/internal/v1/verify',
-    wrap(async (req, res) => {
-      res.json(await verifier.verify(req.headers.authorization));
-    }),
-  );
+  if (deps.internalToken !== undefined)
+    router.post(
+      '/internal/v1/verify',
+      requireInternalToken(deps.internalToken),
+      wrap(async (req, res) => {
+        res.json(await verifier.verify(req.headers.authorization));
+      }),
+    );
 
   const admin = Router();
   admin.use((req, _res, next) => {
