@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import { createLogger, openMigratedPglite, type Db } from '@smsgw/kit';
+import { createLogger, type Db } from '@smsgw/kit';
+import { openMigratedPglite } from '@smsgw/kit/testing';
 import { OutcomeOutbox } from '../src/outcome-outbox';
 
 let db: Db;

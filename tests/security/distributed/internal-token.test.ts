@@ -3,7 +3,7 @@
  * so it must answer only the gateway, which proves itself with the shared INTERNAL_TOKEN.
  */
 import { randomBytes } from 'node:crypto';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { useDistributedRun } from '../../support/distributed';
 import { request } from '../../support/http';
 
