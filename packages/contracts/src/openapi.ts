@@ -12,6 +12,12 @@ import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
 import { MessageStatusSchema } from './message-status';
 import {
+  CallbackSecretViewSchema,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RotateCallbackSecretSchema,
+} from './request-safety';
+import {
   BalanceResultSchema,
   BatchResultSchema,
   SendResultSchema,
@@ -54,6 +60,23 @@ const errors = {
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
   503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
+};
+const idempotencyConflict = error(
+  'The Idempotency-Key was used with another request (IDEMPOTENCY_KEY_REUSED), or its first request is still running (IDEMPOTENCY_KEY_IN_PROGRESS)',
+);
+const idempotencyKey = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:~-]{1,255}$' },
+  description:
+    'Optional. The same key (per account) with the same body within the idempotency window (24 h by default) returns the first answer, status and body, and sends nothing again, also when both requests arrive at once; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED; a key too long or with other characters is a 400. A replayed answer carries `Idempotent-Replayed: true`. Answers with a 5xx status are not kept: a retry runs anew.',
+};
+const replayedHeader = {
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    description: 'true when the answer is replayed from an earlier request with the same key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
@@ -127,6 +150,13 @@ export function buildOpenApiDocument(): Json {
     CreateApplication: schemaOf(CreateApplicationSchema),
     Account: schemaOf(AccountViewSchema),
     ApplicationCreated: schemaOf(ApplicationCreatedSchema),
+    RotateCallbackSecret: schemaOf(RotateCallbackSecretSchema),
+    CallbackSecret: schemaOf(CallbackSecretViewSchema),
+    CallbackSecretResult: {
+      type: 'object',
+      required: ['data'],
+      properties: { data: ref('CallbackSecret') },
+    },
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -154,10 +184,12 @@ export function buildOpenApiDocument(): Json {
         post: {
           summary: 'Send one SMS',
           security: client,
+          parameters: [idempotencyKey],
           requestBody: { required: true, ...json('Message') },
           responses: {
-            200: { description: 'Accepted', ...json('SendResult') },
+            200: { description: 'Accepted', headers: replayedHeader, ...json('SendResult') },
             ...pick(400, 401, 402, 413, 415, 503),
+            409: idempotencyConflict,
           },
         },
       },
@@ -165,10 +197,12 @@ export function buildOpenApiDocument(): Json {
         post: {
           summary: 'Send a batch',
           security: client,
+          parameters: [idempotencyKey],
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
-            200: { description: 'Accepted', ...json('BatchResult') },
+            200: { description: 'Accepted', headers: replayedHeader, ...json('BatchResult') },
             ...pick(400, 401, 402, 413, 415, 503),
+            409: idempotencyConflict,
           },
         },
       },
@@ -221,6 +255,26 @@ export function buildOpenApiDocument(): Json {
           responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
         },
       },
+      '/secure/callback-secret': {
+        get: {
+          summary: "The secret that signs this account's callbacks (X-Smsgw-Signature)",
+          security: client,
+          responses: {
+            200: { description: 'The secret', ...json('CallbackSecretResult') },
+            ...pick(401),
+          },
+        },
+        post: {
+          summary:
+            'Rotate the callback secret; the previous one keeps signing for grace_seconds (default 86400)',
+          security: client,
+          requestBody: { required: false, ...json('RotateCallbackSecret') },
+          responses: {
+            200: { description: 'The new secret', ...json('CallbackSecretResult') },
+            ...pick(400, 401),
+          },
+        },
+      },
       '/auth/v1/login/application': {
         post: {
           summary: 'Exchange client_id and client_secret for an access token',
@@ -265,6 +319,27 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Credit') },
           responses: {
             200: { description: 'The account', ...json('Account') },
+            ...pick(400, 401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/callback-secret': {
+        get: {
+          summary: "The secret that signs the account's callbacks",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The secret', ...json('CallbackSecret') },
+            ...pick(401, 404),
+          },
+        },
+        post: {
+          summary: "Rotate the account's callback secret",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: false, ...json('RotateCallbackSecret') },
+          responses: {
+            200: { description: 'The new secret', ...json('CallbackSecret') },
             ...pick(400, 401, 404),
           },
         },

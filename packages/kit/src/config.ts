@@ -79,6 +79,7 @@ export const envVars = {
   MAX_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
+  IDEMPOTENCY_WINDOW_SECONDS: int(1, 30 * 86_400).default(86_400),
   DATA_DIR: z.string().min(1).default('.data'),
   TZ: z
     .string()

@@ -16,6 +16,9 @@ export interface AccountRow {
   rate: string;
   default_from: string | null;
   throughput: number;
+  callback_secret: string;
+  callback_secret_previous: string | null;
+  callback_secret_previous_until: Date | null;
   created_at: Date;
 }
 
@@ -204,4 +207,62 @@ export async function revokeApplication(
     [accountId, clientId],
   );
   return rowCount === 1;
+}
+
+/** The secrets that sign an account's callbacks: the current one, and the previous during its grace. */
+export interface CallbackSecrets {
+  secret: string;
+  previous: string | null;
+  previous_until: Date | null;
+}
+
+const LIVE_SECRETS = `callback_secret AS secret,
+       CASE WHEN callback_secret_previous_until > now() THEN callback_secret_previous END AS previous,
+       CASE WHEN callback_secret_previous_until > now() THEN callback_secret_previous_until END AS previous_until`;
+
+export async function accountCallbackSecrets(
+  db: Queryable,
+  accountId: string,
+): Promise<CallbackSecrets | undefined> {
+  const { rows } = await db.query<CallbackSecrets>(
+    `SELECT ${LIVE_SECRETS} FROM accounts WHERE id = $1`,
+    [accountId],
+  );
+  return rows[0];
+}
+
+/** The signing secrets of the account that sent the message (a compound statement with `messages`). */
+export async function callbackSecretsOfMessage(
+  db: Queryable,
+  messageId: string,
+): Promise<CallbackSecrets | undefined> {
+  const { rows } = await db.query<CallbackSecrets>(
+    `SELECT ${LIVE_SECRETS} FROM accounts WHERE id = (SELECT account_id FROM messages WHERE id = $1)`,
+    [messageId],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces the account's callback secret with `secret`; the one it replaces keeps signing for
+ * `graceSeconds` (0: not at all). Undefined when there is no such account.
+ */
+export async function rotateCallbackSecret(
+  db: Queryable,
+  accountId: string,
+  secret: string,
+  graceSeconds: number,
+): Promise<CallbackSecrets | undefined> {
+  const { rows } = await db.query<CallbackSecrets>(
+    `UPDATE accounts
+        SET callback_secret_previous = CASE WHEN $3::int > 0 THEN callback_secret END,
+            callback_secret_previous_until = CASE WHEN $3::int > 0
+                                                  THEN now() + make_interval(secs => $3::int) END,
+            callback_secret = $2,
+            updated_at = now()
+      WHERE id = $1
+      RETURNING ${LIVE_SECRETS}`,
+    [accountId, secret, graceSeconds],
+  );
+  return rows[0];
 }

@@ -9,7 +9,8 @@ import { sqlList } from './sql-list';
  * Statements elsewhere that also touch `messages`: batches.ts expandBatchChunk (writes a chunk's
  * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
  * (counts or finds a batch's messages in given states, for takeDueBatch and
- * completeFinishedBatches).
+ * completeFinishedBatches); accounts.ts callbackSecretsOfMessage (the signing secrets of a
+ * message's account).
  */
 
 const WAITING = sqlList(WAITING_STATES);

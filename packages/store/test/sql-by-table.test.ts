@@ -25,6 +25,7 @@ const MODULE_OF: Record<string, string> = {
   job_outbox: 'job-outbox.ts',
   outcome_outbox: 'outcome-outbox.ts',
   callback_attempts: 'callbacks.ts',
+  idempotency_keys: 'idempotency-keys.ts',
 };
 
 function migrationTables(): string[] {

@@ -11,6 +11,8 @@ import { MessageStore } from './message-store';
 import { JobOutbox } from './job-outbox';
 import { SubmitJobPublisher } from './submit-jobs';
 import { createGatewayRoutes } from './routes';
+import { IdempotentRequests } from './idempotency';
+import { IdempotencySweeper } from './idempotency-sweeper';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -23,6 +25,8 @@ export interface GatewayOptions {
   maxBatchBytes: number;
   maxBatchRecipients: number;
   maxScheduleDays: number;
+  /** How long an Idempotency-Key's answer is kept and replayed. */
+  idempotencyWindowSeconds: number;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -32,9 +36,15 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
+  IDEMPOTENCY_WINDOW_SECONDS: number;
 }): Pick<
   GatewayOptions,
-  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+  | 'maxParts'
+  | 'maxBodyBytes'
+  | 'maxBatchBytes'
+  | 'maxBatchRecipients'
+  | 'maxScheduleDays'
+  | 'idempotencyWindowSeconds'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -42,6 +52,7 @@ export function gatewaySettings(config: {
     maxBatchBytes: config.MAX_BATCH_BYTES,
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+    idempotencyWindowSeconds: config.IDEMPOTENCY_WINDOW_SECONDS,
   };
 }
 
@@ -54,6 +65,13 @@ export function gatewaySettings(config: {
  * ~3,300 sends/s) and 359–378 µs.
  */
 const SUBMIT_JOB_LINGER_MS = 30;
+
+/**
+ * A request whose Idempotency-Key is held by a request still running waits this long for its answer
+ * (a large batch can take seconds), looking this often; then it is told to retry.
+ */
+const IDEMPOTENT_WAIT_MS = 60_000;
+const IDEMPOTENT_POLL_MS = 50;
 
 export interface GatewayService {
   routes: Router;
@@ -88,7 +106,16 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     },
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
+  const idempotency = new IdempotentRequests(options.db, options.logger, {
+    windowSeconds: options.idempotencyWindowSeconds,
+    waitMs: IDEMPOTENT_WAIT_MS,
+    pollMs: IDEMPOTENT_POLL_MS,
+  });
+  const sweeper = new IdempotencySweeper(options.db, options.logger);
+  sweeper.start(Math.min(options.idempotencyWindowSeconds * 1000, 60_000));
   const routes = createGatewayRoutes({
+    idempotency,
+    db: options.db,
     verifier: options.verifier,
     intake,
     store,
@@ -105,6 +132,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     stopSteps: [
       { name: 'unconfirmed jobs', run: () => intake.drain() },
       { name: 'job outbox', run: () => outbox.drain() },
+      { name: 'idempotency key sweep', run: () => sweeper.stop() },
     ],
   };
 }

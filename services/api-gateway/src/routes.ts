@@ -9,12 +9,14 @@ import {
   type MessageStatus,
   type SendResult,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import { HttpError, createApiDocsRouter, jsonBody, parseInput, type Db } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
+import { createCallbackSecretRoutes } from './callback-secret-routes';
 import type { CredentialVerifier } from './credential-client';
+import type { IdempotentRequests } from './idempotency';
 import type { MessageIntake } from './message-intake';
 import type { MessageStore } from './message-store';
 
@@ -24,6 +26,9 @@ export interface GatewayRoutesDeps {
   store: MessageStore;
   batches: BatchIntake;
   batchStore: BatchStore;
+  idempotency: IdempotentRequests;
+  /** For the account's own callback secret. */
+  db: Db;
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
@@ -69,6 +74,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   router.post(
     '/secure/send',
     ...jsonBody(deps.maxBodyBytes),
+    deps.idempotency.guard('send', accountId),
     wrap(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
       const accepted = await deps.intake.accept(accountId(res), request);
@@ -80,6 +86,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   router.post(
     '/secure/sendbatch',
     ...jsonBody(deps.maxBatchBytes),
+    deps.idempotency.guard('sendbatch', accountId),
     wrap(async (req, res) => {
       const accepted = await deps.batches.accept(accountId(res), req.body);
       const body: BatchResult = { data: accepted };
@@ -160,6 +167,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       res.json(body);
     }),
   );
+
+  router.use(createCallbackSecretRoutes(deps.db, accountId, deps.maxBodyBytes));
 
   // Last: every request walks the routes in order, and /secure/send is the one that comes by the thousand.
   router.use(createApiDocsRouter(buildOpenApiDocument()));
