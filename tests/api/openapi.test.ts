@@ -70,7 +70,7 @@ describe('OpenAPI document', () => {
     afterAll(() => gw?.stop());
 
     it('gateway and auth routes are all documented, and /openapi.json and /docs are served', async () => {
-      const { createGatewayRoutes } = await import('@smsgw/api-gateway');
+      const { createGatewayRoutes, IdempotentRequests } = await import('@smsgw/api-gateway');
       const { createAuthRoutes } = await import('@smsgw/auth');
       const stub = {} as never;
       const served = [
@@ -81,6 +81,12 @@ describe('OpenAPI document', () => {
             store: stub,
             batches: stub,
             batchStore: stub,
+            idempotency: new IdempotentRequests(stub, stub, {
+              windowSeconds: 1,
+              waitMs: 1,
+              pollMs: 1,
+            }),
+            db: stub,
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,

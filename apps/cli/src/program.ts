@@ -150,6 +150,26 @@ export function buildProgram(io: Io): Command {
       io.print(`revoked ${clientId}`);
     });
 
+  const secrets = program
+    .command('callback-secret')
+    .description('the secret that signs an account\'s callbacks (admin token)');
+  const secretPath = (username: string) =>
+    `/admin/v1/accounts/${encodeURIComponent(username)}/callback-secret`;
+  secrets.command('get <username>').action(async (username: string) => {
+    show(await adminClient().call('GET', secretPath(username), admin()));
+  });
+  secrets
+    .command('rotate <username>')
+    .option(
+      '--grace-seconds <n>',
+      'how long the previous secret keeps signing (default 86400; 0 ends it now)',
+      integer,
+    )
+    .action(async (username: string, o: { graceSeconds?: number }) => {
+      const body = o.graceSeconds !== undefined ? { grace_seconds: o.graceSeconds } : {};
+      show(await adminClient().call('POST', secretPath(username), admin(), body));
+    });
+
   const credentials = (o: { user?: string; password?: string; token?: string }): string => {
     if (o.token) return `Bearer ${o.token}`;
     const user = o.user ?? io.env['SMSGW_USER'];

@@ -10,3 +10,4 @@ export * from './config';
 export * from './batch-intake';
 export * from './batch-plan';
 export * from './batch-store';
+export * from './idempotency';

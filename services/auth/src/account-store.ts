@@ -1,7 +1,9 @@
-import type { AccountView, CreateAccount, Credit } from '@smsgw/contracts';
+import { randomBytes } from 'node:crypto';
+import type { AccountView, CallbackSecretView, CreateAccount, Credit } from '@smsgw/contracts';
 import { UNLIMITED, formatDecimal } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
 import {
+  accountCallbackSecrets,
   addAccountCredit,
   findAccountByUsername,
   findApplication,
@@ -12,7 +14,9 @@ import {
   recordCredit,
   recordOpeningCredit,
   revokeApplication,
+  rotateCallbackSecret,
   type AccountRow,
+  type CallbackSecrets,
   type ApplicationRow,
 } from '@smsgw/store';
 
@@ -34,6 +38,14 @@ function toView(row: AccountRow): AccountView {
     default_from: row.default_from,
     throughput: row.throughput,
     created_at: row.created_at.toISOString(),
+  };
+}
+
+function toSecretView(secrets: CallbackSecrets): CallbackSecretView {
+  return {
+    secret: secrets.secret,
+    previous_secret: secrets.previous,
+    previous_secret_expires_at: secrets.previous_until?.toISOString() ?? null,
   };
 }
 
@@ -108,5 +120,29 @@ export class AccountStore {
   /** False when there was no such live application of that account. */
   revokeApplication(accountId: string, clientId: string): Promise<boolean> {
     return revokeApplication(this.db, accountId, clientId);
+  }
+
+  /** The secret that signs the account's callbacks (and the previous one during its grace). */
+  async callbackSecret(username: string): Promise<CallbackSecretView | undefined> {
+    const account = await findLoginByUsername(this.db, username);
+    if (!account) return undefined;
+    const secrets = await accountCallbackSecrets(this.db, account.id);
+    return secrets ? toSecretView(secrets) : undefined;
+  }
+
+  /** A new callback secret of 256 random bits; the previous one signs for `graceSeconds` more. */
+  async rotateCallbackSecret(
+    username: string,
+    graceSeconds: number,
+  ): Promise<CallbackSecretView | undefined> {
+    const account = await findLoginByUsername(this.db, username);
+    if (!account) return undefined;
+    const secrets = await rotateCallbackSecret(
+      this.db,
+      account.id,
+      randomBytes(32).toString('hex'),
+      graceSeconds,
+    );
+    return secrets ? toSecretView(secrets) : undefined;
   }
 }

@@ -5,6 +5,8 @@ import {
   CreateAccountSchema,
   CreateApplicationSchema,
   CreditSchema,
+  DEFAULT_SECRET_GRACE_SECONDS,
+  RotateCallbackSecretSchema,
   SPEC_MESSAGES,
   TokenRequestSchema,
   UsernameSchema,
@@ -166,6 +168,30 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       }
       if (!account) throw HttpError.notFound(`No account ${username}`);
       res.json(account);
+    }),
+  );
+
+  admin.get(
+    '/accounts/:username/callback-secret',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const secret = await store.callbackSecret(username);
+      if (!secret) throw HttpError.notFound(`No account ${username}`);
+      res.set('Cache-Control', 'no-store').json(secret);
+    }),
+  );
+
+  admin.post(
+    '/accounts/:username/callback-secret',
+    wrap(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const { grace_seconds } = parseInput(RotateCallbackSecretSchema, req.body ?? {});
+      const secret = await store.rotateCallbackSecret(
+        username,
+        grace_seconds ?? DEFAULT_SECRET_GRACE_SECONDS,
+      );
+      if (!secret) throw HttpError.notFound(`No account ${username}`);
+      res.set('Cache-Control', 'no-store').json(secret);
     }),
   );
 

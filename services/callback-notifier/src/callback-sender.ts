@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { CALLBACK_SIGNATURE_HEADER } from '@smsgw/contracts';
+import { callbackSignature } from './callback-signature';
 import type { UrlGuard } from './url-guard';
 import { UrlRefusedError } from './url-guard';
 
@@ -9,6 +11,8 @@ export interface CallbackRequest {
   method: 'GET' | 'POST';
   /** Added to the URL's own query string (GET) or sent as a form body (POST). */
   params: Record<string, string>;
+  /** The account's secrets that sign the request (callback-signature.ts); none: unsigned. */
+  secrets?: readonly string[];
 }
 
 export type CallbackOutcome =
@@ -65,15 +69,30 @@ export class CallbackSender {
     const form = new URLSearchParams(request.params).toString();
     if (request.method === 'GET')
       for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
+    const body = request.method === 'POST' ? form : undefined;
     const release = await this.slot(url.host);
     try {
-      return await this.exchange(url, request.method, request.method === 'POST' ? form : undefined);
+      // Signed when it leaves, so the timestamp is fresh on every attempt.
+      const signature =
+        request.secrets !== undefined && request.secrets.length > 0
+          ? callbackSignature(
+              request.secrets,
+              body ?? url.search.slice(1),
+              Math.floor(Date.now() / 1000),
+            )
+          : undefined;
+      return await this.exchange(url, request.method, body, signature);
     } finally {
       release();
     }
   }
 
-  private exchange(url: URL, method: string, body: string | undefined): Promise<CallbackOutcome> {
+  private exchange(
+    url: URL,
+    method: string,
+    body: string | undefined,
+    signature: string | undefined,
+  ): Promise<CallbackOutcome> {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
       const req = transport.request(
@@ -84,6 +103,7 @@ export class CallbackSender {
           timeout: this.options.timeoutMs,
           headers: {
             'user-agent': 'sms-gateway-callback/1',
+            ...(signature !== undefined && { [CALLBACK_SIGNATURE_HEADER]: signature }),
             ...(body !== undefined && {
               'content-type': 'application/x-www-form-urlencoded',
               'content-length': Buffer.byteLength(body),

@@ -1,6 +1,7 @@
 import type { Db } from '@smsgw/kit';
 import {
   batchCallbackUrls,
+  callbackSecretsOfMessage,
   insertCallbackAttempt,
   markCallbackDone,
   markCallbackGivenUp,
@@ -51,6 +52,13 @@ export class CallbackStore {
         `${a.kind} to ${new URL(a.url).host} given up after ${a.attempts + 1} attempts: ${outcome}`,
       );
     });
+  }
+
+  /** The secrets that sign the message's callbacks: its account's, and the previous one in its grace. */
+  async signingSecrets(messageId: string): Promise<string[]> {
+    const secrets = await callbackSecretsOfMessage(this.db, messageId);
+    if (!secrets) return [];
+    return secrets.previous === null ? [secrets.secret] : [secrets.secret, secrets.previous];
   }
 
   /** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */

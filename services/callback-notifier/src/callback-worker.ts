@@ -46,10 +46,13 @@ export class CallbackWorker {
   }
 
   private async deliver(attempt: CallbackAttempt): Promise<void> {
+    // Read at each attempt: a retry after a rotation is signed with the new secret.
+    const secrets = await this.store.signingSecrets(attempt.message_id);
     const outcome = await this.sender.send({
       url: attempt.url,
       method: attempt.method,
       params: attempt.query,
+      secrets,
     });
     const labels = { kind: attempt.kind };
     const attempts = attempt.attempts + 1;
