@@ -8,6 +8,9 @@ export interface ReceivedCall {
   /** The request's content-type header ('' when it had none). */
   contentType: string;
   body: string;
+  /** The query string as received, without `?` ('' when there was none). */
+  rawQuery: string;
+  headers: Record<string, string | string[] | undefined>;
   at: number;
 }
 
@@ -33,6 +36,8 @@ export class CallbackReceiver {
           query: Object.fromEntries(url.searchParams),
           contentType: req.headers['content-type'] ?? '',
           body,
+          rawQuery: (req.url ?? '').split('?').slice(1).join('?'),
+          headers: req.headers,
           at: Date.now(),
         };
         this.calls.push(call);

@@ -20,9 +20,12 @@ export interface IdempotencyOptions {
   windowSeconds: number;
   /** How long a request waits for the answer of the first request with its key. */
   waitMs: number;
-  /** How often a waiting request looks for that answer (another gateway may be running it). */
+  /** The first pause before a waiting request looks again for an answer another gateway runs. */
   pollMs: number;
 }
+
+/** The longest pause between two looks at a key held by another gateway. */
+const MAX_POLL_MS = 500;
 
 /** What a request with a key does: run (it holds the key), or answer with the first answer. */
 type Outcome = { run: true } | { run: false; answer: IdempotencyRow & { status: number } };
@@ -78,8 +81,14 @@ export class IdempotentRequests {
 
   private async settle(accountId: string, key: string, fingerprint: string): Promise<Outcome> {
     const claim = { accountId, key, fingerprint, windowSeconds: this.options.windowSeconds };
-    const rounds = Math.max(1, Math.ceil(this.options.waitMs / this.options.pollMs));
-    for (let round = 0; round < rounds; round++) {
+    const id = `${accountId}\n${key}`;
+    const deadline = Date.now() + this.options.waitMs;
+    let pause = this.options.pollMs;
+    // Bounded in count as well as in time; each round waits, so the count is never what ends it.
+    for (let round = 0; round < 10_000 && Date.now() < deadline; round++) {
+      // Held by a request of this gateway: its answer wakes us, no need to ask the database.
+      const here = this.running.get(id);
+      if (here) await Promise.race([here, sleep(Math.max(0, deadline - Date.now()))]);
       if (await claimIdempotencyKey(this.db, claim)) return { run: true };
       const row = await findIdempotencyKey(this.db, accountId, key);
       // Freed (a 5xx) or expired between the claim and the look: claim again.
@@ -91,8 +100,11 @@ export class IdempotentRequests {
           { field: IDEMPOTENCY_KEY_HEADER },
         );
       if (row.status !== null) return { run: false, answer: { ...row, status: row.status } };
-      const here = this.running.get(`${accountId}\n${key}`);
-      await Promise.race([here ?? sleep(this.options.pollMs), sleep(this.options.pollMs)]);
+      if (!this.running.has(id)) {
+        // Held by another gateway: look again, less often the longer it takes.
+        await sleep(pause);
+        pause = Math.min(pause * 2, MAX_POLL_MS);
+      }
     }
     throw new HttpError(
       'IDEMPOTENCY_KEY_IN_PROGRESS',
