@@ -51,7 +51,7 @@ function useGateway(env: Record<string, string> = {}): {
     run.sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: [1, 3] });
     const { port } = await run.sim.start();
     run.gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, ...env });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await run.gw?.stop();
     await run.sim?.stop();
