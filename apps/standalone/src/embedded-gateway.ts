@@ -28,7 +28,7 @@ export interface EmbeddedGateway {
   shutdownSteps: ShutdownStep[];
 }
 
-/** All five services in one process behind one HTTP port (DESIGN.md 6). */
+/** All five services in one process behind one HTTP port (docs/architecture.md § The parts). */
 export async function startEmbeddedGateway(
   config: Config & { ADMIN_TOKEN: string; JWT_SECRET: string },
   logger: Logger,

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema, SenderSchema, intLike } from './fields';
 
-/** Both spellings of dashed names are accepted (DESIGN.md 4.1); internally we use underscores. */
+/**
+ * Both spellings of dashed names are accepted (docs/architecture.md § Wire compatibility);
+ * internally we use underscores.
+ */
 export const FIELD_ALIASES: Record<string, string> = {
   'hex-content': 'hex_content',
   'dlr-url': 'dlr_url',
@@ -10,7 +13,10 @@ export const FIELD_ALIASES: Record<string, string> = {
   'validity-period': 'validity_period',
 };
 
-/** Data codings an SMSC understands (SMPP 3.4 5.2.19); text content supports only some (see smsc encoding). */
+/**
+ * Data codings an SMSC understands (SMPP 3.4 5.2.19); text content supports only some (see smsc
+ * encoding).
+ */
 export const DATA_CODINGS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14] as const;
 
 /** Renames dashed aliases; a field given in both spellings is an error, not a silent choice. */

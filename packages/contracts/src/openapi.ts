@@ -31,7 +31,10 @@ function schemaOf(schema: z.ZodType): Json {
   return json;
 }
 
-/** Both spellings of dashed fields are accepted (DESIGN.md 4.1): document the dashed ones too. */
+/**
+ * Both spellings of dashed fields are accepted (docs/architecture.md § Wire compatibility):
+ * document the dashed ones too.
+ */
 function withAliases(objectSchema: Json): Json {
   const properties = { ...(objectSchema['properties'] as Record<string, Json>) };
   for (const [dashed, canonical] of Object.entries(FIELD_ALIASES)) {

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
-/** `Success "<id>`: no closing quote, exactly as the deployed API answers (DESIGN.md 4.1). */
+/**
+ * `Success "<id>`: no closing quote, exactly as the deployed API answers (docs/architecture.md §
+ * Wire compatibility).
+ */
 export const sendSuccessText = (messageId: string): string => `Success "${messageId}`;
-/** Batch callbacks quote the id on both sides (spec 2.8). */
+/** Batch callbacks quote the id on both sides (docs/architecture.md § Wire compatibility). */
 export const callbackSuccessText = (messageId: string): string => `Success "${messageId}"`;
 
 export const SendResultSchema = z.object({ data: z.string() });

@@ -34,7 +34,7 @@ function isKnownTimeZone(name: string): boolean {
   }
 }
 
-/** Every variable of DESIGN.md 4.4 (and the few we added, documented in docs/configuration.md). */
+/** Every variable the services read; docs/configuration.md lists them. */
 export const envVars = {
   PORT: int(0, 65535),
   HOST: z.string().min(1).default('0.0.0.0'),

@@ -1,6 +1,9 @@
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorItem } from '@smsgw/contracts';
 
-/** An error meant for the caller: it becomes the error body of DESIGN.md 4.2. */
+/**
+ * An error meant for the caller: it becomes the error body of docs/architecture.md § Wire
+ * compatibility.
+ */
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly status: number;

@@ -34,7 +34,10 @@ beforeEach(() => {
 const basic = 'Basic YWxpY2U6czNjcmV0';
 const INTERNAL_TOKEN = 'unit-test-internal-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
+/**
+ * Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with
+ * room for a slow machine.
+ */
 const TTL_MS = 2000;
 const PAST_REFRESH_MS = 1300;
 

@@ -1,6 +1,9 @@
 import { envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables auth reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables auth reads (docs/configuration.md); tests check deployments provide
+ * them.
+ */
 export const authConfigShape = {
   PORT: envVars.PORT.default(8081),
   ...serviceEnv,

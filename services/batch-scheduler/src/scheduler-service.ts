@@ -17,7 +17,10 @@ export interface SchedulerServiceOptions {
   maxUnsentPerBatch?: number;
 }
 
-/** Owns the batch lifecycle (DESIGN.md 2): scheduled → running → completed, or cancelled. */
+/**
+ * Owns the batch lifecycle (docs/architecture.md § The parts): scheduled → running → completed, or
+ * cancelled.
+ */
 export function createSchedulerService(options: SchedulerServiceOptions): {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -36,7 +39,8 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   let consumer: Consumer | undefined;
   return {
     async start() {
-      // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
+      // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is
+      // harmless.
       consumer = await options.bus.consume(
         { queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted },
         () => scheduler.wake(),

@@ -45,7 +45,7 @@ export function notifierSettings(config: {
   };
 }
 
-/** Owns every outgoing request to customer URLs (DESIGN.md 2). */
+/** Owns every outgoing request to customer URLs (docs/architecture.md § The parts). */
 export function createNotifierService(options: NotifierServiceOptions): {
   start(): Promise<void>;
   stop(): Promise<void>;

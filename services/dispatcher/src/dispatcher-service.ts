@@ -163,7 +163,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
             queue: QUEUES.dispatcherSubmitGroup,
             topic: TOPICS.messageSubmitGroup,
             // Batch chunks fill a group (SUBMIT_GROUP_MAX); the gateway's groups of single sends are
-            // smaller below ~3,300 sends/s (about a tenth at 2,000), and they too must keep the window full.
+            // smaller at modest rates (docs/performance.md), and they too must keep the window full.
             prefetch: Math.max(8, Math.ceil((connector.window * 4) / (SUBMIT_GROUP_MAX / 10))),
             retryDelaysMs,
           },

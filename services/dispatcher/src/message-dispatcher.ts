@@ -19,7 +19,9 @@ export interface DispatcherOptions {
   maxAttempts: number;
   /** A message still `submitting` after this long belongs to a dispatcher that died mid-submit. */
   submitStaleMs: number;
-  /** Submissions in progress at once; kept at the connector's window so nothing is claimed early. */
+  /**
+   * Submissions in progress at once; kept at the connector's window so nothing is claimed early.
+   */
   window: number;
   /** Messages per second this worker submits; 0 = unlimited (HTTP_THROUGHPUT_PER_WORKER). */
   throughputPerWorker: number;
@@ -58,7 +60,10 @@ interface Waiting {
  * docs/decisions.md, delivery guarantees).
  */
 export class MessageDispatcher {
-  /** Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time per job. */
+  /**
+   * Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time
+   * per job.
+   */
   private readonly pacer: Bottleneck | undefined;
   private readonly waiting: Waiting[] = [];
   private readonly submitted: GroupCommit<
@@ -127,7 +132,8 @@ export class MessageDispatcher {
   /** Paces the job, then queues it for the next group; `done` settles with its outcome. */
   private async admit(job: MessageSubmitJob, info: DeliveryInfo): Promise<{ done: Promise<void> }> {
     if (this.pacing) {
-      // Cost is PDUs, not messages: a three-part message takes three places (issue: throughput).
+      // Cost is PDUs, not messages: a three-part message takes three places (docs/architecture.md §
+      // Throughput caps).
       await this.pacing.gate.pass(
         await this.pacing.accountCaps.of(job.accountId),
         job.segments ?? 1,
@@ -184,7 +190,8 @@ export class MessageDispatcher {
    */
   private claimGroup(): void {
     if (this.claimsInFlight >= 2) return;
-    // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a window.
+    // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a
+    // window.
     if (this.submitted.size >= this.options.window) return;
     // A second group goes when it is sizeable, or when the window has places for all that waits.
     const free = this.options.window - this.slotsInUse;
