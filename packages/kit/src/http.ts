@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import { exactJsonParser } from './exact-json';
 import { HttpError } from './http-error';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
@@ -45,9 +46,13 @@ const JSON_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|t
 
 /**
  * Parses a JSON body. Deployed clients (curl -d, older SDKs) often post JSON with a form or text
- * content type, so those are read as JSON too; multipart and other types are a 415.
+ * content type, so those are read as JSON too; multipart and other types are a 415. With
+ * exactNumbers, a number that a double would round is refused (see parseExactJson).
  */
-export function jsonBody(limitBytes: number): RequestHandler[] {
+export function jsonBody(
+  limitBytes: number,
+  options: { exactNumbers?: boolean } = {},
+): RequestHandler[] {
   const mediaGuard: RequestHandler = (req, _res, next) => {
     const type = req.headers['content-type'];
     if (type !== undefined && !JSON_TYPES.test(type)) {
@@ -61,6 +66,7 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     }
     next();
   };
+  if (options.exactNumbers) return [mediaGuard, ...exactJsonParser(limitBytes)];
   return [mediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
 }
 

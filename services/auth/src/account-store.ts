@@ -1,5 +1,8 @@
 import type { AccountView, CreateAccount, Credit } from '@smsgw/contracts';
-import { UNLIMITED, formatDecimal } from '@smsgw/contracts';
+import { MAX_SMS_COUNT, UNLIMITED, formatDecimal } from '@smsgw/contracts';
+
+/** The largest value of numeric(20, 6), the type of a balance. */
+const MAX_BALANCE = '99999999999999.999999';
 import type { Db } from '@smsgw/kit';
 
 interface AccountRow {
@@ -100,7 +103,8 @@ export class AccountStore {
   /**
    * Adds credit (or, with a negative amount, takes it back) on a limited balance; an unlimited
    * balance or quota stays unlimited. Undefined when the account does not exist; throws
-   * RangeError when it would go below zero.
+   * RangeError when it would go below zero or past what the columns hold (the sums are checked in
+   * numeric, so they cannot overflow before they are compared).
    */
   async credit(username: string, credit: Credit): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
@@ -117,12 +121,15 @@ export class AccountStore {
                 sms_count = sms_count + $3::bigint,
                 updated_at = now()
           WHERE id = $1
-            AND (balance IS NULL OR balance + $2::numeric >= 0)
-            AND (sms_count IS NULL OR sms_count + $3::bigint >= 0)
+            AND (balance IS NULL OR balance + $2::numeric BETWEEN 0 AND ${MAX_BALANCE})
+            AND (sms_count IS NULL OR sms_count::numeric + $3::numeric BETWEEN 0 AND ${MAX_SMS_COUNT})
           RETURNING *`,
         [account.id, credit.amount, smsCount],
       );
-      if (!rows[0]) throw new RangeError('the credit would take the balance or quota below zero');
+      if (!rows[0])
+        throw new RangeError(
+          'the credit would take the balance or quota below zero or past what an account can hold',
+        );
       await tx.query(
         `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, $2::numeric, $3::bigint, 'credit')`,
         [account.id, credit.amount, smsCount],

@@ -62,8 +62,11 @@ export class CallbackStore {
     );
   }
 
-  /** Gives up, and records it on the message so the customer's support can see what happened. */
-  async gaveUp(a: CallbackAttempt, outcome: string): Promise<void> {
+  /**
+   * Gives up, and records it on the message so the customer's support can see what happened: the
+   * full outcome for the operator, only its category for the customer.
+   */
+  async gaveUp(a: CallbackAttempt, outcome: string, category: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(
         `UPDATE callback_attempts SET state = 'given_up', attempts = attempts + 1, last_outcome = $3, updated_at = now()
@@ -72,7 +75,7 @@ export class CallbackStore {
       );
       await tx.query(`UPDATE messages SET callback_error = $2, updated_at = now() WHERE id = $1`, [
         a.message_id,
-        `${a.kind} to ${new URL(a.url).host} given up after ${a.attempts + 1} attempts: ${outcome}`,
+        `${a.kind} to ${new URL(a.url).host} given up after ${a.attempts + 1} attempts: ${category}`,
       ]);
     });
   }
