@@ -129,6 +129,11 @@ export function toHttpError(err: unknown): HttpError {
         field: 'body',
       });
   }
+  // The router could not percent-decode a path parameter (`%zz`, or bytes that are not UTF-8).
+  if (err instanceof URIError)
+    return new HttpError('INVALID_PARAMETER', 'The path is not validly percent-encoded', {
+      field: 'path',
+    });
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new HttpError('INVALID_PARAMETER', e.message ?? 'Bad request');
   }
