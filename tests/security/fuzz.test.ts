@@ -341,7 +341,7 @@ async function send(base: string, r: HttpRequest): Promise<number> {
   } catch (err) {
     // The client itself refuses some inputs (a header value it cannot send): nothing was sent.
     if (err instanceof TypeError && !/fetch failed/.test(err.message)) return 0;
-    throw new Error(`no answer: ${(err as Error).message}`);
+    throw new Error(`no answer: ${(err as Error).message}`, { cause: err });
   }
   await response.arrayBuffer();
   return response.status;

@@ -86,10 +86,7 @@ describe('text that cannot be stored or sent', () => {
     const before = await balanceOf(alice);
     const bodies: [string, Record<string, unknown>][] = [
       ['messages.0.content', { messages: [{ to: '41790000002', content: 'a\u0000' }] }],
-      [
-        'globals.content',
-        { messages: [{ to: '41790000002' }], globals: { content: 'a\u0000' } },
-      ],
+      ['globals.content', { messages: [{ to: '41790000002' }], globals: { content: 'a\u0000' } }],
       [
         'batch_config.callback_url',
         {
@@ -173,7 +170,11 @@ describe('admin amounts', () => {
   it('refuses a credit past what the balance column holds with 400, changing nothing', async () => {
     expect((await create('rich', { balance: '99999999999999' })).status).toBe(201);
     expectError(await credit('rich', { amount: '1' }), 400, 'INVALID_PARAMETER');
-    expectError(await credit('rich', { amount: '99999999999999.999999' }), 400, 'INVALID_PARAMETER');
+    expectError(
+      await credit('rich', { amount: '99999999999999.999999' }),
+      400,
+      'INVALID_PARAMETER',
+    );
     expect((await call('GET', '/admin/v1/accounts/rich', { auth: admin })).body.balance).toBe(
       '99999999999999',
     );

@@ -29,7 +29,9 @@ export const TokenResponseSchema = z.object({
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 export const TokenRequestSchema = z.object({
-  client_id: storableText({}, { error: 'client_id is required' }).min(1, 'client_id is required').max(128),
+  client_id: storableText({}, { error: 'client_id is required' })
+    .min(1, 'client_id is required')
+    .max(128),
   client_secret: storableText({}, { error: 'client_secret is required' })
     .min(1, 'client_secret is required')
     .max(256),

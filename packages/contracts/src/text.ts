@@ -1,11 +1,22 @@
 import { z } from 'zod';
 
-/** C0 controls; NUL among them, which a Postgres text column refuses to hold. */
-const CONTROL = /[\u0000-\u001f]/;
-/** The same without tab, line feed and carriage return, which message text may carry. */
-const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
 /** Half of a surrogate pair alone: not a character, so neither storable as UTF-8 nor sendable. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Index of the first C0 control character (NUL among them, which Postgres text refuses), or -1. */
+function firstControl(text: string, lineBreaks: boolean): number {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x20) continue;
+    if (lineBreaks && (unit === TAB || unit === LF || unit === CR)) continue;
+    return i;
+  }
+  return -1;
+}
 
 export interface TextRules {
   /** Tab, CR and LF are allowed (message content); other control characters never are. */
@@ -17,16 +28,15 @@ export interface TextRules {
  * (counted in characters, from 1); undefined when it can.
  */
 export function unusableCharacter(text: string, rules: TextRules = {}): string | undefined {
-  const control = (rules.lineBreaks ? CONTROL_BUT_LINE_BREAKS : CONTROL).exec(text);
-  const surrogate = LONE_SURROGATE.exec(text);
-  const first = [control, surrogate]
-    .filter((m): m is RegExpExecArray => m !== null)
-    .sort((a, b) => a.index - b.index)[0];
-  if (!first) return undefined;
-  const code = text.charCodeAt(first.index).toString(16).toUpperCase().padStart(4, '0');
-  const position = [...text.slice(0, first.index)].length + 1;
+  const control = firstControl(text, rules.lineBreaks ?? false);
+  const surrogate = LONE_SURROGATE.exec(text)?.index ?? -1;
+  const found = [control, surrogate].filter((i) => i >= 0);
+  if (found.length === 0) return undefined;
+  const index = Math.min(...found);
+  const code = text.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0');
+  const position = [...text.slice(0, index)].length + 1;
   const what =
-    first === surrogate ? 'half of a surrogate pair (invalid UTF-16)' : 'a control character';
+    index === surrogate ? 'half of a surrogate pair (invalid UTF-16)' : 'a control character';
   return `character U+${code} at position ${position} is ${what}, which cannot be stored or sent`;
 }
 

@@ -16,10 +16,7 @@ export interface CallbackRequest {
  * it may name the address a host resolved to, which is the operator's to know, not the customer's.
  */
 export type FailureCategory =
-  | 'refused by policy'
-  | 'connection failed'
-  | 'timed out'
-  | `HTTP status ${number}`;
+  'refused by policy' | 'connection failed' | 'timed out' | `HTTP status ${number}`;
 
 export type CallbackOutcome =
   | { ok: true; status: number }
@@ -81,7 +78,12 @@ export class CallbackSender {
     if (isIP(literal) !== 0) {
       const why = this.guard.refusal(literal, literal);
       if (why)
-        return { ok: false, retry: false, reason: `refused: ${why}`, category: 'refused by policy' };
+        return {
+          ok: false,
+          retry: false,
+          reason: `refused: ${why}`,
+          category: 'refused by policy',
+        };
     }
     const form = new URLSearchParams(request.params).toString();
     if (request.method === 'GET')
