@@ -84,6 +84,7 @@ describe('OpenAPI document', () => {
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
+            corsAllowedOrigins: [],
           }),
         ),
         ...routesOf(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema, SenderSchema, intLike } from './fields';
+import { storableText } from './text';
 
 /**
  * Both spellings of dashed names are accepted (docs/architecture.md § Wire compatibility);
@@ -41,7 +42,7 @@ export function normalizeAliases(input: unknown, ctx: z.RefinementCtx): unknown 
 /** Message parameters other than the destination: what `globals` may carry too. */
 export const messageParams = {
   from: SenderSchema.optional(),
-  content: z.string().min(1, 'must not be empty').max(20000).optional(),
+  content: storableText({ lineBreaks: true }).min(1, 'must not be empty').max(20000).optional(),
   hex_content: z
     .string()
     .regex(/^(?:[0-9a-fA-F]{2})+$/, 'expected an even number of hexadecimal digits')
@@ -71,7 +72,7 @@ export const messageParams = {
     )
     .optional(),
   tags: z
-    .array(z.union([z.string().max(64), z.number().int()]))
+    .array(z.union([storableText().max(64), z.number().int()]))
     .max(16)
     .optional(),
 };

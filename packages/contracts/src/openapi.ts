@@ -52,6 +52,9 @@ const errors = {
   400: error('Invalid input: the body names the field (and index for batches)'),
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
+  403: error(
+    'A browser request from another site (FORBIDDEN): an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site',
+  ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
@@ -160,7 +163,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 503),
           },
         },
       },
@@ -171,7 +174,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 503),
           },
         },
       },
@@ -182,7 +185,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404),
           },
         },
         delete: {
@@ -191,7 +194,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 404, 409),
+            ...pick(401, 403, 404, 409),
           },
         },
       },
@@ -202,7 +205,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404),
           },
         },
       },
@@ -213,7 +216,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401),
+            ...pick(400, 401, 403),
           },
         },
       },
@@ -221,7 +224,10 @@ export function buildOpenApiDocument(): Json {
         get: {
           summary: 'Balance and quota ("ND": unlimited)',
           security: client,
-          responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
+          responses: {
+            200: { description: 'Balance', ...json('BalanceResult') },
+            ...pick(401, 403),
+          },
         },
       },
       '/auth/v1/login/application': {

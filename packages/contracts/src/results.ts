@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from './text';
 
 /**
  * `Success "<id>`: no closing quote, exactly as the deployed API answers (docs/architecture.md §
@@ -31,9 +32,10 @@ export const TokenResponseSchema = z.object({
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 export const TokenRequestSchema = z.object({
-  client_id: z.string({ error: 'client_id is required' }).min(1, 'client_id is required').max(128),
-  client_secret: z
-    .string({ error: 'client_secret is required' })
+  client_id: storableText({}, { error: 'client_id is required' })
+    .min(1, 'client_id is required')
+    .max(128),
+  client_secret: storableText({}, { error: 'client_secret is required' })
     .min(1, 'client_secret is required')
     .max(256),
 });

@@ -70,6 +70,16 @@ export const envVars = {
         .map((h) => h.trim())
         .filter(Boolean),
     ),
+  /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),

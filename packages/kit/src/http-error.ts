@@ -29,9 +29,9 @@ export class HttpError extends Error {
   static unauthorized(
     message = 'Authentication credentials were not provided or are wrong',
   ): HttpError {
-    return new HttpError('UNAUTHORIZED', message, {
-      headers: { 'WWW-Authenticate': 'Basic realm="sms-gateway"' },
-    });
+    // No WWW-Authenticate challenge: a browser would ask for and then cache the credentials,
+    // and send them with any request another site makes it send.
+    return new HttpError('UNAUTHORIZED', message);
   }
   static notFound(message = 'Not found'): HttpError {
     return new HttpError('NOT_FOUND', message);

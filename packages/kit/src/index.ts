@@ -4,6 +4,7 @@ export * from './logger';
 export * from './metrics';
 export * from './queue-metrics';
 export * from './http';
+export * from './exact-json';
 export * from './http-error';
 export * from './validation';
 export * from './shutdown';

@@ -23,6 +23,7 @@ export interface GatewayOptions {
   maxBatchBytes: number;
   maxBatchRecipients: number;
   maxScheduleDays: number;
+  corsAllowedOrigins: readonly string[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -32,9 +33,15 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
+  CORS_ALLOWED_ORIGINS: readonly string[];
 }): Pick<
   GatewayOptions,
-  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+  | 'maxParts'
+  | 'maxBodyBytes'
+  | 'maxBatchBytes'
+  | 'maxBatchRecipients'
+  | 'maxScheduleDays'
+  | 'corsAllowedOrigins'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -42,6 +49,7 @@ export function gatewaySettings(config: {
     maxBatchBytes: config.MAX_BATCH_BYTES,
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
   };
 }
 
@@ -97,6 +105,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
+    corsAllowedOrigins: options.corsAllowedOrigins,
   });
   return {
     routes,

@@ -11,6 +11,7 @@ import {
 } from '@smsgw/contracts';
 import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
+import { crossSiteGuard } from './cross-site-guard';
 import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
@@ -27,6 +28,8 @@ export interface GatewayRoutesDeps {
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
+  /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
+  corsAllowedOrigins: readonly string[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -64,7 +67,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   const accountId = (res: Response): string =>
     (res.locals['principal'] as { accountId: string }).accountId;
 
-  router.use('/secure', authenticate);
+  router.use('/secure', ...crossSiteGuard(deps.corsAllowedOrigins), authenticate);
 
   router.post(
     '/secure/send',

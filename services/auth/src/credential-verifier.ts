@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { SPEC_MESSAGES, type Principal } from '@smsgw/contracts';
+import { SPEC_MESSAGES, unusableCharacter, type Principal } from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
@@ -48,6 +48,10 @@ export class CredentialVerifier {
     const basic = parseBasic(authorization);
     if (!basic)
       throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
+    // Checked before any lookup: such a name cannot exist, and Postgres would refuse the query.
+    // The password is only hashed, never stored, so whatever it holds is left to the hash.
+    const unusable = unusableCharacter(basic.username);
+    if (unusable) throw HttpError.unauthorized(`User name: ${unusable}`);
     return this.verifyBasic(basic.username, basic.password);
   }
 

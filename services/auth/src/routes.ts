@@ -4,6 +4,7 @@ import multer from 'multer';
 import {
   CreateAccountSchema,
   CreateApplicationSchema,
+  ClientIdSchema,
   CreditSchema,
   SPEC_MESSAGES,
   TokenRequestSchema,
@@ -127,7 +128,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     }
     next();
   });
-  admin.use(jsonBody(deps.maxBodyBytes));
+  // Amounts and counts must not be rounded on the way in, so numbers are read exactly.
+  admin.use(jsonBody(deps.maxBodyBytes, { exactNumbers: true }));
 
   admin.post(
     '/accounts',
@@ -194,7 +196,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     '/accounts/:username/applications/:clientId',
     wrap(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
-      const clientId = String(req.params['clientId']);
+      const clientId = parseInput(ClientIdSchema, req.params['clientId']);
       const account = await store.getAccount(username);
       if (!account || !(await store.revokeApplication(account.id, clientId)))
         throw HttpError.notFound(`No application ${clientId} for ${username}`);

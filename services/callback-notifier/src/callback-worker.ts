@@ -67,7 +67,7 @@ export class CallbackWorker {
         { messageId: attempt.message_id, kind: attempt.kind, attempts, reason: outcome.reason },
         'callback given up',
       );
-      await this.store.gaveUp(attempt, outcome.reason);
+      await this.store.gaveUp(attempt, outcome.reason, outcome.category);
       return;
     }
     this.metrics.sent.inc({ ...labels, outcome: 'retry' });

@@ -87,11 +87,13 @@ describe('CallbackSender', () => {
       ok: false,
       retry: true,
       reason: 'HTTP 502',
+      category: 'HTTP status 502',
     });
     expect(await allowed.send({ url: `${base}/slow`, method: 'GET', params: {} })).toMatchObject({
       ok: false,
       retry: true,
       reason: expect.stringMatching(/300 ms/),
+      category: 'timed out',
     });
   });
 

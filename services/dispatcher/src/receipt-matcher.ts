@@ -1,6 +1,6 @@
 import { TOPICS, type MessageState } from '@smsgw/contracts';
 import { GroupCommit, type Bus, type Logger } from '@smsgw/kit';
-import type { DeliveryReceipt, ReceiptState } from '@smsgw/smsc';
+import { receiptStatLabel, type DeliveryReceipt, type ReceiptState } from '@smsgw/smsc';
 import type { MessageClaims, PartReceipt, ReceiptMatch } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 
@@ -61,7 +61,7 @@ export class ReceiptMatcher {
   readonly receive = (receipt: DeliveryReceipt): Promise<void> => {
     this.metrics.receipts.inc({
       connector: this.options.connector,
-      status: receipt.stat || receipt.state,
+      status: receiptStatLabel(receipt.stat),
     });
     return new Promise<void>((resolve, reject) => {
       void this.match(receipt).then((outcome) => {
