@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables api-gateway reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables api-gateway reads (docs/configuration.md); tests check deployments
+ * provide them.
+ */
 export const gatewayConfigShape = {
   PORT: envVars.PORT.default(8080),
   ...serviceEnv,
