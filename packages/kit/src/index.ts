@@ -4,6 +4,7 @@ export * from './metrics';
 export * from './queue-metrics';
 export * from './http';
 export * from './http-error';
+export * from './client-address';
 export * from './validation';
 export * from './shutdown';
 export * from './run-main';

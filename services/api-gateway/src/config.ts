@@ -11,6 +11,7 @@ export const gatewayConfigShape = {
   MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,
   MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
+  TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

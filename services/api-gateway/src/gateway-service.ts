@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
-import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
+import { compileProxyTrust, type Bus, type Db, type Logger, type ShutdownStep } from '@smsgw/kit';
 import { AcceptanceBatcher } from './acceptance-batcher';
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
@@ -23,6 +23,8 @@ export interface GatewayOptions {
   maxBatchBytes: number;
   maxBatchRecipients: number;
   maxScheduleDays: number;
+  /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
+  trustedProxies: readonly string[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -32,9 +34,15 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
+  TRUSTED_PROXIES: string[];
 }): Pick<
   GatewayOptions,
-  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+  | 'maxParts'
+  | 'maxBodyBytes'
+  | 'maxBatchBytes'
+  | 'maxBatchRecipients'
+  | 'maxScheduleDays'
+  | 'trustedProxies'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -42,6 +50,7 @@ export function gatewaySettings(config: {
     maxBatchBytes: config.MAX_BATCH_BYTES,
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+    trustedProxies: config.TRUSTED_PROXIES,
   };
 }
 
@@ -97,6 +106,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
+    trustedProxies: compileProxyTrust(options.trustedProxies),
   });
   return {
     routes,

@@ -9,7 +9,14 @@ import {
   type MessageStatus,
   type SendResult,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import {
+  HttpError,
+  clientAddress,
+  createApiDocsRouter,
+  jsonBody,
+  parseInput,
+  type ProxyTrust,
+} from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
@@ -27,6 +34,7 @@ export interface GatewayRoutesDeps {
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
+  trustedProxies: ProxyTrust;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,7 +64,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   // Authentication comes before the body is read: an unauthenticated caller gets 401, not 400.
   const authenticate: RequestHandler = (req, res, next) => {
-    deps.verifier.verify(req.headers.authorization).then((principal) => {
+    const client = { address: clientAddress(req, deps.trustedProxies) };
+    deps.verifier.verify(req.headers.authorization, client).then((principal) => {
       res.locals['principal'] = principal;
       next();
     }, next);
