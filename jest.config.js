@@ -20,6 +20,7 @@ for (const [name, dir] of Object.entries(workspaces)) {
 // fail if a server is missing); without the URLs they are left out here, with a visible note.
 const distributedTests = [
   '<rootDir>/tests/e2e/',
+  '<rootDir>/tests/security/distributed/',
   '<rootDir>/packages/kit/test/db-pg.test.ts',
   '<rootDir>/packages/kit/test/bus-amqp.test.ts',
 ];
@@ -40,7 +41,10 @@ module.exports = {
     ...(haveServers ? [] : distributedTests),
     ...(process.env.REDIS_URL
       ? []
-      : ['<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts']),
+      : [
+          '<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts',
+          '<rootDir>/services/auth/test/redis-login-throttle.test.ts',
+        ]),
   ],
   transform: {
     '^.+\\.ts$': [

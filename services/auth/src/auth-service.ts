@@ -39,7 +39,7 @@ export interface AuthService {
   close(): Promise<void>;
 }
 
-/** Logins that may wait for the KDF, per check that may run: enough to smooth a burst, not a queue. */
+/** Logins that may wait for the KDF (in each line), per check that may run: enough to smooth a burst, not a queue. */
 const KDF_WAITING_PER_SLOT = 8;
 
 /**
@@ -86,7 +86,11 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const guard = new LoginGuard(
     throttle,
     new KdfGate(options.kdfConcurrency, options.kdfConcurrency * KDF_WAITING_PER_SLOT),
-    { failuresPerName: options.failuresPerName, failuresPerAddress: options.failuresPerAddress },
+    {
+      failuresPerName: options.failuresPerName,
+      failuresPerAddress: options.failuresPerAddress,
+      windowSeconds: options.loginWindowSeconds,
+    },
     createAuthMetrics(options.registry),
   );
   const verifier = new CredentialVerifier(store, hasher, tokens, guard);

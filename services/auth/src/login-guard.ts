@@ -8,6 +8,7 @@ import type { AuthMetrics, ThrottleReason } from './metrics';
 export interface LoginLimits {
   failuresPerName: number;
   failuresPerAddress: number;
+  windowSeconds: number;
 }
 
 export interface LoginAttempt {
@@ -25,22 +26,25 @@ export function credentialDigest(name: string, secret: string): string {
 
 /**
  * Every password check of a login goes through here: failures are limited per name and per
- * address, and the key derivation runs behind the KDF gate. A credential that verified recently
- * is not held back by its name's limit, so guessing a customer's password does not lock the
- * customer out.
+ * address, and the key derivation runs behind the KDF gate, where names that failed lately wait
+ * behind the others. A credential that verified recently is not held back by its name's limit,
+ * so guessing a customer's password does not lock the customer out.
  */
 export class LoginGuard {
   private readonly recentlyVerified = new LRUCache<string, true>({
     max: 100_000,
     ttl: 24 * 3600_000,
   });
+  private readonly recentlyFailed: LRUCache<string, true>;
 
   constructor(
     private readonly throttle: LoginThrottle,
     private readonly gate: KdfGate,
     private readonly limits: LoginLimits,
     private readonly metrics: AuthMetrics,
-  ) {}
+  ) {
+    this.recentlyFailed = new LRUCache({ max: 100_000, ttl: limits.windowSeconds * 1000 });
+  }
 
   private refuse(reason: ThrottleReason, error: HttpError): never {
     this.metrics.loginThrottled.labels(reason).inc();
@@ -73,7 +77,7 @@ export class LoginGuard {
 
     let result: T | undefined;
     try {
-      result = await this.gate.run(check);
+      result = await this.gate.run(check, () => this.recentlyFailed.has(attempt.name));
     } catch (err) {
       await this.throttle.forgive(keys);
       if (err instanceof KdfBusyError)
@@ -88,7 +92,7 @@ export class LoginGuard {
     if (result !== undefined) {
       await this.throttle.forgive(keys);
       this.recentlyVerified.set(digest, true);
-    }
+    } else this.recentlyFailed.set(attempt.name, true);
     return result;
   }
 }
