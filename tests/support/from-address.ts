@@ -3,7 +3,8 @@ import { Agent, request as httpRequest } from 'node:http';
 /** One answer, with how long it took. */
 export interface Timed {
   status: number;
-  body: any;
+  /** The parsed JSON body (an error body for the answers the tests look into), if it was JSON. */
+  body: { detail?: { code?: string; message?: string } } | undefined;
   headers: Record<string, string | string[] | undefined>;
   ms: number;
 }
@@ -41,11 +42,11 @@ export class LoopbackClient {
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (text += chunk));
           res.on('end', () => {
-            let body: unknown;
+            let body: Timed['body'];
             try {
-              body = JSON.parse(text);
+              body = JSON.parse(text) as Timed['body'];
             } catch {
-              body = text;
+              body = undefined;
             }
             resolve({
               status: res.statusCode ?? 0,

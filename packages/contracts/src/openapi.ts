@@ -53,7 +53,26 @@ const errors = {
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
-  503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
+  429: {
+    ...error('Too many failed logins from this name or address (RATE_LIMITED)'),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until failed logins are counted afresh',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  503: {
+    ...error(
+      'A dependency is unavailable, or too many logins are being checked at once (SERVICE_UNAVAILABLE)',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again, when known',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
@@ -157,7 +176,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 413, 415, 429, 503),
           },
         },
       },
@@ -168,7 +187,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 413, 415, 429, 503),
           },
         },
       },
@@ -179,7 +198,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 404),
+            ...pick(401, 404, 429, 503),
           },
         },
         delete: {
@@ -188,7 +207,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 404, 409),
+            ...pick(401, 404, 409, 429, 503),
           },
         },
       },
@@ -199,7 +218,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 404),
+            ...pick(401, 404, 429, 503),
           },
         },
       },
@@ -210,7 +229,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401),
+            ...pick(400, 401, 429, 503),
           },
         },
       },
@@ -218,7 +237,10 @@ export function buildOpenApiDocument(): Json {
         get: {
           summary: 'Balance and quota ("ND": unlimited)',
           security: client,
-          responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
+          responses: {
+            200: { description: 'Balance', ...json('BalanceResult') },
+            ...pick(401, 429, 503),
+          },
         },
       },
       '/auth/v1/login/application': {
@@ -234,7 +256,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 404, 415),
+            ...pick(400, 401, 404, 415, 429, 503),
           },
         },
       },
