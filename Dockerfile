@@ -1,7 +1,8 @@
 # One image recipe for every part of the workspace. PACKAGE names the workspace package
 # (@smsgw/auth, @smsgw/api-gateway, …, @smsgw/smsc for the simulator, @smsgw/kit for migrations)
 # and ENTRY its script; docker-compose.yml and k8s/ pass both.
-ARG NODE_VERSION=20
+# The base image: a Node.js LTS line that still gets security fixes (22 until 2027-04).
+ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN npm install -g pnpm@10.34.9
@@ -10,6 +11,7 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/kit/package.json packages/kit/
 COPY packages/smsc/package.json packages/smsc/
+COPY packages/store/package.json packages/store/
 COPY services/auth/package.json services/auth/
 COPY services/api-gateway/package.json services/api-gateway/
 COPY services/dispatcher/package.json services/dispatcher/

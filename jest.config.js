@@ -4,6 +4,7 @@ const workspaces = {
   contracts: 'packages/contracts',
   kit: 'packages/kit',
   smsc: 'packages/smsc',
+  store: 'packages/store',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',
@@ -16,6 +17,7 @@ const moduleNameMapper = {};
 for (const [name, dir] of Object.entries(workspaces)) {
   moduleNameMapper[`^@smsgw/${name}$`] = path.join(__dirname, dir, 'src');
 }
+moduleNameMapper['^@smsgw/kit/testing$'] = path.join(__dirname, 'packages/kit/src/testing');
 // Distributed-mode tests need real Postgres and RabbitMQ. CI sets their URLs and then they run (and
 // fail if a server is missing); without the URLs they are left out here, with a visible note.
 const distributedTests = [

@@ -6,7 +6,7 @@ import {
   deleteBusNamespace,
   startService,
   type ServiceProcess,
-} from '@smsgw/kit';
+} from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 
 /** The dispatcher's retry delays with the default MAX_SUBMIT_ATTEMPTS (see submitRetryDelays). */
@@ -35,6 +35,7 @@ export async function startCluster(
     AMQP_URL: process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672',
     REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     BUS_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     LOG_LEVEL: 'warn',
   };
   const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: options.latencyMs ?? 0 });

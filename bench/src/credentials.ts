@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startService } from '@smsgw/kit';
+import { startService } from '@smsgw/kit/testing';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const FLOOD_SECONDS = Number(process.env['FLOOD_SECONDS'] ?? 60);

@@ -1,4 +1,4 @@
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
@@ -78,7 +78,7 @@ describe('POST /secure/sendbatch', () => {
     });
     const batchId = reply.body.data.batchId;
 
-    await waitFor(async () => (sentTo('4179000100').length === 5 ? true : undefined));
+    await waitFor(() => (sentTo('4179000100').length === 5 ? true : undefined));
     const byTo = Object.fromEntries(
       sim
         .messages()
@@ -94,7 +94,7 @@ describe('POST /secure/sendbatch', () => {
     });
     expect(await balanceOf(auth)).toBe('95');
 
-    const calls = await waitFor(async () => {
+    const calls = await waitFor(() => {
       const mine = receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
       return mine.length >= 5 ? mine : undefined;
     });
@@ -140,7 +140,7 @@ describe('POST /secure/sendbatch', () => {
       },
     });
     const batchId = reply.body.data.batchId;
-    const errback = await waitFor(async () =>
+    const errback = await waitFor(() =>
       receiver.on('/errors').find((c) => c.query['batchId'] === batchId),
     );
     expect(errback.query).toMatchObject({
@@ -148,7 +148,7 @@ describe('POST /secure/sendbatch', () => {
       status: '0',
       statusText: expect.stringMatching(/ESME_RINVDSTADR/),
     });
-    await waitFor(async () =>
+    await waitFor(() =>
       receiver.on('/ok').some((c) => c.query['batchId'] === batchId) ? true : undefined,
     );
     expect(await waitFor(async () => ((await balanceOf(auth)) === '9' ? '9' : undefined))).toBe(
@@ -250,10 +250,8 @@ describe('POST /secure/sendbatch', () => {
       },
     });
     expect((await batchStatus(auth, reply.body.data.batchId)).state).toBe('scheduled');
-    await waitFor(async () => (sentTo('41790005001').length === 1 ? true : undefined), 10_000);
-    expect(sentTo('41790005001')[0].receivedAt.getTime() - acceptedAt).toBeGreaterThanOrEqual(
-      2000,
-    );
+    await waitFor(() => (sentTo('41790005001').length === 1 ? true : undefined), 10_000);
+    expect(sentTo('41790005001')[0].receivedAt.getTime() - acceptedAt).toBeGreaterThanOrEqual(2000);
   });
 
   it('retries a failing receiver with backoff, and gives up on one that never answers', async () => {
@@ -265,7 +263,7 @@ describe('POST /secure/sendbatch', () => {
         batch_config: { callback_url: `${receiver.base}/flaky` },
       },
     });
-    await waitFor(async () =>
+    await waitFor(() =>
       receiver.on('/flaky').filter((c) => c.query['batchId'] === flaky.body.data.batchId).length ===
       3
         ? true
@@ -280,7 +278,7 @@ describe('POST /secure/sendbatch', () => {
     });
     const downCalls = () =>
       receiver.on('/down').filter((c) => c.query['batchId'] === down.body.data.batchId);
-    await waitFor(async () => (downCalls().length === 3 ? true : undefined));
+    await waitFor(() => (downCalls().length === 3 ? true : undefined));
     const messageId = downCalls()[0].query['statusText'].slice('Success "'.length, -1);
     const message = await waitFor(async () => {
       const m = (await call('GET', `/secure/messages/${messageId}`, { auth })).body.data;
@@ -336,7 +334,7 @@ describe('DELETE /secure/batches/{id}', () => {
       auth,
       json: { messages: [{ to: recipients, content: 'bulk' }] },
     });
-    await waitFor(async () => (sentTo('4179001').length > 0 ? true : undefined));
+    await waitFor(() => (sentTo('4179001').length > 0 ? true : undefined));
     const cancelled = await call('DELETE', `/secure/batches/${reply.body.data.batchId}`, { auth });
     expect(cancelled.status).toBe(200);
     // Let submissions already in flight finish.

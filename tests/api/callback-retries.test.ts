@@ -3,7 +3,7 @@
  * CALLBACK_MAX_ATTEMPTS and the give-up is counted on /metrics; one that answers too late
  * (after CALLBACK_TIMEOUT_MS) is retried and its later, prompt answer ends it.
  */
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
@@ -112,8 +112,7 @@ describe('callback receivers that fail', () => {
     expect(batch.status).toBe(200);
 
     await waitFor(
-      async () =>
-        recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined,
+      () => (recipients.every((to) => slow.to(to).some((c) => c.answered)) ? true : undefined),
       15_000,
       'every slow callback answered',
       100,

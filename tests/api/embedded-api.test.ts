@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, JWT_SECRET, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request, type Reply } from '../support/http';

@@ -1,4 +1,4 @@
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded } from '../support/embedded';
 import { basic, request } from '../support/http';
@@ -90,7 +90,7 @@ describe('embedded mode keeps everything across a restart', () => {
     const second = await startEmbedded(env, first.dataDir);
     try {
       await waitFor(
-        async () =>
+        () =>
           sim.messages().filter((m) => m.text === 'after restart').length === 2 ? true : undefined,
         15_000,
       );

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
@@ -81,10 +81,10 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
     const reportsOf = (id: string) =>
       receiver.calls.filter((c) => c.query['id'] === id).map((c) => c.query);
     const id = await send('41790000502', 3);
-    await waitFor(async () => (reportsOf(id).length > 0 ? true : undefined));
+    await waitFor(() => (reportsOf(id).length > 0 ? true : undefined));
     // A later message's report through the same notifier: anything more for the first one came by now.
     const later = await send('41790000503', 1);
-    await waitFor(async () => (reportsOf(later).length > 0 ? true : undefined));
+    await waitFor(() => (reportsOf(later).length > 0 ? true : undefined));
     expect(reportsOf(id)).toEqual([
       { id, level: '1', message_status: 'ESME_ROK', connector: 'http' },
     ]);

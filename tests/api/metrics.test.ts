@@ -4,7 +4,7 @@
  * parsed here, so the documentation and the exports cannot drift apart.
  */
 import { QUEUES } from '@smsgw/contracts';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';

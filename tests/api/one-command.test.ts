@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { basic, request } from '../support/http';
 import { freePort, runNode, startService, type ServiceProcess } from '../support/processes';
 
@@ -23,7 +23,7 @@ async function startApp(): Promise<ServiceProcess> {
   running.push(app);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(
-    async () =>
+    () =>
       app.output().includes(`sms-gateway is running (embedded mode) on ${base}`) ? true : undefined,
     5_000,
   );

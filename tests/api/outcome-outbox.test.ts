@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  waitFor,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { CallbackReceiver } from '../support/receiver';
 
 /**

@@ -1,4 +1,4 @@
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
@@ -70,7 +70,7 @@ describe('smart QoS', () => {
     expect(recovered).toBeGreaterThanOrEqual(98);
     // Throttled messages were retried, not lost.
     await waitFor(
-      async () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined),
+      () => (new Set(sim.received.map((r) => r.to)).size === 400 ? true : undefined),
       90_000,
       'all 400 messages received',
       250,

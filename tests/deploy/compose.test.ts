@@ -16,6 +16,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
+  ports?: string[];
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
@@ -107,6 +108,9 @@ describe('docker-compose.yml', () => {
       `http://auth:${services['auth'].environment!['PORT']}`,
     );
     expect(services['api-gateway'].depends_on!['auth']).toBeDefined();
+    expect(services['api-gateway'].environment!['INTERNAL_TOKEN']).toBe(
+      services['auth'].environment!['INTERNAL_TOKEN'],
+    );
     const smsc = new URL(services['dispatcher'].environment!['SMSC_URL']);
     const sim = services['simulator'].environment!;
     expect([smsc.protocol, smsc.hostname, smsc.port]).toEqual([
@@ -117,6 +121,12 @@ describe('docker-compose.yml', () => {
     expect([smsc.username, smsc.password]).toEqual([sim['SIM_SYSTEM_ID'], sim['SIM_PASSWORD']]);
     expect(services['dispatcher'].environment!['REDIS_URL']).toBe('redis://redis:6379');
     expect(services['dispatcher'].depends_on!['simulator']).toBeDefined();
+  });
+
+  it('publishes ports on this machine only (127.0.0.1)', () => {
+    const published = Object.values(services).flatMap((service) => service.ports ?? []);
+    expect(published.length).toBeGreaterThan(0);
+    for (const port of published) expect(port).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
   it('runs migrations and the simulator from packages that build those entry points', () => {

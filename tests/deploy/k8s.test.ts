@@ -6,7 +6,9 @@
  * validated against the Kubernetes OpenAPI schemas (kubernetes-models; ServiceMonitor against the
  * prometheus-operator CRD schema).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@smsgw/kit';
@@ -107,10 +109,15 @@ function pointer(path: string): string[] {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+/** A JSON value as text, for paths and messages. */
+function text(value: Json | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 function json6902(doc: Json, ops: JsonObject[]): Json {
   const out = clone(doc);
   for (const op of ops) {
-    const parts = pointer(String(op['path']));
+    const parts = pointer(text(op['path']));
     const last = parts.pop()!;
     let parent: Json = out;
     for (const part of parts) {
@@ -119,8 +126,7 @@ function json6902(doc: Json, ops: JsonObject[]): Json {
         : isObject(parent)
           ? parent[part]
           : undefined;
-      if (next === undefined)
-        throw new Error(`JSON patch path ${String(op['path'])} does not exist`);
+      if (next === undefined) throw new Error(`JSON patch path ${text(op['path'])} does not exist`);
       parent = next;
     }
     switch (op['op']) {
@@ -132,17 +138,17 @@ function json6902(doc: Json, ops: JsonObject[]): Json {
           else parent[index] = clone(op['value']!);
         } else if (isObject(parent)) {
           if (op['op'] === 'replace' && !(last in parent))
-            throw new Error(`JSON patch replace of missing ${String(op['path'])}`);
+            throw new Error(`JSON patch replace of missing ${text(op['path'])}`);
           parent[last] = clone(op['value']!);
-        } else throw new Error(`JSON patch into a scalar at ${String(op['path'])}`);
+        } else throw new Error(`JSON patch into a scalar at ${text(op['path'])}`);
         break;
       case 'remove':
         if (Array.isArray(parent)) parent.splice(Number(last), 1);
         else if (isObject(parent) && last in parent) delete parent[last];
-        else throw new Error(`JSON patch remove of missing ${String(op['path'])}`);
+        else throw new Error(`JSON patch remove of missing ${text(op['path'])}`);
         break;
       default:
-        throw new Error(`JSON patch op ${String(op['op'])} is not supported here`);
+        throw new Error(`JSON patch op ${text(op['op'])} is not supported here`);
     }
   }
   return out;
@@ -234,7 +240,7 @@ function render(dir: string): K8sObject[] {
         ...((spec['containers'] ?? []) as JsonObject[]),
         ...((spec['initContainers'] ?? []) as JsonObject[]),
       ]) {
-        const ref = parseImage(String(container['image']));
+        const ref = parseImage(text(container['image']));
         if (ref.name !== image.name) continue;
         container['image'] = `${image.newName ?? ref.name}:${image.newTag ?? ref.tag}`;
         used = true;
@@ -268,14 +274,16 @@ interface Validatable {
 }
 type ModelClass = new (data: unknown) => Validatable;
 
+const loadModule = createRequire(__filename);
+
 function modelFor(apiVersion: string, kind: string): ModelClass {
   // Both packages ship one CommonJS module per kind, exporting a class of the same name.
   const module =
     apiVersion === 'monitoring.coreos.com/v1'
-      ? (require(
+      ? (loadModule(
           `@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/${kind}`,
         ) as Record<string, ModelClass>)
-      : (require(`kubernetes-models/${apiVersion}/${kind}`) as Record<string, ModelClass>);
+      : (loadModule(`kubernetes-models/${apiVersion}/${kind}`) as Record<string, ModelClass>);
   const model = module[kind];
   if (model === undefined) throw new Error(`no schema for ${apiVersion} ${kind}`);
   return model;
@@ -296,13 +304,17 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 };
 
 const SECRET_NAME = 'smsgw-secrets';
-/** Placeholders for the production Secret, which is created by the operator and not rendered. */
+/**
+ * Stand-ins for the production Secret, which is created by the operator and not rendered; the
+ * tokens are random as the operator's must be (the services refuse placeholders).
+ */
 const SECRET_PLACEHOLDERS: Record<string, string> = {
   DATABASE_URL: 'postgres://smsgw:secret@db.internal:5432/smsgw',
   AMQP_URL: 'amqps://smsgw:secret@mq.internal:5671',
   REDIS_URL: 'rediss://:secret@redis.internal:6380',
-  ADMIN_TOKEN: 'placeholder-admin-token-0123456789',
-  JWT_SECRET: 'placeholder-jwt-secret-0123456789abcdef0123456789',
+  ADMIN_TOKEN: randomBytes(24).toString('hex'),
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  INTERNAL_TOKEN: randomBytes(24).toString('hex'),
   SMSC_URL: 'smpp://user:secret@smsc.example.net:2775?window=50&throughput=100',
 };
 
@@ -382,9 +394,12 @@ const selects = (selector: Record<string, string>, labels: Record<string, string
 
 /** The environment a container starts with: ConfigMaps and the Secret as rendered (or the placeholders). */
 function containerEnv(objects: K8sObject[], container: Container): Record<string, string> {
-  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === SECRET_NAME) as
-    | (K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> })
-    | undefined;
+  const secret = objects.find<
+    K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> }
+  >(
+    (o): o is K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> } =>
+      o.kind === 'Secret' && o.metadata.name === SECRET_NAME,
+  );
   const secretValue = (name: string, key: string): string => {
     expect({ secret: name }).toEqual({ secret: SECRET_NAME });
     expect(Object.keys(SECRET_PLACEHOLDERS)).toContain(key);
@@ -629,7 +644,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('routes /auth/ and /admin/ to auth and /secure/ to api-gateway', () => {
+  it('routes /auth/ to auth and /secure/ to api-gateway, and nothing else (no admin API)', () => {
     const [ingress, ...others] = ofKind<
       K8sObject & {
         spec: {
@@ -663,16 +678,29 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
     expect(routes).toEqual({
       '/auth/': ['auth', 8081],
-      '/admin/': ['auth', 8081],
       '/secure/': ['api-gateway', 8080],
     });
+  });
+
+  it('serves the admin API in-cluster only, through the ClusterIP Service auth-admin', () => {
+    const admin = find<Service & { spec: { type?: string } }>(objects, 'Service', 'auth-admin');
+    expect(admin.spec.type ?? 'ClusterIP').toBe('ClusterIP');
+    const auth = find<Workload>(objects, 'Deployment', 'auth');
+    expect(selects(admin.spec.selector, auth.spec.template.metadata.labels)).toBe(true);
+    expect(admin.spec.ports).toHaveLength(1);
+    expect(resolvePort(mainContainer(objects, 'auth'), admin.spec.ports[0].targetPort)).toBe(
+      ours.auth.port,
+    );
   });
 
   it('has Prometheus scrape /metrics on the http port of each of the five Services, and nothing else', () => {
     const [monitor, ...others] = ofKind<
       K8sObject & {
         spec: {
-          selector: { matchLabels: Record<string, string> };
+          selector: {
+            matchLabels: Record<string, string>;
+            matchExpressions?: { key: string; operator: string; values: string[] }[];
+          };
           endpoints: { port: string; path: string }[];
         };
       }
@@ -682,8 +710,12 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     expect(monitor.spec.endpoints).toEqual([
       expect.objectContaining({ port: 'http', path: '/metrics' }),
     ]);
-    const selected = ofKind<Service>(objects, 'Service').filter((s) =>
-      selects(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}),
+    const expressions = monitor.spec.selector.matchExpressions ?? [];
+    expect(expressions.map((e) => e.operator).filter((op) => op !== 'NotIn')).toEqual([]);
+    const selected = ofKind<Service>(objects, 'Service').filter(
+      (s) =>
+        selects(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}) &&
+        expressions.every((e) => !e.values.includes(s.metadata.labels?.[e.key] ?? '')),
     );
     expect(selected.map((s) => s.metadata.name).sort()).toEqual([...serviceNames].sort());
     for (const service of selected) expect(service.spec.ports.map((p) => p.name)).toContain('http');

@@ -1,4 +1,4 @@
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';

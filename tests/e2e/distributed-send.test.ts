@@ -1,5 +1,5 @@
 import { QUEUES } from '@smsgw/contracts';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
 import { basic, request } from '../support/http';

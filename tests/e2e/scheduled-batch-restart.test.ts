@@ -3,7 +3,7 @@
  * once". All five services are killed with SIGKILL while the batch waits (nothing gets to stop
  * cleanly) and started again on the same ports, as an orchestrator would.
  */
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
 import { basic, request } from '../support/http';
@@ -101,7 +101,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     const mine = () => sim.received.filter((r) => RECIPIENTS.includes(r.to));
     const callbacks = () => receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
     await waitFor(
-      async () => (callbacks().length >= RECIPIENTS.length ? true : undefined),
+      () => (callbacks().length >= RECIPIENTS.length ? true : undefined),
       10_000,
       'every callback',
       100,

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { QUEUES } from '@smsgw/contracts';
+import { PgDb } from '@smsgw/kit';
 import {
-  PgDb,
   createTestDatabase,
   deleteBusNamespace,
   startService,
   type ServiceProcess,
-} from '@smsgw/kit';
+} from '@smsgw/kit/testing';
 import type { SmppSimulator } from '@smsgw/smsc';
 import { submitRetryDelays } from '@smsgw/dispatcher';
 
@@ -38,6 +38,8 @@ export async function freshCluster(): Promise<Cluster> {
       AMQP_URL: urls.amqpUrl,
       REDIS_URL: urls.redisUrl,
       BUS_NAMESPACE: namespace,
+      // auth and api-gateway both read it; one per run, like the database and the namespace.
+      INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     },
     async drop() {
       await database.drop();

@@ -4,4 +4,4 @@ export {
   runNode,
   startService,
   type ServiceProcess,
-} from '@smsgw/kit';
+} from '@smsgw/kit/testing';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 
 /** A Redis of the test's own (no persistence), so a test can stop it or start from empty. */
 export async function startRedis(port: number): Promise<ChildProcess> {

@@ -49,7 +49,7 @@ export function buildProgram(io: Io): Command {
     'sms-gateway admin and client commands (SMSGW_URL, SMSGW_ADMIN_URL, SMSGW_ADMIN_TOKEN)',
   );
   program.exitOverride();
-  if (io.printError) program.configureOutput({ writeErr: io.printError });
+  if (io.printError) program.configureOutput({ writeErr: (text) => io.printError?.(text) });
 
   const accounts = program.command('accounts').description('manage accounts (admin token)');
   accounts

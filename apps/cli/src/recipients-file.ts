@@ -6,12 +6,12 @@ import { parse } from 'csv-parse/sync';
  * row is recognised by its first field not being a number.
  */
 export function readRecipients(path: string): string[] {
-  const rows = parse(readFileSync(path, 'utf8'), {
+  const rows: string[][] = parse(readFileSync(path, 'utf8'), {
     skip_empty_lines: true,
     trim: true,
     relax_column_count: true,
     bom: true,
-  }) as string[][];
+  });
   if (rows.length === 0) return [];
   let column = 0;
   let start = 0;

@@ -1,6 +1,10 @@
 import { envVars } from '@smsgw/kit';
 
-/** Embedded mode reads the union of the services' variables; the secrets are optional here. */
+/**
+ * Embedded mode reads the union of the services' variables; the secrets are optional here (those
+ * not given are generated, local-secrets.ts), and INTERNAL_TOKEN is not read: the gateway asks auth
+ * in-process, so there is no internal endpoint.
+ */
 export const standaloneConfigShape = {
   PORT: envVars.PORT.default(8080),
   // A laptop default: reachable from this machine only. Set HOST=0.0.0.0 to expose it.
@@ -15,6 +19,7 @@ export const standaloneConfigShape = {
   SMSC_URL: envVars.SMSC_URL,
   ADMIN_TOKEN: envVars.ADMIN_TOKEN.optional(),
   JWT_SECRET: envVars.JWT_SECRET.optional(),
+  SMSGW_INSECURE_DEV_SECRETS: envVars.SMSGW_INSECURE_DEV_SECRETS,
   TOKEN_TTL_SECONDS: envVars.TOKEN_TTL_SECONDS,
   HTTP_THROUGHPUT_PER_WORKER: envVars.HTTP_THROUGHPUT_PER_WORKER,
   CALLBACK_ALLOWED_HOSTS: envVars.CALLBACK_ALLOWED_HOSTS,

@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { createLogger, handleShutdown, loadConfig, runMain } from '@smsgw/kit';
+import {
+  createLogger,
+  handleShutdown,
+  loadConfig,
+  runMain,
+  warnAboutInsecureSecrets,
+} from '@smsgw/kit';
 import { standaloneConfigShape } from './config';
 import { startEmbeddedGateway } from './embedded-gateway';
 import { localSecret } from './local-secrets';
@@ -8,6 +14,7 @@ import { startBanner } from './start-banner';
 async function main(): Promise<void> {
   const config = loadConfig(standaloneConfigShape);
   const logger = createLogger('standalone', config.LOG_LEVEL);
+  const insecure = warnAboutInsecureSecrets(logger, config);
   const admin = localSecret(config.DATA_DIR, 'admin-token', config.ADMIN_TOKEN);
   const jwt = localSecret(config.DATA_DIR, 'jwt-secret', config.JWT_SECRET);
 
@@ -23,6 +30,7 @@ async function main(): Promise<void> {
       adminToken: admin.value,
       adminTokenFromEnv: config.ADMIN_TOKEN !== undefined,
       simulator: config.SMSC_URL === undefined,
+      insecureSecrets: insecure !== undefined,
     }),
   );
   handleShutdown(logger, gateway.shutdownSteps, config.SHUTDOWN_TIMEOUT_MS);

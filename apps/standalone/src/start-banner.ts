@@ -5,6 +5,8 @@ export interface BannerFacts {
   adminToken: string;
   adminTokenFromEnv: boolean;
   simulator: boolean;
+  /** SMSGW_INSECURE_DEV_SECRETS let weak secrets through. */
+  insecureSecrets?: boolean;
 }
 
 /** What a newcomer needs right after `pnpm start`: where it listens and how to get credentials. */
@@ -24,6 +26,12 @@ export function startBanner(f: BannerFacts): string {
     `  data          ${f.dataDir}`,
     `  SMSC          ${f.simulator ? 'built-in SMPP simulator (set SMSC_URL=smpp://user:pass@host:port for a real one)' : 'SMSC_URL'}`,
     `  admin token   ${token}`,
+    ...(f.insecureSecrets
+      ? [
+          '',
+          'WARNING: SMSGW_INSECURE_DEV_SECRETS=1 accepted secrets that anyone can know: development only.',
+        ]
+      : []),
     '',
     'Create an account, then send:',
     `  pnpm smsgw accounts create alice --password 's3cret-pass' --balance 100`,

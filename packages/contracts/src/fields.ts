@@ -46,7 +46,7 @@ export const SenderSchema = z
   .pipe(
     z
       .string()
-      .refine((s) => /^\+?\d{1,15}$/.test(s) || /^[A-Za-z0-9 ._&@'!#%*+,\/:?-]{1,11}$/.test(s), {
+      .refine((s) => /^\+?\d{1,15}$/.test(s) || /^[A-Za-z0-9 ._&@'!#%*+,/:?-]{1,11}$/.test(s), {
         message: 'expected up to 15 digits or up to 11 alphanumeric characters',
       }),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compileProxyTrust } from './client-address';
+import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -51,8 +52,16 @@ export const envVars = {
   HTTP_THROUGHPUT_PER_WORKER: z.coerce.number().min(0).default(0),
   SMART_QOS: bool.default(false),
   TOKEN_TTL_SECONDS: int(60, 31 * 24 * 3600).default(3600),
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  // Length, placeholders and published values are the secret policy's (secret-policy.ts).
+  ADMIN_TOKEN: z.string().min(1),
+  JWT_SECRET: z.string().min(1),
+  /** Shared by auth and api-gateway: auth's credential check answers only callers that send it. */
+  INTERNAL_TOKEN: z.string().min(1),
+  /** `1` on a development install: weak or published secrets are accepted with a warning. */
+  SMSGW_INSECURE_DEV_SECRETS: z
+    .enum(['0', '1'], { message: 'must be 1 (development install) or unset' })
+    .transform((v) => v === '1')
+    .default(false),
   CALLBACK_ALLOWED_HOSTS: z
     .string()
     .default('')
@@ -138,6 +147,11 @@ export function parseConfig<S extends z.ZodRawShape>(
         : issue.message;
     throw new ConfigError(variable, detail);
   }
+  const data = result.data as Record<string, unknown>;
+  if (data[INSECURE_DEV_SECRETS_FLAG] !== true) {
+    const [finding] = secretFindings(data);
+    if (finding) throw new ConfigError(finding.variable, `${finding.problem}; ${SECRET_ADVICE}`);
+  }
   return result.data;
 }
 
@@ -164,6 +178,7 @@ export const serviceEnv = {
   DATABASE_URL: envVars.DATABASE_URL,
   DATA_DIR: envVars.DATA_DIR,
   SHUTDOWN_TIMEOUT_MS: envVars.SHUTDOWN_TIMEOUT_MS,
+  SMSGW_INSECURE_DEV_SECRETS: envVars.SMSGW_INSECURE_DEV_SECRETS,
 };
 
 /** What every service on the bus reads. */

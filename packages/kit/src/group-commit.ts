@@ -39,7 +39,7 @@ export class GroupCommit<T, R> {
       const group = this.queue.splice(0, this.options.maxSize);
       this.inFlight++;
       this.inFlightItems += group.length;
-      this.run(group).finally(() => {
+      void this.run(group).finally(() => {
         this.inFlight--;
         this.inFlightItems -= group.length;
         this.kick();

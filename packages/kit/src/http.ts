@@ -30,7 +30,8 @@ export function createHttpApp({ registry }: Pick<HttpAppOptions, 'registry'>): E
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       // The route template, not the URL, keeps label cardinality bounded.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const template = (req.route as { path?: unknown } | undefined)?.path;
+      const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
       const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);

@@ -11,6 +11,7 @@ import { closeServer, createHttpApp, finishApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
 import { createRegistry } from './metrics';
 import { runMain } from './run-main';
+import { warnAboutInsecureSecrets } from './secret-policy';
 import { handleShutdown, type ShutdownStep } from './shutdown';
 
 /** What every service's configuration has (kit envVars). */
@@ -60,6 +61,7 @@ export function serviceMain<S extends z.ZodRawShape>(
     const config = loadConfig(shape);
     const base = config as unknown as BaseConfig;
     const logger = createLogger(name, base.LOG_LEVEL);
+    warnAboutInsecureSecrets(logger, config);
     const registry = createRegistry(name);
     const db = await openDb({ databaseUrl: base.DATABASE_URL, dataDir: base.DATA_DIR, logger });
     await migrate(db, { logger });

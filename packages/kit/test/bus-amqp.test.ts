@@ -1,13 +1,8 @@
 import amqp from 'amqplib';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
-import {
-  AmqpBus,
-  BusUnavailableError,
-  UnroutableMessageError,
-  createLogger,
-  waitFor,
-} from '../src';
+import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger } from '../src';
+import { waitFor } from '../src/testing';
 import { describeBusConformance, resultEvent } from './bus-conformance';
 import { killConnection, resolveAmqpUrl } from './support/amqp';
 import { sleep } from './support/wait';
@@ -61,7 +56,7 @@ if (url) {
       const seen: [string, boolean, number][] = [];
       await second.consume(
         { queue: 'crash', topic: TOPICS.messageSubmit },
-        async (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]),
+        (p, info) => void seen.push([p.messageId, info.redelivered, info.attempt]),
       );
       await waitFor(() => seen.length === 1, 10_000, 'redelivery');
       expect(seen).toEqual([[id, true, 1]]);
@@ -76,7 +71,7 @@ if (url) {
       const seen: string[] = [];
       await bus.consume(
         { queue: 'reconnect', topic: TOPICS.batchAccepted },
-        async (p) => void seen.push(p.batchId),
+        (p) => void seen.push(p.batchId),
       );
       expect(bus.isReady()).toBe(true);
       killConnection(bus);
@@ -117,7 +112,7 @@ if (url) {
       let calls = 0;
       await bus.consume(
         { queue: 'wire', topic: TOPICS.messageSubmit, retryDelaysMs: [20] },
-        async () => void calls++,
+        () => void calls++,
       );
       const connection = await amqp.connect(url);
       try {
@@ -141,7 +136,7 @@ if (url) {
       const bus = await open();
       await bus.consume(
         { queue: 'headers', topic: TOPICS.messageResult, retryDelaysMs: [20] },
-        async () => {
+        () => {
           throw new Error('callback endpoint answered 500');
         },
       );

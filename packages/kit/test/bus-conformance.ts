@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BUS_SCHEMAS, QUEUES, TOPICS, type MessageResultEvent } from '@smsgw/contracts';
-import { PoisonMessageError, waitFor, type Bus, type Consumer, type DeliveryInfo } from '../src';
+import { PoisonMessageError, type Bus, type Consumer, type DeliveryInfo } from '../src';
+import { waitFor } from '../src/testing';
 import { sleep } from './support/wait';
 
 export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
@@ -22,7 +23,7 @@ export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
 export function describeBusConformance(
   name: string,
   open: () => Promise<Bus>,
-  cleanup: (bus: Bus) => Promise<void> = async () => undefined,
+  cleanup: (bus: Bus) => Promise<void> = () => Promise.resolve(),
 ): void {
   describe(`Bus conformance: ${name}`, () => {
     let bus: Bus;
@@ -52,12 +53,9 @@ export function describeBusConformance(
     it('delivers a published job with its typed payload, once, on attempt 1', async () => {
       const seen: [string, DeliveryInfo][] = [];
       track(
-        await bus.consume(
-          { queue: q('submit'), topic: TOPICS.messageSubmit },
-          async (payload, info) => {
-            seen.push([payload.messageId, info]);
-          },
-        ),
+        await bus.consume({ queue: q('submit'), topic: TOPICS.messageSubmit }, (payload, info) => {
+          seen.push([payload.messageId, info]);
+        }),
       );
       const id = randomUUID();
       await bus.publish(TOPICS.messageSubmit, { messageId: id });
@@ -82,7 +80,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('declared'), topic: TOPICS.messageDlr },
-          async (p) => void seen.push(p),
+          (p) => void seen.push(p),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -96,19 +94,19 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('a'), topic: TOPICS.messageResult },
-          async (p) => void a.push(p.messageId),
+          (p) => void a.push(p.messageId),
         ),
       );
       track(
         await bus.consume(
           { queue: q('b'), topic: TOPICS.messageResult },
-          async (p) => void b.push(p.messageId),
+          (p) => void b.push(p.messageId),
         ),
       );
       track(
         await bus.consume(
           { queue: q('other'), topic: TOPICS.batchAccepted },
-          async (p) => void other.push(p.batchId),
+          (p) => void other.push(p.batchId),
         ),
       );
       const event = resultEvent();
@@ -123,7 +121,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('invalid'), topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p),
+          (p) => void seen.push(p),
         ),
       );
       await expect(
@@ -143,7 +141,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [50, 100] },
-          async (_p, info) => {
+          (_p, info) => {
             attempts.push([info.attempt, Date.now()]);
             throw new Error('SMSC down');
           },
@@ -165,7 +163,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
-          async (_p, info) => {
+          (_p, info) => {
             attempts.push(info.attempt);
             if (info.attempt < 2) throw new Error('transient');
           },
@@ -184,7 +182,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('fails'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          async (_p, info) => {
+          (_p, info) => {
             failing.push(info.attempt);
             if (info.attempt === 1) throw new Error('once');
           },
@@ -193,7 +191,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue: q('fine'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          async (_p, info) => void healthy.push(info.attempt),
+          (_p, info) => void healthy.push(info.attempt),
         ),
       );
       await bus.publish(TOPICS.messageResult, resultEvent());
@@ -206,13 +204,10 @@ export function describeBusConformance(
       const queue = q('poison');
       let calls = 0;
       track(
-        await bus.consume(
-          { queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] },
-          async () => {
-            calls++;
-            throw new PoisonMessageError('cannot ever work');
-          },
-        ),
+        await bus.consume({ queue, topic: TOPICS.messageSubmit, retryDelaysMs: [30, 30] }, () => {
+          calls++;
+          throw new PoisonMessageError('cannot ever work');
+        }),
       );
       await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
       await waitFor(async () => (await bus.deadLetterCount(queue)) === 1);
@@ -288,7 +283,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p.messageId),
+          (p) => void seen.push(p.messageId),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -306,7 +301,7 @@ export function describeBusConformance(
       track(
         await bus.consume(
           { queue, topic: TOPICS.messageSubmit },
-          async (p) => void seen.push(p.messageId),
+          (p) => void seen.push(p.messageId),
         ),
       );
       await waitFor(() => seen.length === 1);
@@ -334,7 +329,7 @@ export function describeBusConformance(
         bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() }),
       ).rejects.toThrow();
       await expect(
-        bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, async () => undefined),
+        bus.consume({ queue: 'closed', topic: TOPICS.messageSubmit }, () => undefined),
       ).rejects.toThrow();
       await bus.close(); // idempotent
     });

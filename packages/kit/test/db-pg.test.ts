@@ -1,13 +1,7 @@
 import { readdirSync } from 'node:fs';
 import pino from 'pino';
-import {
-  MIGRATIONS_DIR,
-  PgDb,
-  createTestDatabase,
-  findTestDatabaseServer,
-  migrate,
-  openDb,
-} from '../src';
+import { MIGRATIONS_DIR, PgDb, migrate, openDb } from '../src';
+import { createTestDatabase, findTestDatabaseServer } from '../src/testing';
 import { describeDbConformance } from './db-conformance';
 
 const server = findTestDatabaseServer();
@@ -47,9 +41,7 @@ if (server === undefined) {
         expect(results.flat().sort()).toEqual(allMigrations);
         expect(
           (
-            await dbs[0].query<{ name: string }>(
-              `SELECT name FROM schema_migrations ORDER BY name`,
-            )
+            await dbs[0].query<{ name: string }>(`SELECT name FROM schema_migrations ORDER BY name`)
           ).rows.map((r) => r.name),
         ).toEqual(allMigrations);
       } finally {

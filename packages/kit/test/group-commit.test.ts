@@ -22,9 +22,9 @@ describe('GroupCommit', () => {
   it('caps a group at maxSize', async () => {
     const sizes: number[] = [];
     const commit = new GroupCommit<number, number>(
-      async (items) => {
+      (items) => {
         sizes.push(items.length);
-        return items;
+        return Promise.resolve(items);
       },
       { maxSize: 3 },
     );
@@ -35,10 +35,10 @@ describe('GroupCommit', () => {
   it('fails only the callers of the group whose flush threw', async () => {
     let calls = 0;
     const commit = new GroupCommit<string, string>(
-      async (items) => {
+      (items) => {
         calls++;
         if (items.includes('bad')) throw new Error('constraint violated');
-        return items;
+        return Promise.resolve(items);
       },
       { maxSize: 2 },
     );
@@ -54,7 +54,7 @@ describe('GroupCommit', () => {
   });
 
   it('refuses a flush that answers the wrong number of results', async () => {
-    const commit = new GroupCommit<number, number>(async () => []);
+    const commit = new GroupCommit<number, number>(() => Promise.resolve([]));
     await expect(commit.add(1)).rejects.toThrow('answered 0 results for 1 items');
   });
 });

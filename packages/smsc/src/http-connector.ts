@@ -69,11 +69,12 @@ export class HttpConnector implements SmscConnector {
     this.window = options.window;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
     this.logger.info(
       { connector: this.name, upstream: this.options.baseUrl },
       'HTTP connector ready',
     );
+    return Promise.resolve();
   }
 
   onReceipt(_listener: (receipt: DeliveryReceipt) => void): void {

@@ -1,7 +1,7 @@
 import type { Logger } from '@smsgw/kit';
 import type { PDU, Session } from 'smpp';
 import { parseReceipt } from './receipt-text';
-import { shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
+import { pduText, shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
 import { SubmitSmPdu } from './submit-sm-pdu';
 import type { SmppConnectorOptions } from './smpp-url';
 import {
@@ -439,7 +439,7 @@ export class SmppConnector implements SmscConnector {
         resolve: (response) => {
           if (!finish()) return;
           if (response.command_status === 0) {
-            resolve(normalizeSmscId(String(response['message_id'] ?? ''), this.options.idFormat));
+            resolve(normalizeSmscId(pduText(response['message_id']), this.options.idFormat));
           } else {
             const code = statusName(response.command_status);
             reject(

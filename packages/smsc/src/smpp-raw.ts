@@ -18,7 +18,7 @@ export function useRawShortMessages(): typeof smpp {
 export function shortMessageBytes(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;
   if (value && typeof value === 'object' && 'message' in value) {
-    const message = (value).message;
+    const message = value.message;
     return Buffer.isBuffer(message) ? message : Buffer.from(String(message), 'latin1');
   }
   return Buffer.from(typeof value === 'string' ? value : '', 'latin1');
@@ -30,4 +30,11 @@ const statusNames = new Map<number, string>(
 
 export function statusName(status: number): string {
   return statusNames.get(status) ?? `ESME_0x${status.toString(16).padStart(4, '0')}`;
+}
+
+/** A C-octet string field of a decoded PDU (`system_id`, addresses, `message_id`), '' when absent. */
+export function pduText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('latin1');
+  return typeof value === 'number' ? String(value) : '';
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { PDU, Server, Session } from 'smpp';
 import { decodeText } from './encoding';
 import { formatReceipt } from './receipt-text';
-import { shortMessageBytes, useRawShortMessages } from './smpp-raw';
+import { pduText, shortMessageBytes, useRawShortMessages } from './smpp-raw';
 import { normalizeSmscId } from './smsc-connector';
 
 const smpp = useRawShortMessages();
@@ -211,7 +211,7 @@ export class SmppSimulator {
     session.on('error', () => undefined);
     for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver']) {
       session.on(command, (pdu: PDU) => {
-        const systemId = String(pdu['system_id'] ?? '');
+        const systemId = pduText(pdu['system_id']);
         this.binds.push({ systemId, interfaceVersion: Number(pdu['interface_version']), command });
         const wrong =
           (this.options.systemId !== undefined && systemId !== this.options.systemId) ||
@@ -242,7 +242,7 @@ export class SmppSimulator {
   }
 
   private submitted(session: Session, pdu: PDU): void {
-    const to = String(pdu['destination_addr'] ?? '');
+    const to = pduText(pdu['destination_addr']);
     let status = STATUS.ROK;
     if (this.options.rejectDestinations?.test(to)) status = STATUS.RINVDSTADR;
     else if (this.chance(this.options.throttleRate)) status = STATUS.RTHROTTLED;
@@ -261,7 +261,7 @@ export class SmppSimulator {
         messageId,
         smscId: normalizeSmscId(messageId, base),
         to,
-        from: String(pdu['source_addr'] ?? ''),
+        from: pduText(pdu['source_addr']),
         dataCoding: Number(pdu['data_coding'] ?? 0),
         esmClass: Number(pdu['esm_class'] ?? 0),
         registeredDelivery: Number(pdu['registered_delivery'] ?? 0),

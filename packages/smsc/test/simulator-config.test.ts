@@ -1,4 +1,5 @@
-import { ConfigError, parseConfig, runNode } from '@smsgw/kit';
+import { ConfigError, parseConfig } from '@smsgw/kit';
+import { runNode } from '@smsgw/kit/testing';
 import { simulatorConfigShape, simulatorOptions } from '../src/simulator-config';
 
 const optionsFrom = (env: Record<string, string>) =>

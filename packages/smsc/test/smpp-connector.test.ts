@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
-import { createLogger, waitFor } from '@smsgw/kit';
+import { createLogger } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import {
   SmppConnector,
   SmppSimulator,
@@ -126,9 +127,7 @@ describe('SmppConnector against the simulator', () => {
       [0x40, 8, 1],
       [0x40, 8, 1],
     ]);
-    expect(sim.received[0].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(
-      true,
-    );
+    expect(sim.received[0].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 1), first]))).toBe(true);
     expect(sim.received[1].shortMessage.equals(Buffer.concat([udh(0x2a, 2, 2), second]))).toBe(
       true,
     );

@@ -1,6 +1,6 @@
 import * as smpp from 'smpp';
 import type { PDU, Session } from 'smpp';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator, type SmppSimulatorOptions } from '../src';
 
 const running: { stop(): Promise<void> }[] = [];

@@ -1,5 +1,6 @@
-import { formatDecimal, type BatchState, type BatchStatus } from '@smsgw/contracts';
+import { FINISHED_BATCH_STATES, formatDecimal, type BatchStatus } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
+import { acceptBatch, batchStatus, cancelBatch, isShortOfCredit, lockBatch } from '@smsgw/store';
 import type { BatchPlan } from './batch-plan';
 
 /**
@@ -19,22 +20,7 @@ function slices<T>(items: readonly T[], size: number): T[][] {
 export type BatchAcceptOutcome =
   { ok: true; cost: string } | { ok: false; reason: 'INSUFFICIENT_CREDIT' | 'QUOTA_EXCEEDED' };
 
-interface StatusRow {
-  id: string;
-  state: BatchState;
-  scheduled_at: Date | null;
-  created_at: Date;
-  completed_at: Date | null;
-  total: number;
-  expanded: number;
-  queued: string;
-  sent: string;
-  delivered: string;
-  failed: string;
-  cancelled: string;
-}
-
-/** The gateway's batch SQL: acceptance and cancellation each change money and rows atomically. */
+/** The gateway's batches: acceptance and cancellation each change money and rows atomically. */
 export class BatchStore {
   constructor(private readonly db: Db) {}
 
@@ -57,71 +43,27 @@ export class BatchStore {
         params: e.params,
         recipients,
       }));
-    const { rows } = await this.db.query<{ cost: string }>(
-      `WITH debit AS (
-         UPDATE accounts
-            SET balance = balance - rate * $3::bigint,
-                sms_count = sms_count - $3::bigint,
-                updated_at = now()
-          WHERE id = $2
-            AND (balance IS NULL OR balance >= rate * $3::bigint)
-            AND (sms_count IS NULL OR sms_count >= $3::bigint)
-          RETURNING id, rate, rate * $3::bigint AS cost, default_from
-       ), batch AS (
-         INSERT INTO batches (id, account_id, state, callback_url, errback_url, scheduled_at, total, cost, segments)
-         SELECT $1, debit.id, CASE WHEN $6::timestamptz IS NULL THEN 'running' ELSE 'scheduled' END, $4, $5, $6, $7, debit.cost, $3
-           FROM debit
-         RETURNING id, account_id, cost, segments
-       ), entries AS (
-         INSERT INTO batch_entries (batch_id, seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size)
-         SELECT batch.id, e.seq, COALESCE(e.from_addr, debit.default_from), e.content, e.hex_content, e.coding, e.segments,
-                debit.rate * e.segments, e.params, ARRAY(SELECT jsonb_array_elements_text(e.recipients)), jsonb_array_length(e.recipients)
-           FROM batch, debit,
-                jsonb_to_recordset($8::jsonb) AS e(seq int, from_addr text, content text, hex_content text, coding smallint,
-                                                   segments int, params jsonb, recipients jsonb)
-       ), ledger AS (
-         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
-         SELECT account_id, -cost, -segments, 'debit', id FROM batch
-       )
-       SELECT cost::text AS cost FROM batch`,
-      [
-        batchId,
-        accountId,
-        plan.segments,
-        plan.callbackUrl,
-        plan.errbackUrl,
-        plan.scheduledAt,
-        plan.recipients,
-        JSON.stringify(entries),
-      ],
-    );
-    const row = rows[0];
-    if (row) return { ok: true, cost: formatDecimal(row.cost) };
-    const short = await this.db.query<{ short_of_credit: boolean }>(
-      'SELECT (balance IS NOT NULL AND balance < rate * $2::bigint) AS short_of_credit FROM accounts WHERE id = $1',
-      [accountId, plan.segments],
-    );
+    const cost = await acceptBatch(this.db, {
+      id: batchId,
+      accountId,
+      segments: plan.segments,
+      recipients: plan.recipients,
+      callbackUrl: plan.callbackUrl,
+      errbackUrl: plan.errbackUrl,
+      scheduledAt: plan.scheduledAt,
+      entries,
+    });
+    if (cost !== undefined) return { ok: true, cost: formatDecimal(cost) };
+    const shortOfCredit = await isShortOfCredit(this.db, accountId, plan.segments);
     return {
       ok: false,
-      reason: short.rows[0]?.short_of_credit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT',
+      reason: shortOfCredit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT',
     };
   }
 
   /** Counts by outcome; recipients not expanded yet count as queued (or cancelled, once cancelled). */
   async status(accountId: string, batchId: string): Promise<BatchStatus['data'] | undefined> {
-    const { rows } = await this.db.query<StatusRow>(
-      `SELECT b.id, b.state, b.scheduled_at, b.created_at, b.completed_at, b.total, b.expanded,
-              count(*) FILTER (WHERE m.state IN ('accepted', 'queued', 'submitting')) AS queued,
-              count(*) FILTER (WHERE m.state IN ('submitted', 'delivered', 'undelivered', 'expired')) AS sent,
-              count(*) FILTER (WHERE m.state = 'delivered') AS delivered,
-              count(*) FILTER (WHERE m.state IN ('failed', 'rejected')) AS failed,
-              count(*) FILTER (WHERE m.state = 'cancelled') AS cancelled
-         FROM batches b LEFT JOIN messages m ON m.batch_id = b.id
-        WHERE b.id = $1 AND b.account_id = $2
-        GROUP BY b.id`,
-      [batchId, accountId],
-    );
-    const r = rows[0];
+    const r = await batchStatus(this.db, accountId, batchId);
     if (!r) return undefined;
     const unexpanded = r.total - r.expanded;
     const cancelled = r.state === 'cancelled';
@@ -151,47 +93,14 @@ export class BatchStore {
     batchId: string,
   ): Promise<{ outcome: 'cancelled'; refunded: string } | { outcome: 'not_found' | 'finished' }> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ state: BatchState }>(
-        'SELECT state FROM batches WHERE id = $1 AND account_id = $2 FOR UPDATE',
-        [batchId, accountId],
-      );
-      const batch = rows[0];
-      if (!batch) return { outcome: 'not_found' as const };
-      if (batch.state === 'completed' || batch.state === 'cancelled')
+      const state = await lockBatch(tx, accountId, batchId);
+      if (!state) return { outcome: 'not_found' as const };
+      if (FINISHED_BATCH_STATES.some((finished) => finished === state))
         return { outcome: 'finished' as const };
-      const refund = await tx.query<{ amount: string }>(
-        `WITH b AS (
-           UPDATE batches SET state = 'cancelled', completed_at = now(), updated_at = now()
-            WHERE id = $1
-           RETURNING id, account_id, next_entry, next_offset
-         ), cancelled AS (
-           UPDATE messages m SET state = 'cancelled', error = 'batch cancelled', updated_at = now()
-             FROM b WHERE m.batch_id = b.id AND m.state IN ('accepted', 'queued')
-           RETURNING m.cost, m.segments
-         ), unexpanded AS (
-           SELECT COALESCE(sum(e.unit_cost * left_over), 0) AS cost, COALESCE(sum(e.segments * left_over), 0) AS segments
-             FROM b JOIN LATERAL (
-               SELECT unit_cost, segments,
-                      cardinality(recipients) - CASE WHEN seq = b.next_entry THEN b.next_offset ELSE 0 END AS left_over
-                 FROM batch_entries WHERE batch_id = b.id AND seq >= b.next_entry
-             ) e ON true
-         ), total AS (
-           SELECT (SELECT COALESCE(sum(cost), 0) FROM cancelled) + (SELECT cost FROM unexpanded) AS amount,
-                  (SELECT COALESCE(sum(segments), 0) FROM cancelled) + (SELECT segments FROM unexpanded) AS segments
-         ), account AS (
-           UPDATE accounts a SET balance = a.balance + t.amount, sms_count = a.sms_count + t.segments, updated_at = now()
-             FROM b, total t WHERE a.id = b.account_id
-           RETURNING a.id
-         ), ledger AS (
-           INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
-           SELECT b.account_id, t.amount, t.segments, 'refund', b.id FROM b, total t WHERE t.amount > 0 OR t.segments > 0
-         )
-         SELECT amount::text AS amount FROM total`,
-        [batchId],
-      );
+      const refunded = await cancelBatch(tx, batchId);
       return {
         outcome: 'cancelled' as const,
-        refunded: formatDecimal(refund.rows[0]?.amount ?? '0'),
+        refunded: formatDecimal(refunded ?? '0'),
       };
     });
   }

@@ -6,6 +6,8 @@ export const gatewayConfigShape = {
   ...serviceEnv,
   ...busEnv,
   AUTH_URL: envVars.AUTH_URL,
+  /** Presented to auth's internal credential check (x-internal-token). */
+  INTERNAL_TOKEN: envVars.INTERNAL_TOKEN,
   MAX_PARTS: envVars.MAX_PARTS,
   MAX_BODY_BYTES: envVars.MAX_BODY_BYTES,
   MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,

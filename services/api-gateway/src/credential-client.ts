@@ -43,6 +43,7 @@ export class HttpCredentialClient implements CredentialVerifier {
 
   constructor(
     private readonly authUrl: string,
+    private readonly internalToken: string,
     cacheMs = 5_000,
     private readonly timeoutMs = 5_000,
   ) {
@@ -90,13 +91,19 @@ export class HttpCredentialClient implements CredentialVerifier {
     try {
       response = await fetch(new URL('/internal/v1/verify', this.authUrl), {
         method: 'POST',
-        headers: request,
+        headers: { ...request, 'x-internal-token': this.internalToken },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch {
       throw new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable');
     }
     const body: unknown = await response.json().catch(() => undefined);
+    // Auth refused this gateway, not the customer: a deployment fault, answered as auth being away.
+    if (response.headers.has('x-internal-token-refused')) {
+      const refused = new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable');
+      refused.cause = new Error('auth refused INTERNAL_TOKEN: give auth and api-gateway the same');
+      throw refused;
+    }
     if (response.ok) return PrincipalSchema.parse(body);
     const error = ErrorBodySchema.safeParse(body);
     // A limit's Retry-After reaches the client as auth gave it.

@@ -8,7 +8,7 @@ serviceMain('api-gateway', gatewayConfigShape, ({ config, db, bus, logger, regis
     registry,
     db,
     bus: bus!,
-    verifier: new HttpCredentialClient(config.AUTH_URL),
+    verifier: new HttpCredentialClient(config.AUTH_URL, config.INTERNAL_TOKEN),
     logger,
     ...gatewaySettings(config),
   });

@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  HttpError,
-  PgDb,
-  PgliteDb,
-  createLogger,
-  createTestDatabase,
-  findTestDatabaseServer,
-  migrate,
-  type Db,
-} from '@smsgw/kit';
+import { HttpError, PgDb, PgliteDb, createLogger, migrate, type Db } from '@smsgw/kit';
+import { createTestDatabase, findTestDatabaseServer } from '@smsgw/kit/testing';
 import {
   AcceptanceBatcher,
   JobOutbox,
@@ -25,7 +17,7 @@ interface Harness {
   cleanup(): Promise<void>;
 }
 
-const pglite: Harness = { open: () => PgliteDb.open(), cleanup: async () => undefined };
+const pglite: Harness = { open: () => PgliteDb.open(), cleanup: () => Promise.resolve() };
 
 function postgres(url: string): Harness {
   let database: { url: string; drop(): Promise<void> } | undefined;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { HttpCredentialClient } from '../src';
 
 /** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */
@@ -34,6 +34,7 @@ beforeEach(() => {
 });
 
 const basic = 'Basic YWxpY2U6czNjcmV0';
+const INTERNAL_TOKEN = 'unit-test-internal-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
 const TTL_MS = 2000;
@@ -43,7 +44,7 @@ describe('HttpCredentialClient', () => {
   it('asks auth once for concurrent requests with the same credentials', async () => {
     let open!: () => void;
     gate = new Promise<void>((r) => (open = r));
-    const client = new HttpCredentialClient(authUrl);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
     const pending = Array.from({ length: 20 }, () => client.verify(basic));
     await sleep(50);
     open();
@@ -55,7 +56,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('answers from the cache while it refreshes an ageing entry in the background', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     let open!: () => void;
@@ -71,7 +72,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('stops answering from the cache once auth refuses the credentials', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     answer = {
@@ -85,7 +86,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('keeps a cached answer while auth is unreachable, and reports 503 without one', async () => {
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     answer = { status: 502, body: 'bad gateway' };
@@ -101,7 +102,7 @@ describe('HttpCredentialClient', () => {
   });
 
   it('tells auth the client address, so failed logins are limited per client', async () => {
-    const client = new HttpCredentialClient(authUrl);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
     await client.verify(basic, { address: '198.51.100.7' });
     expect(lastHeaders['x-smsgw-client-address']).toBe('198.51.100.7');
   });
@@ -112,7 +113,7 @@ describe('HttpCredentialClient', () => {
       body: { detail: { code: 'RATE_LIMITED', message: 'Too many failed logins' } },
       headers: { 'retry-after': '42' },
     };
-    const client = new HttpCredentialClient(authUrl, TTL_MS);
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
     await client.verify(basic);
     await sleep(PAST_REFRESH_MS);
     answer = limited;
@@ -133,7 +134,9 @@ describe('HttpCredentialClient', () => {
       body: { detail: { code: 'SERVICE_UNAVAILABLE', message: 'Too many logins at once' } },
       headers: { 'retry-after': '1' },
     };
-    await expect(new HttpCredentialClient(authUrl).verify(basic)).rejects.toMatchObject({
+    await expect(
+      new HttpCredentialClient(authUrl, INTERNAL_TOKEN).verify(basic),
+    ).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       status: 503,
       message: 'Too many logins at once',

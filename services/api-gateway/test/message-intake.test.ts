@@ -1,4 +1,5 @@
-import { createLogger, insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { createLogger, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
 import {
   AcceptanceBatcher,
   JobOutbox,

@@ -6,7 +6,8 @@ import {
   type MessageSubmitGroupJob,
   type MessageSubmitJob,
 } from '@smsgw/contracts';
-import { MemoryBus, waitFor, type Bus } from '@smsgw/kit';
+import { MemoryBus, type Bus } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { SubmitJobPublisher, type SubmitJob } from '../src';
 
 const job = (accountId: string, segments = 1): SubmitJob => ({
@@ -26,11 +27,11 @@ describe('SubmitJobPublisher', () => {
     groups = [];
     await bus.consume(
       { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
-      async (j) => void singles.push(j),
+      (j) => void singles.push(j),
     );
     await bus.consume(
       { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
-      async (j) => void groups.push(j),
+      (j) => void groups.push(j),
     );
   });
   afterEach(() => bus.close());

@@ -1,27 +1,22 @@
 import type { AccountView, CreateAccount, Credit } from '@smsgw/contracts';
 import { UNLIMITED, formatDecimal } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
+import {
+  addAccountCredit,
+  findAccountByUsername,
+  findApplication,
+  findLoginByUsername,
+  insertAccount,
+  insertApplication,
+  lockAccountByUsername,
+  recordCredit,
+  recordOpeningCredit,
+  revokeApplication,
+  type AccountRow,
+  type ApplicationRow,
+} from '@smsgw/store';
 
-interface AccountRow {
-  id: string;
-  username: string;
-  password_hash: string;
-  balance: string | null;
-  sms_count: string | null;
-  rate: string;
-  default_from: string | null;
-  throughput: number;
-  created_at: Date;
-}
-
-export interface ApplicationRow {
-  id: string;
-  account_id: string;
-  client_id: string;
-  secret_hash: string;
-  name: string | null;
-  revoked_at: Date | null;
-}
+export type { ApplicationRow } from '@smsgw/store';
 
 export interface StoredAccount {
   id: string;
@@ -42,7 +37,7 @@ function toView(row: AccountRow): AccountView {
   };
 }
 
-/** Accounts, applications and credits: the auth service's SQL, in one place. */
+/** Accounts, applications and credits, as the auth service sees them (the SQL is in @smsgw/store). */
 export class AccountStore {
   constructor(private readonly db: Db) {}
 
@@ -52,46 +47,29 @@ export class AccountStore {
     passwordHash: string,
   ): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<AccountRow>(
-        `INSERT INTO accounts (username, password_hash, balance, sms_count, rate, default_from, throughput)
-         VALUES ($1, $2, $3, $4, COALESCE($5::numeric, 1), $6, $7)
-         ON CONFLICT (username) DO NOTHING
-         RETURNING *`,
-        [
-          input.username,
-          passwordHash,
-          input.balance ?? null,
-          input.sms_count ?? null,
-          input.rate ?? null,
-          input.default_from ?? null,
-          input.throughput ?? 0,
-        ],
-      );
-      const row = rows[0];
+      const row = await insertAccount(tx, {
+        username: input.username,
+        passwordHash,
+        balance: input.balance ?? null,
+        smsCount: input.sms_count ?? null,
+        rate: input.rate ?? null,
+        defaultFrom: input.default_from ?? null,
+        throughput: input.throughput ?? 0,
+      });
       if (!row) return undefined;
-      if (row.balance !== null || row.sms_count !== null) {
-        await tx.query(
-          `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, COALESCE($2::numeric, 0), COALESCE($3::bigint, 0), 'credit')`,
-          [row.id, row.balance, row.sms_count],
-        );
-      }
+      if (row.balance !== null || row.sms_count !== null)
+        await recordOpeningCredit(tx, row.id, row.balance, row.sms_count);
       return toView(row);
     });
   }
 
   async getAccount(username: string): Promise<AccountView | undefined> {
-    const { rows } = await this.db.query<AccountRow>('SELECT * FROM accounts WHERE username = $1', [
-      username,
-    ]);
-    return rows[0] ? toView(rows[0]) : undefined;
+    const row = await findAccountByUsername(this.db, username);
+    return row ? toView(row) : undefined;
   }
 
   async findForLogin(username: string): Promise<StoredAccount | undefined> {
-    const { rows } = await this.db.query<AccountRow>(
-      'SELECT id, username, password_hash FROM accounts WHERE username = $1',
-      [username],
-    );
-    const row = rows[0];
+    const row = await findLoginByUsername(this.db, username);
     return row
       ? { id: row.id, username: row.username, passwordHash: row.password_hash }
       : undefined;
@@ -104,30 +82,13 @@ export class AccountStore {
    */
   async credit(username: string, credit: Credit): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
-      const { rows: found } = await tx.query<AccountRow>(
-        'SELECT * FROM accounts WHERE username = $1 FOR UPDATE',
-        [username],
-      );
-      const account = found[0];
+      const account = await lockAccountByUsername(tx, username);
       if (!account) return undefined;
       const smsCount = credit.sms_count ?? 0;
-      const { rows } = await tx.query<AccountRow>(
-        `UPDATE accounts
-            SET balance = balance + $2::numeric,
-                sms_count = sms_count + $3::bigint,
-                updated_at = now()
-          WHERE id = $1
-            AND (balance IS NULL OR balance + $2::numeric >= 0)
-            AND (sms_count IS NULL OR sms_count + $3::bigint >= 0)
-          RETURNING *`,
-        [account.id, credit.amount, smsCount],
-      );
-      if (!rows[0]) throw new RangeError('the credit would take the balance or quota below zero');
-      await tx.query(
-        `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, $2::numeric, $3::bigint, 'credit')`,
-        [account.id, credit.amount, smsCount],
-      );
-      return toView(rows[0]);
+      const row = await addAccountCredit(tx, account.id, credit.amount, smsCount);
+      if (!row) throw new RangeError('the credit would take the balance or quota below zero');
+      await recordCredit(tx, account.id, credit.amount, smsCount);
+      return toView(row);
     });
   }
 
@@ -137,28 +98,15 @@ export class AccountStore {
     secretHash: string,
     name: string | null,
   ): Promise<void> {
-    await this.db.query(
-      'INSERT INTO applications (account_id, client_id, secret_hash, name) VALUES ($1, $2, $3, $4)',
-      [accountId, clientId, secretHash, name],
-    );
+    await insertApplication(this.db, { accountId, clientId, secretHash, name });
   }
 
-  async findApplication(
-    clientId: string,
-  ): Promise<(ApplicationRow & { username: string }) | undefined> {
-    const { rows } = await this.db.query<ApplicationRow & { username: string }>(
-      `SELECT a.*, acc.username FROM applications a JOIN accounts acc ON acc.id = a.account_id WHERE a.client_id = $1`,
-      [clientId],
-    );
-    return rows[0];
+  findApplication(clientId: string): Promise<(ApplicationRow & { username: string }) | undefined> {
+    return findApplication(this.db, clientId);
   }
 
   /** False when there was no such live application of that account. */
-  async revokeApplication(accountId: string, clientId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      'UPDATE applications SET revoked_at = now() WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL',
-      [accountId, clientId],
-    );
-    return rowCount === 1;
+  revokeApplication(accountId: string, clientId: string): Promise<boolean> {
+    return revokeApplication(this.db, accountId, clientId);
   }
 }

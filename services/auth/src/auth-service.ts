@@ -19,6 +19,8 @@ export interface AuthServiceOptions {
   jwtSecret: string;
   tokenTtlSeconds: number;
   adminToken: string;
+  /** The token api-gateway presents to the internal credential check; unset in embedded mode. */
+  internalToken?: string | undefined;
   maxBodyBytes: number;
   /** Unset: failed logins are counted in this process's memory. */
   redisUrl?: string | undefined;
@@ -42,17 +44,12 @@ export interface AuthService {
 /** Logins that may wait for the KDF (in each line), per check that may run: enough to smooth a burst, not a queue. */
 const KDF_WAITING_PER_SLOT = 8;
 
-/**
- * Besides TRUSTED_PROXIES, the private networks a gateway reaches auth from (the verify endpoint
- * is not routed from outside).
- */
-const INTERNAL_NETWORKS = ['loopback', 'linklocal', 'uniquelocal'];
-
 /** Auth's settings from its environment (distributed and embedded mode alike). */
 export function authSettings(config: {
   JWT_SECRET: string;
   TOKEN_TTL_SECONDS: number;
   ADMIN_TOKEN: string;
+  INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
   REDIS_URL?: string | undefined;
   LOGIN_FAILURES_PER_NAME: number;
@@ -65,6 +62,7 @@ export function authSettings(config: {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
     adminToken: config.ADMIN_TOKEN,
+    internalToken: config.INTERNAL_TOKEN,
     maxBodyBytes: config.MAX_BODY_BYTES,
     redisUrl: config.REDIS_URL,
     failuresPerName: config.LOGIN_FAILURES_PER_NAME,
@@ -101,9 +99,9 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     verifier,
     guard,
     adminToken: options.adminToken,
+    internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
     trustedProxies: compileProxyTrust(options.trustedProxies),
-    internalCallers: compileProxyTrust([...INTERNAL_NETWORKS, ...options.trustedProxies]),
   });
   return { routes, verifier, store, close: () => throttle.close() };
 }

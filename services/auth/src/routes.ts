@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
@@ -24,7 +24,9 @@ import {
 import type { AccountStore } from './account-store';
 import type { CredentialVerifier } from './credential-verifier';
 import type { LoginGuard } from './login-guard';
+import { requireInternalToken } from './internal-guard';
 import type { PasswordHasher } from './password-hasher';
+import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
@@ -34,11 +36,11 @@ export interface AuthRoutesDeps {
   verifier: CredentialVerifier;
   guard: LoginGuard;
   adminToken: string;
+  /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
+  internalToken?: string | undefined;
   maxBodyBytes: number;
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: ProxyTrust;
-  /** Callers whose client-address header is believed on the verify endpoint. */
-  internalCallers: ProxyTrust;
 }
 
 const wrap =
@@ -46,13 +48,6 @@ const wrap =
   (req, res, next) => {
     fn(req, res).catch(next);
   };
-
-function sameSecret(given: string, expected: string): boolean {
-  // Digests have equal length, so timingSafeEqual never throws and length leaks nothing.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
 function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorRequestHandler> {
@@ -135,20 +130,20 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   );
 
   // Used by the api-gateway: it forwards the caller's Authorization header and gets the account.
-  // The client's address comes in a header when the caller is inside the deployment's network;
-  // from anywhere else the header is ignored and the caller itself is the client.
-  router.post(
-    '/internal/v1/verify',
-    wrap(async (req, res) => {
-      const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
-      const peer = clientAddress(req, () => false);
-      const address =
-        typeof forwarded === 'string' && isIP(forwarded) !== 0 && deps.internalCallers(peer, 0)
-          ? forwarded
-          : clientAddress(req, deps.trustedProxies);
-      res.json(await verifier.verify(req.headers.authorization, { address }));
-    }),
-  );
+  // The internal token proves the caller is a gateway, so the client address it names is believed.
+  if (deps.internalToken !== undefined)
+    router.post(
+      '/internal/v1/verify',
+      requireInternalToken(deps.internalToken),
+      wrap(async (req, res) => {
+        const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
+        const address =
+          typeof forwarded === 'string' && isIP(forwarded) !== 0
+            ? forwarded
+            : clientAddress(req, deps.trustedProxies);
+        res.json(await verifier.verify(req.headers.authorization, { address }));
+      }),
+    );
 
   const admin = Router();
   admin.use((req, _res, next) => {

@@ -1,7 +1,6 @@
-import { QUEUES } from '@smsgw/contracts';
+import { QUEUES, type OpenBatchState } from '@smsgw/contracts';
 import { exportQueueMetrics, type Bus } from '@smsgw/kit';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { OpenBatchState } from './open-batches';
 
 export interface SchedulerMetrics {
   expanded: Counter;

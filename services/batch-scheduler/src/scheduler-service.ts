@@ -1,10 +1,10 @@
 import { QUEUES, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import { countOpenBatches } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { createSchedulerMetrics } from './metrics';
-import { countOpenBatches } from './open-batches';
 
 export interface SchedulerServiceOptions {
   db: Db;
@@ -39,7 +39,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
       consumer = await options.bus.consume(
         { queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted },
-        async () => scheduler.wake(),
+        () => scheduler.wake(),
       );
       scheduler.start();
     },

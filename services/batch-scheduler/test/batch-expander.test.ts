@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchStore, type PlannedEntry } from '@smsgw/api-gateway';
-import { insertTestAccount, openMigratedPglite, type Db } from '@smsgw/kit';
+import { type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
 import { BatchExpander } from '../src/batch-expander';
 
 let db: Db;

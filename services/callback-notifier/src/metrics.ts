@@ -1,7 +1,7 @@
 import { QUEUES } from '@smsgw/contracts';
 import { exportQueueMetrics, type Bus, type Db } from '@smsgw/kit';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { countPendingCallbacks } from './pending-callbacks';
+import { countPendingCallbacks } from '@smsgw/store';
 
 export interface NotifierMetrics {
   sent: Counter<'kind' | 'outcome'>;

@@ -5,6 +5,7 @@ import {
   type MessageResultEvent,
 } from '@smsgw/contracts';
 import { GroupCommit, PollingLoop, type Db, type Logger } from '@smsgw/kit';
+import { deleteOutcomeRows, takeStaleOutcomeRows } from '@smsgw/store';
 
 type OutboxTopic = typeof TOPICS.messageResult | typeof TOPICS.messageDlr;
 
@@ -38,11 +39,7 @@ export class OutcomeOutbox {
     this.loop = new PollingLoop(() => this.sweep(), logger, 'outbox sweep');
     this.clears = new GroupCommit(
       async (rows) => {
-        await db.query(
-          `DELETE FROM outcome_outbox o USING unnest($1::uuid[], $2::text[]) AS d(message_id, topic)
-          WHERE o.message_id = d.message_id AND o.topic = d.topic`,
-          [rows.map((r) => r.messageId), rows.map((r) => r.topic)],
-        );
+        await deleteOutcomeRows(db, rows);
         return rows.map(() => undefined);
       },
       { maxSize: 1000 },
@@ -60,16 +57,8 @@ export class OutcomeOutbox {
 
   async sweep(): Promise<void> {
     for (let round = 0; round < 100; round++) {
-      // Leased by moving created_at forward, so another notifier does not take the same rows now.
-      const { rows } = await this.db.query<{ message_id: string; topic: string; payload: unknown }>(
-        `UPDATE outcome_outbox o SET created_at = now()
-           FROM (SELECT message_id, topic FROM outcome_outbox
-                  WHERE created_at < now() - make_interval(secs => $1::float8 / 1000)
-                  ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED) due
-          WHERE o.message_id = due.message_id AND o.topic = due.topic
-          RETURNING o.message_id, o.topic, o.payload`,
-        [this.options.staleMs],
-      );
+      // Leased (outcome_outbox.lease_until), so another notifier does not take the same rows now.
+      const rows = await takeStaleOutcomeRows(this.db, this.options.staleMs);
       if (rows.length === 0) return;
       this.logger.info({ count: rows.length }, 'outcome events taken up from the outbox');
       for (const row of rows) {

@@ -1,6 +1,7 @@
 import { QUEUES, SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
 import type { SmscConnector } from '@smsgw/smsc';
+import { oldestWaitingAge } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { MessageClaims } from './message-claims';
 import { AccountCaps } from './throughput/account-caps';
@@ -91,10 +92,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     {
       bus,
       oldestWaitingSeconds: async () => {
-        const { rows } = await db.query<{ age: number | null }>(
-          `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN ('accepted', 'queued')`,
-        );
-        return rows[0]?.age ?? 0;
+        return (await oldestWaitingAge(db)) ?? 0;
       },
     },
     { connector: options.connectorThroughput, perWorker: options.throughputPerWorker },

@@ -141,7 +141,7 @@ export class MessageDispatcher {
         job,
         info,
         slots: Math.min(Math.max(1, job.segments ?? 1), this.options.window),
-        done: (outcome) => outcome.then(resolve, reject),
+        done: (outcome) => void outcome.then(resolve, reject),
       });
     });
     this.claimNext();
@@ -259,7 +259,7 @@ export class MessageDispatcher {
       written();
       for (const w of group) {
         this.inProgress--;
-        w.done(Promise.reject(err));
+        w.done(Promise.reject(err instanceof Error ? err : new Error(String(err))));
       }
       return;
     }

@@ -1,6 +1,15 @@
-import { TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
+import { TOPICS, WAITING_STATES, submitGroups, toGroupJob } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
-import { notIndexed } from './message-claims';
+import {
+  JOB_OUTBOX_ROWS_PER_ROUND,
+  deleteAllJobOutboxRows,
+  deleteJobOutboxRows,
+  lockJobOutboxRowsBefore,
+  queuedMessagesOfJobOutbox,
+  staleSubmittingMessages,
+  sweepWaitingMessages,
+  type MessageJobRow,
+} from '@smsgw/store';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SweeperOptions {
@@ -15,8 +24,8 @@ export interface SweeperOptions {
 
 /**
  * Postgres is the source of truth; this re-publishes work a crash left in flight (DESIGN.md 6).
- * Touching updated_at keeps two sweepers from publishing the same rows in the same round, and
- * the dispatcher's conditional claim makes any duplicate harmless.
+ * Marking waiting messages swept (messages.swept_at) keeps two sweepers from publishing the same
+ * rows in the same round, and the dispatcher's conditional claim makes any duplicate harmless.
  */
 export class RecoverySweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -33,8 +42,8 @@ export class RecoverySweeper {
   async start(): Promise<void> {
     if (this.options.republishQueuedAtStart) {
       // Every queued message gets its job again here, so the outbox rows of before the restart are done.
-      await this.db.query(`DELETE FROM job_outbox WHERE created_at <= now()`);
-      await this.sweep(`state IN ('accepted', 'queued')`, new Date(), 'queued');
+      await deleteAllJobOutboxRows(this.db);
+      await this.sweepWaiting(WAITING_STATES, new Date(), 'queued');
     }
     this.timer = setInterval(() => {
       this.running ??= this.sweepOnce().finally(() => (this.running = undefined));
@@ -47,16 +56,12 @@ export class RecoverySweeper {
       const now = Date.now();
       await this.sweepOutbox(new Date(now - this.options.acceptedGraceMs));
       // `accepted` rows come only from a gateway or scheduler of before the job outbox (migration 006).
-      await this.sweep(
-        `state = 'accepted'`,
+      await this.sweepWaiting(
+        ['accepted'],
         new Date(now - this.options.acceptedGraceMs),
         'accepted',
       );
-      await this.sweep(
-        `state = 'submitting'`,
-        new Date(now - this.options.submitStaleMs),
-        'submitting',
-      );
+      await this.sweepSubmitting(new Date(now - this.options.submitStaleMs));
     } catch (err) {
       this.logger.warn({ err }, 'recovery sweep failed; will try again');
     }
@@ -71,23 +76,11 @@ export class RecoverySweeper {
   private async sweepOutbox(cutoff: Date): Promise<void> {
     for (let round = 0; round < 1000; round++) {
       const found = await this.db.transaction(async (tx) => {
-        const { rows: due } = await tx.query<{ id: string }>(
-          `SELECT id::text AS id FROM job_outbox WHERE created_at < $1 ORDER BY id LIMIT 50 FOR UPDATE SKIP LOCKED`,
-          [cutoff],
-        );
-        if (due.length === 0) return 0;
-        const ids = due.map((r) => r.id);
-        const { rows } = await tx.query<{ id: string; account_id: string; segments: number }>(
-          `SELECT m.id, m.account_id, m.segments
-             FROM messages m
-            WHERE m.id IN (SELECT unnest(o.message_ids) FROM job_outbox o WHERE o.id = ANY($1::bigint[]))
-              AND ${notIndexed('m.state')} = 'queued'
-            ORDER BY m.account_id, m.created_at`,
-          [ids],
-          { planEachCall: true },
-        );
+        const ids = await lockJobOutboxRowsBefore(tx, cutoff);
+        if (ids.length === 0) return 0;
+        const rows = await queuedMessagesOfJobOutbox(tx, ids);
         await Promise.all(this.publishGroups(rows));
-        await tx.query(`DELETE FROM job_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+        await deleteJobOutboxRows(tx, ids);
         if (rows.length > 0) {
           this.metrics.swept.inc({ state: 'queued' }, rows.length);
           this.logger.info(
@@ -95,43 +88,52 @@ export class RecoverySweeper {
             're-published jobs whose publish was not confirmed',
           );
         }
-        return due.length;
+        return ids.length;
       });
-      if (found < 50) return;
+      if (found < JOB_OUTBOX_ROWS_PER_ROUND) return;
     }
   }
 
-  private publishGroups(
-    rows: { id: string; account_id: string; segments: number }[],
-  ): Promise<void>[] {
+  private publishGroups(rows: MessageJobRow[]): Promise<void>[] {
     const groups = submitGroups(
       rows.map((r) => ({ accountId: r.account_id, messageId: r.id, segments: r.segments })),
     );
     return groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group)));
   }
 
-  /** Publishes jobs for rows in the given state last touched before the cutoff. */
-  private async sweep(condition: string, cutoff: Date, label: string): Promise<void> {
+  /** Publishes jobs for messages in the given waiting states last changed and swept before the cutoff. */
+  private async sweepWaiting(
+    states: readonly (typeof WAITING_STATES)[number][],
+    cutoff: Date,
+    label: string,
+  ): Promise<void> {
     const batchSize = this.options.batchSize ?? 1000;
     for (let round = 0; round < 1000; round++) {
-      const { rows } = await this.db.query<{ id: string; account_id: string; segments: number }>(
-        `UPDATE messages SET updated_at = CASE WHEN state = 'submitting' THEN updated_at ELSE now() END
-          WHERE id IN (SELECT id FROM messages WHERE ${condition} AND updated_at < $1
-                        ORDER BY updated_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
-          RETURNING id, account_id, segments`,
-        [cutoff],
-      );
+      const rows = await sweepWaitingMessages(this.db, states, cutoff, batchSize);
       if (rows.length === 0) return;
-      for (const row of rows)
-        await this.bus.publish(TOPICS.messageSubmit, {
-          messageId: row.id,
-          accountId: row.account_id,
-          segments: row.segments,
-        });
-      this.metrics.swept.inc({ state: label }, rows.length);
-      this.logger.info({ count: rows.length, state: label }, 're-published jobs left in flight');
-      if (rows.length < batchSize || label === 'submitting') return;
+      await this.publishSingles(rows, label);
+      if (rows.length < batchSize) return;
     }
+  }
+
+  /**
+   * Publishes jobs for messages claimed before the cutoff and still `submitting`, once per sweep:
+   * they are not marked, so a second round would find the same ones.
+   */
+  private async sweepSubmitting(cutoff: Date): Promise<void> {
+    const rows = await staleSubmittingMessages(this.db, cutoff, this.options.batchSize ?? 1000);
+    if (rows.length > 0) await this.publishSingles(rows, 'submitting');
+  }
+
+  private async publishSingles(rows: MessageJobRow[], label: string): Promise<void> {
+    for (const row of rows)
+      await this.bus.publish(TOPICS.messageSubmit, {
+        messageId: row.id,
+        accountId: row.account_id,
+        segments: row.segments,
+      });
+    this.metrics.swept.inc({ state: label }, rows.length);
+    this.logger.info({ count: rows.length, state: label }, 're-published jobs left in flight');
   }
 
   async stop(): Promise<void> {

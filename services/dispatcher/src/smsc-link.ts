@@ -31,13 +31,13 @@ export async function openSmscLink(
       return {
         connector: new SmppConnector({ ...options, name: 'smsc' }, logger),
         throughput: options.throughput,
-        close: async () => undefined,
+        close: () => Promise.resolve(),
       };
     }
     return {
       connector: new HttpConnector({ ...parseHttpSmscUrl(smscUrl), name: 'http' }, logger),
       throughput: 0,
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
   }
   const simulator = new SmppSimulator({

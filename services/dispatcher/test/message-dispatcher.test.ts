@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
 import { MessageClaims, MessageDispatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';

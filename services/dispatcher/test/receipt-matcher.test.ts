@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  waitFor,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import { MessageClaims, ReceiptMatcher } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
@@ -55,7 +48,7 @@ beforeAll(async () => {
   bus = new MemoryBus();
   await bus.consume(
     { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr },
-    async (e) => void dlrs.push(e),
+    (e) => void dlrs.push(e),
   );
   claims = new MessageClaims(db, 'smsc');
   const metrics = createDispatcherMetrics(createRegistry('test'), {
@@ -97,11 +90,11 @@ describe('ReceiptMatcher', () => {
   it('a long message is delivered only when every part is, and reports once', async () => {
     const id = await submittedMessage(['2001', '2002', '2003']);
     await claims.markSubmitted([{ id, smscIds: ['2001', '2002', '2003'] }]);
-    matcher.receive(receipt('2001'));
-    matcher.receive(receipt('2003'));
+    void matcher.receive(receipt('2001'));
+    void matcher.receive(receipt('2003'));
     await new Promise((r) => setTimeout(r, 100));
     expect(await stateOf(id)).toBe('submitted');
-    matcher.receive(receipt('2002'));
+    void matcher.receive(receipt('2002'));
     await waitFor(async () => (await stateOf(id)) === 'delivered');
     await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
@@ -110,8 +103,8 @@ describe('ReceiptMatcher', () => {
   it("one undelivered part makes the message undelivered, reported with that part's stat", async () => {
     const id = await submittedMessage(['3001', '3002']);
     await claims.markSubmitted([{ id, smscIds: ['3001', '3002'] }]);
-    matcher.receive(receipt('3001'));
-    matcher.receive(receipt('3002', 'UNDELIV'));
+    void matcher.receive(receipt('3001'));
+    void matcher.receive(receipt('3002', 'UNDELIV'));
     await waitFor(async () => (await stateOf(id)) === 'undelivered');
     await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.find((d) => d.messageId === id)).toMatchObject({ status: 'UNDELIV' });
@@ -120,9 +113,9 @@ describe('ReceiptMatcher', () => {
   it('a duplicate receipt changes nothing and reports nothing more', async () => {
     const id = await submittedMessage(['4001']);
     await claims.markSubmitted([{ id, smscIds: ['4001'] }]);
-    matcher.receive(receipt('4001'));
+    void matcher.receive(receipt('4001'));
     await waitFor(async () => (await stateOf(id)) === 'delivered');
-    matcher.receive(receipt('4001', 'UNDELIV'));
+    void matcher.receive(receipt('4001', 'UNDELIV'));
     await new Promise((r) => setTimeout(r, 100));
     expect(await stateOf(id)).toBe('delivered');
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
@@ -144,7 +137,7 @@ describe('ReceiptMatcher', () => {
       receipt('5004', 'UNDELIV'),
       receipt('5001'),
     ])
-      matcher.receive(r);
+      void matcher.receive(r);
     await waitFor(
       async () =>
         (await stateOf(single)) === 'delivered' &&

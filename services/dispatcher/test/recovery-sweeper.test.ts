@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
-import {
-  MemoryBus,
-  createLogger,
-  createRegistry,
-  insertTestAccount,
-  openMigratedPglite,
-  waitFor,
-  type Db,
-} from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { RecoverySweeper } from '../src';
 import { createDispatcherMetrics } from '../src/metrics';
 
@@ -63,11 +56,11 @@ beforeEach(async () => {
   singles = [];
   await bus.consume(
     { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
-    async (job) => void singles.push(job.messageId),
+    (job) => void singles.push(job.messageId),
   );
   await bus.consume(
     { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
-    async (job) => void jobs.push(job),
+    (job) => void jobs.push(job),
   );
 });
 afterEach(async () => {
@@ -128,5 +121,50 @@ describe('RecoverySweeper and the job outbox', () => {
     expect(await outboxIds()).toEqual([]);
     expect(singles.sort()).toEqual([...ids].sort());
     expect(jobs).toEqual([]);
+  });
+});
+
+describe('RecoverySweeper and the message clocks', () => {
+  const clocks = async (id: string) =>
+    (
+      await db.query<{ updated_at: Date; swept_at: Date | null }>(
+        'SELECT updated_at, swept_at FROM messages WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+
+  it('marks a re-published waiting message swept, leaves updated_at alone, and passes it over within its grace', async () => {
+    const [id] = await messages(await account(), 1, 'accepted');
+    await db.query(`UPDATE messages SET updated_at = now() - interval '31 seconds' WHERE id = $1`, [
+      id,
+    ]);
+    const before = await clocks(id);
+    const s = sweeper();
+
+    await s.sweepOnce();
+    await waitFor(() => singles.length === 1);
+    const after = await clocks(id);
+    expect(after.updated_at).toEqual(before.updated_at);
+    expect(after.swept_at).not.toBeNull();
+
+    await s.sweepOnce();
+    expect(singles).toEqual([id]);
+  });
+
+  it('re-publishes a submitting message by when it was claimed, not by when it last changed', async () => {
+    const alice = await account();
+    const [stale, recent] = await messages(alice, 2, 'submitting');
+    await db.query(
+      `UPDATE messages SET submit_started_at = now() - interval '61 seconds' WHERE id = $1`,
+      [stale],
+    );
+    await db.query(
+      `UPDATE messages SET submit_started_at = now(), updated_at = now() - interval '61 seconds' WHERE id = $1`,
+      [recent],
+    );
+
+    await sweeper().sweepOnce();
+    await waitFor(() => singles.length === 1);
+    expect(singles).toEqual([stale]);
   });
 });

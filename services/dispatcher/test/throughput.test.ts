@@ -91,13 +91,12 @@ describe('ThroughputGate', () => {
     let failures = 3;
     let calls = 0;
     const flaky: RateLimiter = {
-      reserve: async () => {
+      reserve: () => {
         calls++;
-        if (failures-- > 0) throw new Error('ECONNREFUSED');
-        return 0;
+        return failures-- > 0 ? Promise.reject(new Error('ECONNREFUSED')) : Promise.resolve(0);
       },
       isReady: () => failures < 0,
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
     const gate = new ThroughputGate(flaky, logger, metrics, { key: 'c', perSecond: 10 });
     const passing = gate.pass(undefined, 1);
@@ -110,9 +109,9 @@ describe('ThroughputGate', () => {
 
   it('lets everything through when no cap is set', async () => {
     const never: RateLimiter = {
-      reserve: async () => Promise.reject(new Error('unused')),
+      reserve: () => Promise.reject(new Error('unused')),
       isReady: () => true,
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
     await new ThroughputGate(never, logger, metrics, undefined).pass(undefined, 3);
   });

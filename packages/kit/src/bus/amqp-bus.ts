@@ -334,7 +334,7 @@ export class AmqpBus implements Bus {
     try {
       channel = this.requirePublisher();
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     const messageId = properties.messageId ?? randomUUID();
     const timeoutMs = this.options.publishTimeoutMs ?? 30_000;
@@ -354,7 +354,7 @@ export class AmqpBus implements Bus {
           reject(
             err instanceof Error
               ? err
-              : new Error(`RabbitMQ did not store the message: ${String(err)}`),
+              : new Error(`RabbitMQ did not store the message: ${JSON.stringify(err)}`),
           );
         else if (returned)
           reject(
@@ -598,9 +598,7 @@ export class AmqpBus implements Bus {
     meta: { attempt: number; reason?: string; error: unknown },
   ): Promise<void> {
     const headers: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(
-      (msg.properties.headers ?? {}),
-    )) {
+    for (const [key, value] of Object.entries(msg.properties.headers ?? {})) {
       if (!BROKER_HEADERS.test(key)) headers[key] = value;
     }
     headers[ATTEMPT_HEADER] = meta.attempt;

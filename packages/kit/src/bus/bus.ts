@@ -21,7 +21,7 @@ export interface DeliveryInfo {
 export type Handler<T extends Topic> = (
   payload: BusPayload<T>,
   info: DeliveryInfo,
-) => Promise<void>;
+) => Promise<void> | void;
 
 /** Thrown by a handler for a message no retry can help: it goes straight to the dead-letter queue. */
 export class PoisonMessageError extends Error {

@@ -79,12 +79,22 @@ export class MemoryBus implements Bus {
     this.logger = options.logger;
   }
 
-  async declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
-    if (this.closed) throw new Error('bus is closed');
+  declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('bus is closed'));
     this.queueFor(binding.queue, binding.topic);
+    return Promise.resolve();
   }
 
-  async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
+  publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
+    try {
+      this.enqueue(topic, payload);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private enqueue<T extends Topic>(topic: T, payload: BusPayload<T>): void {
     if (this.closed) throw new Error('bus is closed');
     const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
     const publishedAt = Date.now();
@@ -101,14 +111,11 @@ export class MemoryBus implements Bus {
     }
   }
 
-  async consume<T extends Topic>(
-    options: ConsumeOptions<T>,
-    handler: Handler<T>,
-  ): Promise<Consumer> {
-    if (this.closed) throw new Error('bus is closed');
+  consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer> {
+    if (this.closed) return Promise.reject(new Error('bus is closed'));
     const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0))
-      throw new Error('retryDelaysMs must be non-negative integers');
+      return Promise.reject(new Error('retryDelaysMs must be non-negative integers'));
     const queue = this.queueFor(options.queue, options.topic);
     const consumer: MemoryConsumer = {
       handler: handler,
@@ -119,26 +126,26 @@ export class MemoryBus implements Bus {
     queue.consumers.push(consumer);
     this.schedulePump(queue);
     let cancelling: Promise<void> | undefined;
-    return {
+    return Promise.resolve({
       cancel: () =>
         (cancelling ??= (async () => {
           const at = queue.consumers.indexOf(consumer);
           if (at >= 0) queue.consumers.splice(at, 1);
           await Promise.allSettled([...consumer.inFlight]);
         })()),
-    };
+    });
   }
 
-  async queueDepth(queue: string): Promise<number> {
-    return this.queues.get(queue)?.ready.length ?? 0;
+  queueDepth(queue: string): Promise<number> {
+    return Promise.resolve(this.queues.get(queue)?.ready.length ?? 0);
   }
 
   consumerLagSeconds(queue: string): number {
     return this.lag.seconds(queue);
   }
 
-  async deadLetterCount(queue: string): Promise<number> {
-    return this.queues.get(queue)?.dead.length ?? 0;
+  deadLetterCount(queue: string): Promise<number> {
+    return Promise.resolve(this.queues.get(queue)?.dead.length ?? 0);
   }
 
   /** The dead letters of a queue, oldest first (tests and the embedded CLI). */

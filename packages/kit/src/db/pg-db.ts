@@ -44,7 +44,9 @@ const PARSERS = new Map<number, (value: string) => unknown>([
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     (format === undefined || format === 'text' ? PARSERS.get(oid) : undefined) ??
-    pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    (pg.types.getTypeParser(oid, format) as (
+      value: string,
+    ) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /**

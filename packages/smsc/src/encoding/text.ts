@@ -17,8 +17,8 @@ function refuse(text: string, index: number, coding: number): never {
   );
 }
 
-const NON_ASCII = /[^\u0000-\u007f]/;
-const NON_LATIN1 = /[^\u0000-\u00ff]/;
+const NON_ASCII = /[\u0080-\uffff]/;
+const NON_LATIN1 = /[\u0100-\uffff]/;
 /** A surrogate that is not half of a pair: not a character, and not sendable in UCS-2. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '@smsgw/kit';
+import { accountThroughput } from '@smsgw/store';
 import type { RateCap } from './rate-limiter';
 
 /** Accounts' own caps (accounts.throughput), read from Postgres and kept for a short while. */
@@ -15,11 +16,7 @@ export class AccountCaps {
     if (!accountId) return undefined;
     let entry = this.cache.get(accountId);
     if (!entry) {
-      const { rows } = await this.db.query<{ throughput: number }>(
-        'SELECT throughput FROM accounts WHERE id = $1',
-        [accountId],
-      );
-      entry = { perSecond: rows[0]?.throughput ?? 0 };
+      entry = { perSecond: (await accountThroughput(this.db, accountId)) ?? 0 };
       this.cache.set(accountId, entry);
     }
     return entry.perSecond > 0

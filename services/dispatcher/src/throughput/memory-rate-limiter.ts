@@ -5,7 +5,7 @@ import { BURST, type RateCap, type RateLimiter } from './rate-limiter';
 export class MemoryRateLimiter implements RateLimiter {
   private readonly tats = new Map<string, number>();
 
-  async reserve(caps: readonly RateCap[], cost: number): Promise<number> {
+  reserve(caps: readonly RateCap[], cost: number): Promise<number> {
     const now = Date.now();
     let wait = 0;
     for (const cap of caps) {
@@ -13,7 +13,7 @@ export class MemoryRateLimiter implements RateLimiter {
       this.tats.set(cap.key, result.tat);
       wait = Math.max(wait, result.waitMs);
     }
-    return wait;
+    return Promise.resolve(wait);
   }
 
   isReady(): boolean {

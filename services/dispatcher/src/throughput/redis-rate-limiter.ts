@@ -55,7 +55,8 @@ export class RedisRateLimiter implements RateLimiter {
     return this.redis.status === 'ready';
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.redis.disconnect();
+    return Promise.resolve();
   }
 }

@@ -1,0 +1,5 @@
+export * from './test-database';
+export * from './embedded-database';
+export * from './wait-for';
+export * from './service-process';
+export * from './bus-namespace';

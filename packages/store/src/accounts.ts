@@ -1,0 +1,207 @@
+import type { Queryable } from '@smsgw/kit';
+
+/**
+ * Statements on `accounts` and `applications`.
+ * Compound statements elsewhere that also touch `accounts`: messages.ts ACCEPT_MESSAGES_SQL
+ * (locks and debits the accounts of a group) and failMessage (refund); batches.ts acceptBatch
+ * (debit) and cancelBatch (refund).
+ */
+
+export interface AccountRow {
+  id: string;
+  username: string;
+  password_hash: string;
+  balance: string | null;
+  sms_count: string | null;
+  rate: string;
+  default_from: string | null;
+  throughput: number;
+  created_at: Date;
+}
+
+export interface ApplicationRow {
+  id: string;
+  account_id: string;
+  client_id: string;
+  secret_hash: string;
+  name: string | null;
+  revoked_at: Date | null;
+}
+
+export interface NewAccount {
+  username: string;
+  passwordHash: string;
+  balance: string | null;
+  smsCount: string | number | null;
+  rate: string | null;
+  defaultFrom: string | null;
+  throughput: number;
+}
+
+/** The new account; undefined when the username is taken. */
+export async function insertAccount(
+  db: Queryable,
+  account: NewAccount,
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(
+    `INSERT INTO accounts (username, password_hash, balance, sms_count, rate, default_from, throughput)
+         VALUES ($1, $2, $3, $4, COALESCE($5::numeric, 1), $6, $7)
+         ON CONFLICT (username) DO NOTHING
+         RETURNING *`,
+    [
+      account.username,
+      account.passwordHash,
+      account.balance,
+      account.smsCount,
+      account.rate,
+      account.defaultFrom,
+      account.throughput,
+    ],
+  );
+  return rows[0];
+}
+
+export async function findAccountByUsername(
+  db: Queryable,
+  username: string,
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>('SELECT * FROM accounts WHERE username = $1', [
+    username,
+  ]);
+  return rows[0];
+}
+
+/** The account's row, locked until the end of the transaction `tx`. */
+export async function lockAccountByUsername(
+  tx: Queryable,
+  username: string,
+): Promise<AccountRow | undefined> {
+  const { rows } = await tx.query<AccountRow>(
+    'SELECT * FROM accounts WHERE username = $1 FOR UPDATE',
+    [username],
+  );
+  return rows[0];
+}
+
+export async function findLoginByUsername(
+  db: Queryable,
+  username: string,
+): Promise<Pick<AccountRow, 'id' | 'username' | 'password_hash'> | undefined> {
+  const { rows } = await db.query<Pick<AccountRow, 'id' | 'username' | 'password_hash'>>(
+    'SELECT id, username, password_hash FROM accounts WHERE username = $1',
+    [username],
+  );
+  return rows[0];
+}
+
+/**
+ * Adds `amount` to a limited balance and `smsCount` to a limited quota (unlimited ones stay
+ * unlimited); undefined, changing nothing, when either would go below zero.
+ */
+export async function addAccountCredit(
+  tx: Queryable,
+  accountId: string,
+  amount: string,
+  smsCount: string | number,
+): Promise<AccountRow | undefined> {
+  const { rows } = await tx.query<AccountRow>(
+    `UPDATE accounts
+            SET balance = balance + $2::numeric,
+                sms_count = sms_count + $3::bigint,
+                updated_at = now()
+          WHERE id = $1
+            AND (balance IS NULL OR balance + $2::numeric >= 0)
+            AND (sms_count IS NULL OR sms_count + $3::bigint >= 0)
+          RETURNING *`,
+    [accountId, amount, smsCount],
+  );
+  return rows[0];
+}
+
+/** The account's price of one segment, and of this many (as Postgres's numeric text). */
+export async function accountPrice(
+  db: Queryable,
+  accountId: string,
+  segments: number,
+): Promise<{ rate: string; cost: string } | undefined> {
+  const { rows } = await db.query<{ rate: string; cost: string }>(
+    'SELECT rate::text AS rate, (rate * $2::int)::text AS cost FROM accounts WHERE id = $1',
+    [accountId, segments],
+  );
+  return rows[0];
+}
+
+/** Balance and quota left; null is unlimited. */
+export async function accountBalance(
+  db: Queryable,
+  accountId: string,
+): Promise<{ balance: string | null; sms_count: string | null } | undefined> {
+  const { rows } = await db.query<{ balance: string | null; sms_count: string | null }>(
+    'SELECT balance::text AS balance, sms_count::text AS sms_count FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return rows[0];
+}
+
+/**
+ * Whether the balance is what falls short of `segments` segments at the account's rate (else it
+ * is the quota); undefined when there is no such account.
+ */
+export async function isShortOfCredit(
+  db: Queryable,
+  accountId: string,
+  segments: number,
+): Promise<boolean | undefined> {
+  const { rows } = await db.query<{ short_of_credit: boolean }>(
+    'SELECT (balance IS NOT NULL AND balance < rate * $2::bigint) AS short_of_credit FROM accounts WHERE id = $1',
+    [accountId, segments],
+  );
+  return rows[0]?.short_of_credit;
+}
+
+/** The account's own cap in messages per second (0: none); undefined when there is no such account. */
+export async function accountThroughput(
+  db: Queryable,
+  accountId: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ throughput: number }>(
+    'SELECT throughput FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return rows[0]?.throughput;
+}
+
+export async function insertApplication(
+  db: Queryable,
+  application: { accountId: string; clientId: string; secretHash: string; name: string | null },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO applications (account_id, client_id, secret_hash, name) VALUES ($1, $2, $3, $4)',
+    [application.accountId, application.clientId, application.secretHash, application.name],
+  );
+}
+
+/** The application with its account's username. */
+export async function findApplication(
+  db: Queryable,
+  clientId: string,
+): Promise<(ApplicationRow & { username: string }) | undefined> {
+  const { rows } = await db.query<ApplicationRow & { username: string }>(
+    `SELECT a.*, acc.username FROM applications a JOIN accounts acc ON acc.id = a.account_id WHERE a.client_id = $1`,
+    [clientId],
+  );
+  return rows[0];
+}
+
+/** False when there was no such live application of that account. */
+export async function revokeApplication(
+  db: Queryable,
+  accountId: string,
+  clientId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE applications SET revoked_at = now() WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL',
+    [accountId, clientId],
+  );
+  return rowCount === 1;
+}

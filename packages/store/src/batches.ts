@@ -1,0 +1,338 @@
+import {
+  FAILED_STATES,
+  OPEN_BATCH_STATES,
+  SENT_STATES,
+  UNSENT_STATES,
+  WAITING_STATES,
+  type BatchState,
+  type OpenBatchState,
+} from '@smsgw/contracts';
+import type { Queryable } from '@smsgw/kit';
+import { sqlList } from './sql-list';
+
+/**
+ * Statements on `batches` and `batch_entries`. A batch is accepted whole, held until due, and
+ * expanded into messages in chunks with a cursor, so a restarted scheduler continues where it
+ * stopped. Several statements here also touch `messages`, `accounts`, `credit_ledger` and
+ * `job_outbox` (named in each one's comment); outcome-outbox.ts resultEventsInsert reads a
+ * batch's URLs.
+ */
+
+const OPEN = sqlList(OPEN_BATCH_STATES);
+
+// ---- acceptance and status (api-gateway) ----
+
+/** One batch_entries row: a message of the request, with a slice of its recipients. */
+export interface BatchEntryInput {
+  seq: number;
+  from_addr: string | null;
+  content: string | null;
+  hex_content: string | null;
+  coding: number;
+  segments: number;
+  params: Record<string, unknown>;
+  recipients: readonly string[];
+}
+
+export interface NewBatch {
+  id: string;
+  accountId: string;
+  /** Σ segments over every recipient. */
+  segments: number;
+  recipients: number;
+  callbackUrl: string | null;
+  errbackUrl: string | null;
+  scheduledAt: Date | null;
+  entries: readonly BatchEntryInput[];
+}
+
+/**
+ * One statement: debits rate × Σ segments and the quota (accounts), records the batch, its
+ * entries (with their recipient lists, not expanded) and the ledger row (credit_ledger). Nothing
+ * is written when short; the batch's cost then.
+ */
+export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<string | undefined> {
+  const { rows } = await db.query<{ cost: string }>(
+    `WITH debit AS (
+         UPDATE accounts
+            SET balance = balance - rate * $3::bigint,
+                sms_count = sms_count - $3::bigint,
+                updated_at = now()
+          WHERE id = $2
+            AND (balance IS NULL OR balance >= rate * $3::bigint)
+            AND (sms_count IS NULL OR sms_count >= $3::bigint)
+          RETURNING id, rate, rate * $3::bigint AS cost, default_from
+       ), batch AS (
+         INSERT INTO batches (id, account_id, state, callback_url, errback_url, scheduled_at, total, cost, segments)
+         SELECT $1, debit.id, CASE WHEN $6::timestamptz IS NULL THEN 'running' ELSE 'scheduled' END, $4, $5, $6, $7, debit.cost, $3
+           FROM debit
+         RETURNING id, account_id, cost, segments
+       ), entries AS (
+         INSERT INTO batch_entries (batch_id, seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size)
+         SELECT batch.id, e.seq, COALESCE(e.from_addr, debit.default_from), e.content, e.hex_content, e.coding, e.segments,
+                debit.rate * e.segments, e.params, ARRAY(SELECT jsonb_array_elements_text(e.recipients)), jsonb_array_length(e.recipients)
+           FROM batch, debit,
+                jsonb_to_recordset($8::jsonb) AS e(seq int, from_addr text, content text, hex_content text, coding smallint,
+                                                   segments int, params jsonb, recipients jsonb)
+       ), ledger AS (
+         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
+         SELECT account_id, -cost, -segments, 'debit', id FROM batch
+       )
+       SELECT cost::text AS cost FROM batch`,
+    [
+      batch.id,
+      batch.accountId,
+      batch.segments,
+      batch.callbackUrl,
+      batch.errbackUrl,
+      batch.scheduledAt,
+      batch.recipients,
+      JSON.stringify(batch.entries),
+    ],
+  );
+  return rows[0]?.cost;
+}
+
+export interface BatchStatusRow {
+  id: string;
+  state: BatchState;
+  scheduled_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  total: number;
+  expanded: number;
+  /** Counts of the batch's messages (not of recipients still to expand), as int8 text. */
+  queued: string;
+  sent: string;
+  delivered: string;
+  failed: string;
+  cancelled: string;
+}
+
+/** The batch, when it belongs to the account, with its messages counted by outcome. */
+export async function batchStatus(
+  db: Queryable,
+  accountId: string,
+  batchId: string,
+): Promise<BatchStatusRow | undefined> {
+  const { rows } = await db.query<BatchStatusRow>(
+    `SELECT b.id, b.state, b.scheduled_at, b.created_at, b.completed_at, b.total, b.expanded,
+              count(*) FILTER (WHERE m.state IN (${sqlList(UNSENT_STATES)})) AS queued,
+              count(*) FILTER (WHERE m.state IN (${sqlList(SENT_STATES)})) AS sent,
+              count(*) FILTER (WHERE m.state = 'delivered') AS delivered,
+              count(*) FILTER (WHERE m.state IN (${sqlList(FAILED_STATES)})) AS failed,
+              count(*) FILTER (WHERE m.state = 'cancelled') AS cancelled
+         FROM batches b LEFT JOIN messages m ON m.batch_id = b.id
+        WHERE b.id = $1 AND b.account_id = $2
+        GROUP BY b.id`,
+    [batchId, accountId],
+  );
+  return rows[0];
+}
+
+/** The batch's state, its row locked until the end of the transaction `tx`. */
+export async function lockBatch(
+  tx: Queryable,
+  accountId: string,
+  batchId: string,
+): Promise<BatchState | undefined> {
+  const { rows } = await tx.query<{ state: BatchState }>(
+    'SELECT state FROM batches WHERE id = $1 AND account_id = $2 FOR UPDATE',
+    [batchId, accountId],
+  );
+  return rows[0]?.state;
+}
+
+/**
+ * One statement: cancels the batch and its messages still waiting (messages), and refunds them
+ * and the recipients not expanded yet to the account (accounts, with its credit_ledger row).
+ * Answers the amount refunded.
+ */
+export async function cancelBatch(tx: Queryable, batchId: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ amount: string }>(
+    `WITH b AS (
+           UPDATE batches SET state = 'cancelled', completed_at = now(), updated_at = now()
+            WHERE id = $1
+           RETURNING id, account_id, next_entry, next_offset
+         ), cancelled AS (
+           UPDATE messages m SET state = 'cancelled', error = 'batch cancelled', updated_at = now()
+             FROM b WHERE m.batch_id = b.id AND m.state IN (${sqlList(WAITING_STATES)})
+           RETURNING m.cost, m.segments
+         ), unexpanded AS (
+           SELECT COALESCE(sum(e.unit_cost * left_over), 0) AS cost, COALESCE(sum(e.segments * left_over), 0) AS segments
+             FROM b JOIN LATERAL (
+               SELECT unit_cost, segments,
+                      cardinality(recipients) - CASE WHEN seq = b.next_entry THEN b.next_offset ELSE 0 END AS left_over
+                 FROM batch_entries WHERE batch_id = b.id AND seq >= b.next_entry
+             ) e ON true
+         ), total AS (
+           SELECT (SELECT COALESCE(sum(cost), 0) FROM cancelled) + (SELECT cost FROM unexpanded) AS amount,
+                  (SELECT COALESCE(sum(segments), 0) FROM cancelled) + (SELECT segments FROM unexpanded) AS segments
+         ), account AS (
+           UPDATE accounts a SET balance = a.balance + t.amount, sms_count = a.sms_count + t.segments, updated_at = now()
+             FROM b, total t WHERE a.id = b.account_id
+           RETURNING a.id
+         ), ledger AS (
+           INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
+           SELECT b.account_id, t.amount, t.segments, 'refund', b.id FROM b, total t WHERE t.amount > 0 OR t.segments > 0
+         )
+         SELECT amount::text AS amount FROM total`,
+    [batchId],
+  );
+  return rows[0]?.amount;
+}
+
+// ---- callbacks (callback-notifier) ----
+
+/** The URLs of a batch; a batch's URLs never change, so callers may cache them. */
+export async function batchCallbackUrls(
+  db: Queryable,
+  batchId: string,
+): Promise<{ callback_url: string | null; errback_url: string | null } | undefined> {
+  const { rows } = await db.query<{
+    callback_url: string | null;
+    errback_url: string | null;
+  }>('SELECT callback_url, errback_url FROM batches WHERE id = $1', [batchId]);
+  return rows[0];
+}
+
+// ---- expansion (batch-scheduler) ----
+
+/**
+ * Batch `b`'s messages in these states, one equality per state: the index on (batch_id, state)
+ * then reads only those entries. With `state IN (…)` the plan Postgres caches (prepared, made when
+ * the table was still empty) scans every message of the batch and filters on the state.
+ */
+function inState(form: 'count' | 'exists', states: readonly string[]): string {
+  const one = (state: string) =>
+    form === 'count'
+      ? `(SELECT count(*) FROM messages m WHERE m.batch_id = b.id AND m.state = '${state}')`
+      : `EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.id AND m.state = '${state}')`;
+  return states.map(one).join(form === 'count' ? ' + ' : ' OR ');
+}
+
+export interface DueBatchRow {
+  id: string;
+  account_id: string;
+  next_entry: number;
+  next_offset: number;
+  total: number;
+  expanded: number;
+}
+
+/**
+ * The open batch due first that has recipients left and fewer than `maxWaiting` messages waiting
+ * for a dispatcher (backpressure), locked until the end of the transaction `tx`; batches another
+ * scheduler holds are passed over.
+ */
+export async function takeDueBatch(
+  tx: Queryable,
+  maxWaiting: number,
+): Promise<DueBatchRow | undefined> {
+  const { rows } = await tx.query<DueBatchRow>(
+    `SELECT b.id, b.account_id, b.next_entry, b.next_offset, b.total, b.expanded
+           FROM batches b
+          WHERE b.state IN (${OPEN}) AND b.expanded < b.total
+            AND (b.scheduled_at IS NULL OR b.scheduled_at <= now())
+            AND ${inState('count', WAITING_STATES)} < $1
+          ORDER BY COALESCE(b.scheduled_at, b.created_at)
+          LIMIT 1
+          FOR UPDATE OF b SKIP LOCKED`,
+    [maxWaiting],
+  );
+  return rows[0];
+}
+
+/**
+ * The entry rows a chunk reaches into, from the cursor's row on (`upto`: recipients from the
+ * cursor's row through this one), each with the recipients the chunk takes from it: together
+ * exactly $4 (the chunk size), or what is left. Parameters: $1 batch, $2 and $3 the cursor.
+ */
+const ENTRY_SLICES = `
+  SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, size,
+         recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 :
+                    (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + LEAST($4, $3 + $4 - (upto - size))] AS slice
+    FROM (SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size,
+                 sum(size) OVER (ORDER BY seq) AS upto
+            FROM (SELECT e.seq, e.from_addr, e.content, e.hex_content, e.coding, e.segments, e.unit_cost, e.params, e.recipients,
+                         COALESCE(e.size, cardinality(e.recipients)) AS size
+                    FROM batch_entries e
+                   WHERE e.batch_id = $1 AND e.seq >= $2
+                   ORDER BY e.seq
+                   LIMIT $4) rows_from_cursor) counted
+   WHERE upto - size < $3 + $4`;
+
+/** One entry row a chunk took recipients from; the chunk's ids are on every row. */
+export interface ChunkRow {
+  seq: number;
+  size: number;
+  taken: number;
+  ids: string[] | null;
+  segments: number[] | null;
+  outbox_id: string | null;
+}
+
+/**
+ * One statement: writes the next `chunkSize` recipients of the batch from its cursor as `queued`
+ * messages (messages), with one job_outbox row naming them. The messages are made inside
+ * Postgres, from the recipient arrays it already holds: no recipient, text or parameter travels to
+ * the scheduler and back. Answers, per entry row, how many recipients were taken, for the cursor.
+ */
+export async function expandBatchChunk(
+  tx: Queryable,
+  batch: Pick<DueBatchRow, 'id' | 'account_id' | 'next_entry' | 'next_offset'>,
+  chunkSize: number,
+): Promise<ChunkRow[]> {
+  const { rows } = await tx.query<ChunkRow>(
+    `WITH picked AS (
+           ${ENTRY_SLICES}
+         ), made AS (
+           INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
+           SELECT gen_random_uuid(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params
+             FROM picked p CROSS JOIN LATERAL unnest(p.slice) AS t(to_addr)
+           RETURNING id, segments
+         ), outbox AS (
+           INSERT INTO job_outbox (message_ids) SELECT array_agg(id) FROM made HAVING count(*) > 0 RETURNING id
+         ), made_list AS (
+           SELECT array_agg(id::text) AS ids, array_agg(segments) AS segments, (SELECT id::text FROM outbox) AS outbox_id FROM made
+         )
+         SELECT p.seq, p.size, cardinality(p.slice) AS taken, l.ids, l.segments, l.outbox_id
+           FROM picked p CROSS JOIN made_list l
+          ORDER BY p.seq`,
+    [batch.id, batch.next_entry, batch.next_offset, chunkSize, batch.account_id],
+  );
+  return rows;
+}
+
+/** Moves the batch's cursor past a chunk; the batch is running from its first chunk on. */
+export async function advanceBatchCursor(
+  tx: Queryable,
+  batchId: string,
+  cursor: { nextEntry: number; nextOffset: number; expanded: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now() WHERE id = $1`,
+    [batchId, cursor.nextEntry, cursor.nextOffset, cursor.expanded],
+  );
+}
+
+/** Completes the running batches fully expanded whose every message left the unsent states. */
+export async function completeFinishedBatches(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE batches b SET state = 'completed', completed_at = now(), updated_at = now()
+        WHERE b.state = 'running' AND b.expanded >= b.total
+          AND NOT (${inState('exists', UNSENT_STATES)})
+        RETURNING b.id`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Batches not finished yet, by state (the batches_open index covers the query). */
+export async function countOpenBatches(db: Queryable): Promise<Record<OpenBatchState, number>> {
+  const { rows } = await db.query<{ state: OpenBatchState; n: number }>(
+    `SELECT state, count(*)::int AS n FROM batches WHERE state IN (${OPEN}) GROUP BY state`,
+  );
+  const counts: Record<OpenBatchState, number> = { scheduled: 0, running: 0 };
+  for (const row of rows) counts[row.state] = row.n;
+  return counts;
+}

@@ -1,0 +1,97 @@
+import type { Queryable } from '@smsgw/kit';
+
+/**
+ * Statements on `callback_attempts`: one row per message and kind of request to a customer URL,
+ * so a redelivered event adds nothing, and a request is retried from Postgres, not from memory.
+ */
+
+export type CallbackKind = 'callback' | 'errback' | 'dlr1' | 'dlr2';
+
+export interface CallbackAttempt {
+  message_id: string;
+  kind: CallbackKind;
+  url: string;
+  method: 'GET' | 'POST';
+  query: Record<string, string>;
+  attempts: number;
+}
+
+/** true when the request is new. */
+export async function insertCallbackAttempt(
+  db: Queryable,
+  a: Omit<CallbackAttempt, 'attempts'>,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO callback_attempts (message_id, kind, url, method, query, state)
+       VALUES ($1, $2, $3, $4, $5::jsonb, 'pending') ON CONFLICT (message_id, kind) DO NOTHING`,
+    [a.message_id, a.kind, a.url, a.method, JSON.stringify(a.query)],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Up to `limit` due requests, leased for `leaseMs` (their next attempt moved past it), so that
+ * another notifier does not send them too.
+ */
+export async function takeDueCallbacks(
+  db: Queryable,
+  limit: number,
+  leaseMs: number,
+): Promise<CallbackAttempt[]> {
+  const { rows } = await db.query<CallbackAttempt>(
+    `UPDATE callback_attempts c SET next_attempt_at = now() + make_interval(secs => $2::float8 / 1000), updated_at = now()
+         FROM (SELECT message_id, kind FROM callback_attempts
+                WHERE state = 'pending' AND next_attempt_at <= now()
+                ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
+        WHERE c.message_id = due.message_id AND c.kind = due.kind
+        RETURNING c.message_id, c.kind, c.url, c.method, c.query, c.attempts`,
+    [limit, leaseMs],
+  );
+  return rows;
+}
+
+export async function markCallbackDone(
+  db: Queryable,
+  a: Pick<CallbackAttempt, 'message_id' | 'kind'>,
+  outcome: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE callback_attempts SET state = 'done', attempts = attempts + 1, last_outcome = $3, updated_at = now()
+        WHERE message_id = $1 AND kind = $2 AND state = 'pending'`,
+    [a.message_id, a.kind, outcome],
+  );
+}
+
+export async function scheduleCallbackRetry(
+  db: Queryable,
+  a: Pick<CallbackAttempt, 'message_id' | 'kind'>,
+  outcome: string,
+  delayMs: number,
+): Promise<void> {
+  await db.query(
+    `UPDATE callback_attempts SET attempts = attempts + 1, last_outcome = $3,
+              next_attempt_at = now() + make_interval(secs => $4::float8 / 1000), updated_at = now()
+        WHERE message_id = $1 AND kind = $2 AND state = 'pending'`,
+    [a.message_id, a.kind, outcome, delayMs],
+  );
+}
+
+export async function markCallbackGivenUp(
+  tx: Queryable,
+  a: Pick<CallbackAttempt, 'message_id' | 'kind'>,
+  outcome: string,
+): Promise<void> {
+  await tx.query(
+    `UPDATE callback_attempts SET state = 'given_up', attempts = attempts + 1, last_outcome = $3, updated_at = now()
+          WHERE message_id = $1 AND kind = $2 AND state = 'pending'`,
+    [a.message_id, a.kind, outcome],
+  );
+}
+
+/** Callback requests not yet answered for good, by kind (the callback_attempts_due index covers it). */
+export async function countPendingCallbacks(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ kind: string; n: number }>(
+    `SELECT kind, count(*)::int AS n FROM callback_attempts WHERE state = 'pending' GROUP BY kind`,
+  );
+  return new Map(rows.map((r) => [r.kind, r.n]));
+}

@@ -1,0 +1,35 @@
+import type { Queryable } from '@smsgw/kit';
+
+/**
+ * Statements on `credit_ledger`: every change of a balance or quota is explained by one row here,
+ * written in the same transaction as the change.
+ * Compound statements elsewhere that also write `credit_ledger`: messages.ts ACCEPT_MESSAGES_SQL
+ * (debits) and failMessage (refund of one message); batches.ts acceptBatch (debit) and cancelBatch
+ * (refund).
+ */
+
+/** The credit an account opened with (a null balance or quota counts as 0). */
+export async function recordOpeningCredit(
+  tx: Queryable,
+  accountId: string,
+  balance: string | null,
+  smsCount: string | null,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, COALESCE($2::numeric, 0), COALESCE($3::bigint, 0), 'credit')`,
+    [accountId, balance, smsCount],
+  );
+}
+
+/** Credit added (or, negative, taken back) by an administrator. */
+export async function recordCredit(
+  tx: Queryable,
+  accountId: string,
+  amount: string,
+  smsCount: string | number,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO credit_ledger (account_id, amount, sms_count, reason) VALUES ($1, $2::numeric, $3::bigint, 'credit')`,
+    [accountId, amount, smsCount],
+  );
+}

@@ -1,0 +1,502 @@
+import { WAITING_STATES, type MessageResultEvent, type MessageState } from '@smsgw/contracts';
+import type { Queryable } from '@smsgw/kit';
+import { resultEventsInsert } from './outcome-outbox';
+import { sqlList } from './sql-list';
+
+/**
+ * Statements on `messages` and `message_parts`. Every change of a message's state is a conditional
+ * UPDATE on the state it expects, which is what makes a redelivered job harmless.
+ * Statements elsewhere that also touch `messages`: batches.ts expandBatchChunk (writes a chunk's
+ * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
+ * (counts or finds a batch's messages in given states, for takeDueBatch and
+ * completeFinishedBatches).
+ */
+
+const WAITING = sqlList(WAITING_STATES);
+
+/** A row limit goes into the statement's text, so it must be a positive integer. */
+function checkedLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`bad row limit ${limit}`);
+  return limit;
+}
+
+/**
+ * A column compared so that no index on it can serve the comparison. The group statements find
+ * their rows by id; given `state = 'submitting'`, Postgres may instead walk the index on state
+ * (its statistics say few rows are `submitting`), where every message that was ever submitting
+ * left an entry to step over: that plan made the group statements several times dearer.
+ */
+const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
+
+/**
+ * When a `submitting` message was claimed. Rows claimed before migration 010 by a dispatcher
+ * that did not yet write submit_started_at have only updated_at, which was set by that claim.
+ */
+const SUBMIT_STARTED = 'COALESCE(submit_started_at, updated_at)';
+
+// ---- acceptance (api-gateway) ----
+
+/** The columns of the messages acceptMessages takes, one array per column, in the same order. */
+export interface NewMessageColumns {
+  id: readonly string[];
+  accountId: readonly string[];
+  batchId: readonly (string | null)[];
+  to: readonly string[];
+  from: readonly (string | null)[];
+  content: readonly (string | null)[];
+  hexContent: readonly (string | null)[];
+  coding: readonly number[];
+  segments: readonly number[];
+  /** Each message's params as JSON text. */
+  params: readonly string[];
+}
+
+/** One row per message whose account exists; `fits`: accepted. */
+export interface AcceptedMessageRow {
+  id: string;
+  fits: boolean;
+  short_of_credit: boolean;
+  cost: string;
+  sender: string | null;
+  outbox_id: string | null;
+}
+
+/**
+ * Accepts a group of messages in one statement (one round trip, one commit), as if they had come
+ * one after another in the given order: per account, each message is charged when the balance and
+ * quota left by the earlier ones of the group still cover it (rate × segments; segments); the
+ * others are refused and change nothing. The accounts are locked in id order, so concurrent groups
+ * (other gateway replicas) cannot deadlock, and the walk below sees their latest balances.
+ * The message row, its ledger row and the debit commit together. Messages are written `queued`
+ * with one job_outbox row naming them all; the outbox rows of earlier statements whose jobs the
+ * broker confirmed since are deleted in the same statement ($11).
+ */
+const ACCEPT_MESSAGES_SQL = `
+WITH RECURSIVE input AS (
+  SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[])
+         WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params, n)
+), account AS (
+  SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
+    FROM accounts a
+   WHERE a.id IN (SELECT account_id FROM input)
+   ORDER BY a.id
+     FOR UPDATE
+), priced AS (
+  SELECT i.*, a.rate * i.segments AS cost, COALESCE(i.from_addr, a.default_from) AS sender
+    FROM input i JOIN account a ON a.id = i.account_id
+), walk (account_id, k, id, fits, short_of_credit, balance, sms_count) AS (
+  SELECT a.id, 0::bigint, NULL::uuid, NULL::boolean, NULL::boolean, a.balance::numeric, a.sms_count
+    FROM account a
+  UNION ALL
+  SELECT p.account_id, p.k, p.id, f.fits, f.short_of_credit,
+         CASE WHEN f.fits THEN w.balance - p.cost ELSE w.balance END,
+         CASE WHEN f.fits THEN w.sms_count - p.segments ELSE w.sms_count END
+    FROM walk w
+    JOIN priced p ON p.account_id = w.account_id AND p.k = w.k + 1,
+         LATERAL (SELECT w.balance IS NOT NULL AND w.balance < p.cost AS short_of_credit,
+                         (w.balance IS NULL OR w.balance >= p.cost) AND (w.sms_count IS NULL OR w.sms_count >= p.segments) AS fits) f
+), accepted AS (
+  SELECT p.* FROM walk w JOIN priced p ON p.id = w.id WHERE w.fits
+), debit AS (
+  UPDATE accounts a
+     SET balance = a.balance - t.cost, sms_count = a.sms_count - t.segments, updated_at = now()
+    FROM (SELECT account_id, sum(cost) AS cost, sum(segments) AS segments FROM accepted GROUP BY account_id) t
+   WHERE a.id = t.account_id
+), message AS (
+  INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
+  SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb
+    FROM accepted ORDER BY n
+  RETURNING id, account_id, batch_id, cost, segments
+), ledger AS (
+  INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
+  SELECT account_id, -cost, -segments, 'debit', id, batch_id FROM message
+), outbox AS (
+  INSERT INTO job_outbox (message_ids) SELECT array_agg(id) FROM message HAVING count(*) > 0 RETURNING id
+), cleared AS (
+  DELETE FROM job_outbox WHERE id = ANY($11::bigint[])
+)
+SELECT w.id, w.fits, w.short_of_credit, p.cost::text AS cost, p.sender, (SELECT id::text FROM outbox) AS outbox_id
+  FROM walk w JOIN priced p ON p.id = w.id`;
+
+/**
+ * Accepts messages of one or several accounts in one statement (ACCEPT_MESSAGES_SQL) and deletes
+ * the job_outbox rows `clearedOutboxIds` (whose jobs are confirmed). A message whose account does
+ * not exist has no row.
+ */
+export async function acceptMessages(
+  db: Queryable,
+  messages: NewMessageColumns,
+  clearedOutboxIds: readonly string[],
+): Promise<AcceptedMessageRow[]> {
+  const { rows } = await db.query<AcceptedMessageRow>(ACCEPT_MESSAGES_SQL, [
+    messages.id,
+    messages.accountId,
+    messages.batchId,
+    messages.to,
+    messages.from,
+    messages.content,
+    messages.hexContent,
+    messages.coding,
+    messages.segments,
+    messages.params,
+    clearedOutboxIds,
+  ]);
+  return rows;
+}
+
+// ---- status (api-gateway, callback-notifier) ----
+
+export interface MessageStatusRow {
+  id: string;
+  state: MessageState;
+  to_addr: string;
+  from_addr: string | null;
+  batch_id: string | null;
+  smsc_id: string | null;
+  segments: number;
+  coding: number;
+  cost: string;
+  attempts: number;
+  error: string | null;
+  callback_error: string | null;
+  created_at: Date;
+  submitted_at: Date | null;
+  updated_at: Date;
+}
+
+/** The message, when it belongs to the account. */
+export async function messageStatus(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<MessageStatusRow | undefined> {
+  const { rows } = await db.query<MessageStatusRow>(
+    `SELECT id, state, to_addr, from_addr, batch_id, smsc_id, segments, coding, cost::text AS cost, attempts, error,
+              callback_error, created_at, submitted_at, updated_at
+         FROM messages WHERE id = $1 AND account_id = $2`,
+    [id, accountId],
+  );
+  return rows[0];
+}
+
+/** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */
+export async function messageParams(
+  db: Queryable,
+  messageId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await db.query<{ params: Record<string, unknown> }>(
+    'SELECT params FROM messages WHERE id = $1',
+    [messageId],
+  );
+  return rows[0]?.params;
+}
+
+/** Records on the message why its customer callbacks were given up. */
+export async function setCallbackError(
+  tx: Queryable,
+  messageId: string,
+  callbackError: string,
+): Promise<void> {
+  await tx.query(`UPDATE messages SET callback_error = $2, updated_at = now() WHERE id = $1`, [
+    messageId,
+    callbackError,
+  ]);
+}
+
+// ---- submission (dispatcher) ----
+
+export interface ClaimedMessageRow {
+  id: string;
+  account_id: string;
+  batch_id: string | null;
+  to_addr: string;
+  from_addr: string | null;
+  content: string | null;
+  hex_content: string | null;
+  coding: number;
+  segments: number;
+  params: Record<string, unknown>;
+  attempts: number;
+}
+
+/**
+ * Moves the waiting ones of these messages to `submitting` and counts the attempt; answers the
+ * messages it moved (the others were not claimable). Meant for a transaction the caller commits
+ * once the messages' submit_sm are written.
+ */
+export async function claimMessages(
+  tx: Queryable,
+  ids: readonly string[],
+): Promise<ClaimedMessageRow[]> {
+  const { rows } = await tx.query<ClaimedMessageRow>(
+    `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
+             FROM unnest($1::uuid[]) AS i(id)
+            WHERE m.id = i.id AND ${notIndexed('m.state')} IN (${WAITING})
+            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts`,
+    [ids],
+    { planEachCall: true },
+  );
+  return rows;
+}
+
+/** The message's state and, for a `submitting` one, how long ago it was claimed. */
+export async function messageSubmitState(
+  db: Queryable,
+  id: string,
+): Promise<{ state: MessageState; age_ms: number } | undefined> {
+  const { rows } = await db.query<{ state: MessageState; age_ms: number }>(
+    `SELECT state, (EXTRACT(EPOCH FROM (now() - ${SUBMIT_STARTED})) * 1000)::float8 AS age_ms FROM messages WHERE id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** A message the SMSC accepted: every part's SMSC id, in part order. */
+export interface SubmittedMessage {
+  id: string;
+  smscIds: readonly string[];
+}
+
+/**
+ * Records the SMSC's answers of a group in one statement: each message's first id, and for a
+ * message of several parts every part's id, for receipt matching, and the message.result events
+ * someone waits for. A message of one part is matched by its own smsc_id: a part row for it
+ * would be most of this statement's cost. Answers the messages that moved (a redelivered job's
+ * did not), each with its result event (null when nobody waits for one).
+ */
+export async function markSubmitted(
+  db: Queryable,
+  messages: readonly SubmittedMessage[],
+  connector: string,
+): Promise<{ id: string; payload: MessageResultEvent | null }[]> {
+  const parts = messages
+    .filter((m) => m.smscIds.length > 1)
+    .flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
+  const { rows } = await db.query<{ id: string; payload: MessageResultEvent | null }>(
+    `WITH submitted AS (
+         UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
+           FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
+          WHERE m.id = i.id AND ${notIndexed('m.state')} = 'submitting'
+         RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
+       ), parts AS (
+         INSERT INTO message_parts (message_id, seq, smsc_id)
+         SELECT p.id, p.seq, p.smsc_id
+           FROM unnest($3::uuid[], $4::smallint[], $5::text[]) AS p(id, seq, smsc_id)
+           JOIN submitted s ON s.id = p.id
+       ), outbox AS (${resultEventsInsert('submitted', "'submitted'", 'm.smsc_id', 'NULL', '$6::text')}
+       )
+       SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
+    [
+      messages.map((m) => m.id),
+      messages.map((m) => m.smscIds[0] ?? ''),
+      parts.map((p) => p.id),
+      parts.map((p) => p.seq),
+      parts.map((p) => p.smscId),
+      connector,
+    ],
+    { planEachCall: true },
+  );
+  return rows;
+}
+
+/** A transient SMSC error: back to the queue for a later attempt. */
+export async function requeueMessage(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query(
+    `UPDATE messages SET state = 'queued', error = $2, updated_at = now() WHERE id = $1 AND state = 'submitting'`,
+    [id, error],
+  );
+}
+
+/**
+ * Fails a `submitting` message; with refund, gives back its cost and segments in the same
+ * statement and records the refund in the ledger (a unique index makes a second refund
+ * impossible). Answers whether it failed the message, and its result event.
+ */
+export async function failMessage(
+  db: Queryable,
+  id: string,
+  error: string,
+  refund: boolean,
+  connector: string,
+): Promise<{ failed: boolean; event: MessageResultEvent | null }> {
+  const { rows } = await db.query<{ id: string; payload: MessageResultEvent | null }>(
+    `WITH failed AS (
+         UPDATE messages SET state = 'failed', error = $2, updated_at = now()
+          WHERE id = $1 AND state = 'submitting'
+          RETURNING id, account_id, batch_id, cost, segments, to_addr, params
+       ), refunded AS (
+         UPDATE accounts a SET balance = a.balance + f.cost, sms_count = a.sms_count + f.segments, updated_at = now()
+           FROM failed f WHERE $3::boolean AND a.id = f.account_id
+         RETURNING a.id
+       ), ledger AS (
+         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
+         SELECT account_id, cost, segments, 'refund', id, batch_id FROM failed WHERE $3::boolean
+       ), outbox AS (${resultEventsInsert('failed', "'failed'", 'NULL', '$2::text', '$4::text')}
+       )
+       SELECT f.id, o.payload FROM failed f LEFT JOIN outbox o ON o.message_id = f.id`,
+    [id, error, refund, connector],
+  );
+  return { failed: rows.length === 1, event: rows[0]?.payload ?? null };
+}
+
+// ---- delivery receipts (dispatcher) ----
+
+/** A receipt's columns: the part's SMSC id, the state it leads to, and the SMSC's stat and err. */
+export interface ReceiptColumns {
+  smscId: readonly string[];
+  state: readonly MessageState[];
+  stat: readonly string[];
+  err: readonly (string | null)[];
+}
+
+/** A message a receipt completed. */
+export interface CompletedMessageRow {
+  id: string;
+  state: MessageState;
+  dlr: boolean;
+  smsc_id: string;
+  failure_stat: string | null;
+}
+
+/** Records receipts of parts still waiting for one; answers the parts matched. */
+export async function recordPartReceipts(
+  tx: Queryable,
+  receipts: ReceiptColumns,
+): Promise<{ message_id: string; smsc_id: string }[]> {
+  const { rows } = await tx.query<{ message_id: string; smsc_id: string }>(
+    `UPDATE message_parts p SET state = i.state, stat = i.stat, err = i.err, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
+          WHERE p.smsc_id = i.smsc_id AND p.state = 'submitted'
+          RETURNING p.message_id, p.smsc_id`,
+    [receipts.smscId, receipts.state, receipts.stat, receipts.err],
+  );
+  return rows;
+}
+
+/** Records the receipts of submitted messages of one part: each takes its receipt's state. */
+export async function recordSinglePartReceipts(
+  tx: Queryable,
+  receipts: ReceiptColumns,
+): Promise<CompletedMessageRow[]> {
+  const { rows } = await tx.query<CompletedMessageRow>(
+    `UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
+            WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted'
+              AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
+           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat`,
+    [receipts.smscId, receipts.state, receipts.stat, receipts.err],
+  );
+  return rows;
+}
+
+/**
+ * Locks the messages' rows (in id order, so two transactions cannot deadlock) until the end of
+ * the transaction `tx`.
+ */
+export async function lockMessages(tx: Queryable, ids: readonly string[]): Promise<void> {
+  await tx.query(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [
+    ids,
+  ]);
+}
+
+/**
+ * Gives each of these submitted messages whose every part has a final receipt its aggregate
+ * state: delivered only if every part was, else the first failing part's state.
+ */
+export async function completeMultipartMessages(
+  tx: Queryable,
+  ids: readonly string[],
+): Promise<CompletedMessageRow[]> {
+  const { rows } = await tx.query<CompletedMessageRow>(
+    `WITH agg AS (
+             SELECT message_id,
+                    count(*) FILTER (WHERE state = 'submitted') AS open,
+                    (array_agg(state ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS first_failure,
+                    (array_agg(stat || ' err:' || COALESCE(err, '') ORDER BY seq) FILTER (WHERE state <> 'delivered' AND state <> 'submitted'))[1] AS failure_stat
+               FROM message_parts WHERE message_id = ANY($1::uuid[])
+              GROUP BY message_id
+           )
+           UPDATE messages m SET state = COALESCE(agg.first_failure, 'delivered'), error = agg.failure_stat, updated_at = now()
+             FROM agg
+            WHERE m.id = agg.message_id AND agg.open = 0 AND m.state = 'submitted'
+           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, agg.failure_stat`,
+    [ids],
+  );
+  return rows;
+}
+
+// ---- recovery (dispatcher) ----
+
+/** What a job names: the message, its account and its segments. */
+export interface MessageJobRow {
+  id: string;
+  account_id: string;
+  segments: number;
+}
+
+/** The messages job_outbox rows name that are still `queued`, by account and age. */
+export async function queuedMessagesOfJobOutbox(
+  tx: Queryable,
+  outboxIds: readonly string[],
+): Promise<MessageJobRow[]> {
+  const { rows } = await tx.query<MessageJobRow>(
+    `SELECT m.id, m.account_id, m.segments
+             FROM messages m
+            WHERE m.id IN (SELECT unnest(o.message_ids) FROM job_outbox o WHERE o.id = ANY($1::bigint[]))
+              AND ${notIndexed('m.state')} = 'queued'
+            ORDER BY m.account_id, m.created_at`,
+    [outboxIds],
+    { planEachCall: true },
+  );
+  return rows;
+}
+
+/**
+ * Up to `limit` messages in the given waiting states, last changed and last swept before
+ * `cutoff`; marks them swept now, so another sweeper passes them over until they are that old
+ * again.
+ */
+export async function sweepWaitingMessages(
+  db: Queryable,
+  states: readonly (typeof WAITING_STATES)[number][],
+  cutoff: Date,
+  limit: number,
+): Promise<MessageJobRow[]> {
+  const { rows } = await db.query<MessageJobRow>(
+    `UPDATE messages SET swept_at = now()
+          WHERE id IN (SELECT id FROM messages WHERE state IN (${sqlList(states)}) AND updated_at < $1
+                          AND (swept_at IS NULL OR swept_at < $1)
+                        ORDER BY updated_at LIMIT ${checkedLimit(limit)} FOR UPDATE SKIP LOCKED)
+          RETURNING id, account_id, segments`,
+    [cutoff],
+  );
+  return rows;
+}
+
+/**
+ * Up to `limit` messages claimed for submission before `cutoff` and still `submitting`: their
+ * dispatcher stopped before it recorded the SMSC's answer. They are not marked: the dispatcher's
+ * conditional update makes a second job for one harmless.
+ */
+export async function staleSubmittingMessages(
+  db: Queryable,
+  cutoff: Date,
+  limit: number,
+): Promise<MessageJobRow[]> {
+  const { rows } = await db.query<MessageJobRow>(
+    `SELECT id, account_id, segments FROM messages
+          WHERE state = 'submitting' AND ${SUBMIT_STARTED} < $1
+          ORDER BY ${SUBMIT_STARTED} LIMIT ${checkedLimit(limit)}`,
+    [cutoff],
+  );
+  return rows;
+}
+
+/** Seconds since the oldest waiting message was last changed (null when none waits). */
+export async function oldestWaitingAge(db: Queryable): Promise<number | null> {
+  const { rows } = await db.query<{ age: number | null }>(
+    `SELECT EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS age FROM messages WHERE state IN (${WAITING})`,
+  );
+  return rows[0]?.age ?? null;
+}

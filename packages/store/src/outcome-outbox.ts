@@ -1,0 +1,87 @@
+import type { MessageDlrEvent } from '@smsgw/contracts';
+import type { Queryable } from '@smsgw/kit';
+
+/**
+ * Statements on `outcome_outbox`: each outcome event (message.result, message.dlr) is written in
+ * the statement or transaction of the state change it reports (migration 005), and deleted once
+ * the callback-notifier has made its callback rows.
+ * Compound statements elsewhere that write `outcome_outbox`: messages.ts markSubmitted and
+ * failMessage, through resultEventsInsert below.
+ */
+
+/**
+ * An `INSERT … RETURNING message_id, payload` of the message.result event of the messages in
+ * `rows` (a CTE or table of `messages` columns, as `m`), for those someone waits for, to be used
+ * as a CTE of the statement that changes their state. The test is migration 005's
+ * smsgw_wants_result written out: Postgres cannot inline a function holding a subquery, and
+ * calling it per message, with a lookup of the batch each, made the statement dearer than reading
+ * the batches once per batch of the group (figures in docs/performance.md).
+ */
+export const resultEventsInsert = (
+  rows: string,
+  outcome: string,
+  smscId: string,
+  error: string,
+  connector: string,
+): string => `
+  INSERT INTO outcome_outbox (message_id, topic, payload)
+  SELECT m.id, 'message.result', jsonb_build_object(
+           'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', ${outcome},
+           'smscId', ${smscId}, 'error', ${error}, 'connector', ${connector}, 'at', now())
+    FROM ${rows} m
+   WHERE (m.params->>'dlr' = 'yes' AND m.params->>'dlr_url' IS NOT NULL AND COALESCE(m.params->>'dlr_level', '1') IN ('1', '3'))
+      OR m.batch_id IN (SELECT b.id FROM batches b
+                         WHERE b.id IN (SELECT DISTINCT r.batch_id FROM ${rows} r WHERE r.batch_id IS NOT NULL)
+                           AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL))
+  ON CONFLICT DO NOTHING
+  RETURNING message_id, payload`;
+
+/** Delivery reports, in the transaction that records the state they report. */
+export async function insertDeliveryReports(
+  tx: Queryable,
+  reports: readonly MessageDlrEvent[],
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO outcome_outbox (message_id, topic, payload)
+           SELECT (r->>'messageId')::uuid, 'message.dlr', r FROM jsonb_array_elements($1::jsonb) AS r
+           ON CONFLICT DO NOTHING`,
+    [JSON.stringify(reports)],
+  );
+}
+
+/** The rows of events whose callback rows are made. */
+export async function deleteOutcomeRows(
+  db: Queryable,
+  rows: readonly { messageId: string; topic: string }[],
+): Promise<void> {
+  await db.query(
+    `DELETE FROM outcome_outbox o USING unnest($1::uuid[], $2::text[]) AS d(message_id, topic)
+          WHERE o.message_id = d.message_id AND o.topic = d.topic`,
+    [rows.map((r) => r.messageId), rows.map((r) => r.topic)],
+  );
+}
+
+/** How many rows takeStaleOutcomeRows takes at most. */
+export const OUTCOME_ROWS_PER_ROUND = 500;
+
+/**
+ * Rows written more than `staleMs` ago whose event was not handled, leased for `staleMs` so that
+ * another notifier does not take them too; a notifier that dies with them leaves them to be taken
+ * again when the lease ends.
+ */
+export async function takeStaleOutcomeRows(
+  db: Queryable,
+  staleMs: number,
+): Promise<{ message_id: string; topic: string; payload: unknown }[]> {
+  const { rows } = await db.query<{ message_id: string; topic: string; payload: unknown }>(
+    `UPDATE outcome_outbox o SET lease_until = now() + make_interval(secs => $1::float8 / 1000)
+           FROM (SELECT message_id, topic FROM outcome_outbox
+                  WHERE created_at < now() - make_interval(secs => $1::float8 / 1000)
+                    AND (lease_until IS NULL OR lease_until < now())
+                  ORDER BY created_at LIMIT ${OUTCOME_ROWS_PER_ROUND} FOR UPDATE SKIP LOCKED) due
+          WHERE o.message_id = due.message_id AND o.topic = due.topic
+          RETURNING o.message_id, o.topic, o.payload`,
+    [staleMs],
+  );
+  return rows;
+}
