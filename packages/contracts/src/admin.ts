@@ -81,3 +81,9 @@ export const PrincipalSchema = z.object({
   via: z.enum(['basic', 'bearer']),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
+
+/**
+ * The header in which the gateway tells auth's verify endpoint where the client connected from;
+ * auth believes it only from callers inside the deployment's network.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-smsgw-client-address';

@@ -59,7 +59,26 @@ const errors = {
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
-  503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
+  429: {
+    ...error('Too many failed logins from this name or address (RATE_LIMITED)'),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until failed logins are counted afresh',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  503: {
+    ...error(
+      'A dependency is unavailable, or too many logins are being checked at once (SERVICE_UNAVAILABLE)',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again, when known',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
@@ -163,7 +182,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 403, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -174,7 +193,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 403, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -185,7 +204,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 403, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
         delete: {
@@ -194,7 +213,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 403, 404, 409),
+            ...pick(401, 403, 404, 409, 429, 503),
           },
         },
       },
@@ -205,7 +224,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 403, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
       },
@@ -216,7 +235,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401, 403),
+            ...pick(400, 401, 403, 429, 503),
           },
         },
       },
@@ -226,7 +245,7 @@ export function buildOpenApiDocument(): Json {
           security: client,
           responses: {
             200: { description: 'Balance', ...json('BalanceResult') },
-            ...pick(401, 403),
+            ...pick(401, 403, 429, 503),
           },
         },
       },
@@ -243,7 +262,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 404, 415),
+            ...pick(400, 401, 404, 415, 429, 503),
           },
         },
       },

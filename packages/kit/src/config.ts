@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileProxyTrust } from './client-address';
 import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
 const bool = z
@@ -101,6 +102,27 @@ export const envVars = {
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
   MAX_SUBMIT_ATTEMPTS: int(1, 100).default(5),
+  LOGIN_FAILURES_PER_NAME: int(1, 1_000_000).default(10),
+  LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(100),
+  LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),
+  KDF_CONCURRENCY: int(1, 64).default(2),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    )
+    .refine((entries) => {
+      try {
+        compileProxyTrust(entries);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'expected IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, separated by commas'),
 };
 
 export type EnvVarName = keyof typeof envVars;

@@ -6,6 +6,7 @@ export * from './queue-metrics';
 export * from './http';
 export * from './exact-json';
 export * from './http-error';
+export * from './client-address';
 export * from './validation';
 export * from './shutdown';
 export * from './run-main';

@@ -17,6 +17,7 @@ export const gatewayConfigShape = {
   MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
   CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
+  TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
-import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
+import { compileProxyTrust, type Bus, type Db, type Logger, type ShutdownStep } from '@smsgw/kit';
 import { AcceptanceBatcher } from './acceptance-batcher';
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
@@ -24,6 +24,8 @@ export interface GatewayOptions {
   maxBatchRecipients: number;
   maxScheduleDays: number;
   corsAllowedOrigins: readonly string[];
+  /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
+  trustedProxies: readonly string[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -34,6 +36,7 @@ export function gatewaySettings(config: {
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
   CORS_ALLOWED_ORIGINS: readonly string[];
+  TRUSTED_PROXIES: string[];
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -42,6 +45,7 @@ export function gatewaySettings(config: {
   | 'maxBatchRecipients'
   | 'maxScheduleDays'
   | 'corsAllowedOrigins'
+  | 'trustedProxies'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -50,6 +54,7 @@ export function gatewaySettings(config: {
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+    trustedProxies: config.TRUSTED_PROXIES,
   };
 }
 
@@ -106,6 +111,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
+    trustedProxies: compileProxyTrust(options.trustedProxies),
   });
   return {
     routes,

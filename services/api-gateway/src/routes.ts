@@ -9,7 +9,14 @@ import {
   type MessageStatus,
   type SendResult,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import {
+  HttpError,
+  clientAddress,
+  createApiDocsRouter,
+  jsonBody,
+  parseInput,
+  type ProxyTrust,
+} from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { crossSiteGuard } from './cross-site-guard';
 import { planMessage } from './message-plan';
@@ -30,6 +37,7 @@ export interface GatewayRoutesDeps {
   maxParts: number;
   /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
   corsAllowedOrigins: readonly string[];
+  trustedProxies: ProxyTrust;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,7 +67,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   // Authentication comes before the body is read: an unauthenticated caller gets 401, not 400.
   const authenticate: RequestHandler = (req, res, next) => {
-    deps.verifier.verify(req.headers.authorization).then((principal) => {
+    const client = { address: clientAddress(req, deps.trustedProxies) };
+    deps.verifier.verify(req.headers.authorization, client).then((principal) => {
       res.locals['principal'] = principal;
       next();
     }, next);

@@ -7,7 +7,8 @@ import { HttpCredentialClient } from '../src';
 let server: Server;
 let authUrl: string;
 let calls = 0;
-let answer: { status: number; body: unknown } = {
+let lastHeaders: Record<string, string | string[] | undefined> = {};
+let answer: { status: number; body: unknown; headers?: Record<string, string> } = {
   status: 200,
   body: { accountId: 'a1', username: 'alice', via: 'basic' },
 };
@@ -16,8 +17,9 @@ let gate: Promise<void> = Promise.resolve();
 beforeAll(async () => {
   server = createServer((req, res) => {
     calls++;
+    lastHeaders = req.headers;
     void gate.then(() => {
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify(answer.body));
     });
   });
@@ -100,5 +102,48 @@ describe('HttpCredentialClient', () => {
       status: 503,
     });
     await expect(client.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('tells auth the client address, so failed logins are limited per client', async () => {
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
+    await client.verify(basic, { address: '198.51.100.7' });
+    expect(lastHeaders['x-smsgw-client-address']).toBe('198.51.100.7');
+  });
+
+  it('passes a rate limit on with its Retry-After, and keeps a cached answer meanwhile', async () => {
+    const limited = {
+      status: 429,
+      body: { detail: { code: 'RATE_LIMITED', message: 'Too many failed logins' } },
+      headers: { 'retry-after': '42' },
+    };
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
+    await client.verify(basic);
+    await sleep(PAST_REFRESH_MS);
+    answer = limited;
+    await client.verify(basic); // still cached; starts the refresh
+    await waitFor(() => calls === 2);
+    await sleep(20);
+    expect((await client.verify(basic)).accountId).toBe('a1');
+    await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      extra: { headers: { 'Retry-After': '42' } },
+    });
+  });
+
+  it('passes the busy 503 of auth on with its Retry-After', async () => {
+    answer = {
+      status: 503,
+      body: { detail: { code: 'SERVICE_UNAVAILABLE', message: 'Too many logins at once' } },
+      headers: { 'retry-after': '1' },
+    };
+    await expect(
+      new HttpCredentialClient(authUrl, INTERNAL_TOKEN).verify(basic),
+    ).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      message: 'Too many logins at once',
+      extra: { headers: { 'Retry-After': '1' } },
+    });
   });
 });

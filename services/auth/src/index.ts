@@ -5,3 +5,8 @@ export * from './password-hasher';
 export * from './token-issuer';
 export * from './routes';
 export * from './config';
+export * from './kdf-gate';
+export * from './login-guard';
+export * from './login-throttle';
+export * from './redis-login-throttle';
+export * from './metrics';
