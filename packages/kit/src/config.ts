@@ -35,6 +35,14 @@ function isKnownTimeZone(name: string): boolean {
   }
 }
 
+/** A comma-separated list, entries trimmed, empty ones dropped. */
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 /** Every variable the services read; docs/configuration.md lists them. */
 export const envVars = {
   PORT: int(0, 65535),
@@ -62,25 +70,9 @@ export const envVars = {
     .enum(['0', '1'], { message: 'must be 1 (development install) or unset' })
     .transform((v) => v === '1')
     .default(false),
-  CALLBACK_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-    ),
+  CALLBACK_ALLOWED_HOSTS: z.string().default('').transform(commaList),
   /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
-  CORS_ALLOWED_ORIGINS: z
-    .string()
-    .default('')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-    ),
+  CORS_ALLOWED_ORIGINS: z.string().default('').transform(commaList),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),
@@ -109,12 +101,7 @@ export const envVars = {
   TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-    )
+    .transform(commaList)
     .refine((entries) => {
       try {
         compileProxyTrust(entries);
