@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageParams, SendRequest } from '@smsgw/contracts';
-import { HttpError, type Logger } from '@smsgw/kit';
-import type { AcceptanceBatcher } from './acceptance-batcher';
-import type { JobOutbox } from './job-outbox';
-import type { SubmitJobPublisher } from './submit-jobs';
-import { planMessage } from './message-plan';
+import type { SendRequest } from '@smsgw/contracts';
+import { HttpError, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
+import { gatewayDefaults } from '../defaults';
+import type { MessageStore } from '../message-store';
+import { planMessage } from '../message-plan';
+import { AcceptanceGroupCommit } from './acceptance-group-commit';
+import { JobOutboxRows } from './job-outbox-rows';
+import { newMessage } from './new-message';
+import { SubmitJobPublisher, type SubmitJob } from './submit-job-publisher';
+import { UnconfirmedJobs } from './unconfirmed-jobs';
 
 export interface AcceptedMessage {
   id: string;
@@ -12,51 +16,83 @@ export interface AcceptedMessage {
   segments: number;
 }
 
-/** Dashed names as clients wrote them never reach storage: params are kept under canonical names. */
-function extraParams(m: MessageParams): Record<string, unknown> {
-  const { content: _c, hex_content: _h, coding: _k, from: _f, ...rest } = m;
-  return rest;
+/** Publishes one accepted message's job; resolves at the broker's confirm, rejects on failure. */
+export interface JobPublisher {
+  publish(job: SubmitJob): Promise<void>;
+}
+
+export interface SendPipelineOptions {
+  maxParts: number;
+  /** Called once per message charged and recorded (the accepted-messages metric). */
+  onAccepted?: () => void;
+  maxUnconfirmedJobs?: number;
+  outboxIdleFlushMs?: number;
 }
 
 /**
- * Accepts one message: plan its encoding and segments, charge and record it, then hand it to the
- * dispatcher through the bus (DESIGN.md promise 1); concurrent requests share the statement and
- * the broker message.
+ * A single send from request to the dispatcher's queue: accept → outbox → publish → confirm.
  *
- * The answer does not wait for the broker's confirm: the statement that recorded the message also
- * wrote the job_outbox row naming it, so from the commit on its job is either confirmed or will be
- * re-published by the dispatcher's sweep (docs/decisions.md, "The job outbox"). Only when more than
- * `maxUnconfirmed` jobs wait for the broker does a request wait for its own: a slow or absent broker
- * slows the callers down instead of filling this process's memory.
+ * 1. Accept. The message joins the acceptance group commit (AcceptanceGroupCommit): requests that
+ *    arrive while a statement is in flight go together in the next, in groups of at most
+ *    `maxAcceptGroup`. That one statement charges each message, writes it `queued` and writes one
+ *    job_outbox row naming the group's messages.
+ * 2. Answer. The caller is answered as soon as the statement commits: from then on its job is
+ *    either confirmed by the broker or re-published by the dispatcher's sweep from the outbox row.
+ *    Only when more than `maxUnconfirmedJobs` wait for the broker does a caller wait for its own.
+ * 3. Publish. SubmitJobPublisher gathers the jobs of one turn into one group job per account. The
+ *    first job of a turn decides whether the turn belongs to a stream (StreamLinger); the jobs of
+ *    a stream wait up to `submitLingerMs` so that several statements share one broker message. Up
+ *    to `publishConcurrency` publishing rounds of at most `maxPublishGroup` jobs run at once, and
+ *    the bus writes what one turn published in one corked socket write.
+ * 4. Confirm. Each confirm is counted against its outbox row (JobOutboxRows); after the row's last
+ *    the row is deleted, riding along with the next acceptance statement, or alone after
+ *    `outboxIdleFlushMs` when none comes. A failed publish leaves the row for the sweep.
+ *
+ * The timings and sizes are `gatewayDefaults.sendPipeline` (defaults.ts), each with its reason.
  */
-export class MessageIntake {
-  private readonly unconfirmed = new Set<Promise<void>>();
+export class SendPipeline {
+  private readonly outbox: JobOutboxRows;
+  private readonly acceptances: AcceptanceGroupCommit;
+  private readonly unconfirmed: UnconfirmedJobs;
+  private readonly onAccepted: () => void;
 
   constructor(
-    private readonly acceptances: AcceptanceBatcher,
-    private readonly outbox: Pick<JobOutbox, 'confirmed' | 'failed'>,
-    private readonly jobs: SubmitJobPublisher,
+    store: Pick<MessageStore, 'acceptGroup' | 'deleteOutboxRows'>,
+    private readonly jobs: JobPublisher,
     private readonly logger: Logger,
-    private readonly maxParts: number,
-    private readonly onAccepted: () => void = () => undefined,
-    private readonly maxUnconfirmed = 1000,
-  ) {}
+    private readonly options: SendPipelineOptions,
+  ) {
+    const defaults = gatewayDefaults.sendPipeline;
+    this.outbox = new JobOutboxRows(
+      store,
+      logger,
+      options.outboxIdleFlushMs ?? defaults.outboxIdleFlushMs,
+    );
+    this.acceptances = new AcceptanceGroupCommit(store, logger, { outbox: this.outbox });
+    this.unconfirmed = new UnconfirmedJobs(
+      options.maxUnconfirmedJobs ?? defaults.maxUnconfirmedJobs,
+    );
+    this.onAccepted = options.onAccepted ?? (() => undefined);
+  }
 
-  async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
-    const plan = planMessage(request, this.maxParts);
-    const id = randomUUID();
-    const outcome = await this.acceptances.accept({
-      id,
-      accountId,
-      batchId: null,
-      to: request.to,
-      from: request.from ?? null,
-      content: request.content ?? null,
-      hexContent: request.hex_content ?? null,
-      coding: plan.coding,
-      segments: plan.segments,
-      params: extraParams(request),
+  /** The pipeline as the gateway runs it: jobs of a stream linger to share broker messages. */
+  static onBus(
+    store: MessageStore,
+    bus: Bus,
+    logger: Logger,
+    options: SendPipelineOptions,
+  ): SendPipeline {
+    const jobs = new SubmitJobPublisher(bus, {
+      lingerMs: gatewayDefaults.sendPipeline.submitLingerMs,
     });
+    return new SendPipeline(store, jobs, logger, options);
+  }
+
+  /** Plans, charges and records one message, and starts its job on the way to the dispatcher. */
+  async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
+    const plan = planMessage(request, this.options.maxParts);
+    const id = randomUUID();
+    const outcome = await this.acceptances.accept(newMessage(id, accountId, request, plan));
     if (!outcome.ok) {
       throw new HttpError(
         outcome.reason,
@@ -66,17 +102,16 @@ export class MessageIntake {
       );
     }
     this.onAccepted();
-    const confirmed = this.jobs.publish({ messageId: id, accountId, segments: plan.segments }).then(
-      () => this.outbox.confirmed(outcome.outboxId),
+    const settled = this.jobs.publish({ messageId: id, accountId, segments: plan.segments }).then(
+      () => this.outbox.jobConfirmed(outcome.outboxId),
       (err: unknown) => {
         // Committed already: the dispatcher's sweep re-publishes the jobs of the outbox row.
-        this.outbox.failed(outcome.outboxId);
+        this.outbox.jobFailed(outcome.outboxId);
         this.logger.warn({ err, messageId: id }, 'publish failed; the sweep will re-publish');
       },
     );
-    this.unconfirmed.add(confirmed);
-    void confirmed.finally(() => this.unconfirmed.delete(confirmed));
-    if (this.unconfirmed.size > this.maxUnconfirmed) await confirmed;
+    this.unconfirmed.add(settled);
+    if (this.unconfirmed.overLimit) await settled;
     return { id, cost: outcome.cost, segments: plan.segments };
   }
 
@@ -86,7 +121,20 @@ export class MessageIntake {
   }
 
   /** Waits for the broker's answer to every job published so far (on shutdown, before the bus closes). */
-  async drain(): Promise<void> {
-    await Promise.all([...this.unconfirmed]);
+  waitForConfirms(): Promise<void> {
+    return this.unconfirmed.settled();
+  }
+
+  /** Deletes the outbox rows of confirmed jobs now (on shutdown, before the database closes). */
+  flushOutboxDeletions(): Promise<void> {
+    return this.outbox.flushDeletions();
+  }
+
+  /** After the HTTP server stopped taking requests: confirms first, then the deletions they cause. */
+  get stopSteps(): ShutdownStep[] {
+    return [
+      { name: 'unconfirmed jobs', run: () => this.waitForConfirms() },
+      { name: 'job outbox', run: () => this.flushOutboxDeletions() },
+    ];
   }
 }

@@ -1,10 +1,22 @@
-import { SUBMIT_GROUP_MAX, TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
+import { TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
 import { GroupCommit, type Bus } from '@smsgw/kit';
+import { gatewayDefaults } from '../defaults';
+import { StreamLinger } from './stream-linger';
 
 export interface SubmitJob {
   messageId: string;
   accountId: string;
   segments: number;
+}
+
+export interface SubmitJobPublisherOptions {
+  maxGroupSize?: number;
+  concurrency?: number;
+  /**
+   * How long a job of a stream may wait for others to share its broker message (StreamLinger);
+   * 0, the default, publishes each job at once. Worth it only when nobody waits for the confirm.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -17,79 +29,28 @@ export interface SubmitJob {
 export class SubmitJobPublisher {
   /** A job's own failure travels as its result, so it fails only the callers of that broker message. */
   private readonly groups: GroupCommit<SubmitJob, Error | undefined>;
-  private readonly lingerMs: number;
-  /** Jobs waiting out the linger, and how to end it early. */
-  private lingering: { jobs: number; end: () => void; ended: Promise<void> } | undefined;
-  /** Until when a job that arrives counts as one of a stream (performance.now()). */
-  private streamUntil = 0;
-  /** Whether the jobs of this turn of the event loop linger: decided by the first of them. */
-  private turnLingers: boolean | undefined;
+  private readonly linger: StreamLinger | undefined;
 
   constructor(
-    private readonly bus: Bus,
-    options: {
-      maxGroupSize?: number;
-      concurrency?: number;
-      /**
-       * How long a job may wait for others to share its broker message (ended early once a full
-       * group is waiting). Worth it only when nobody waits for the confirm (MessageIntake): then it
-       * delays the message's delivery by at most this, and makes group jobs of many statements.
-       * Only jobs of a stream linger (others came less than this before them): a message sent
-       * now and then goes at once.
-       */
-      lingerMs?: number;
-    } = {},
+    private readonly bus: Pick<Bus, 'publish'>,
+    options: SubmitJobPublisherOptions = {},
   ) {
-    this.lingerMs = options.lingerMs ?? 0;
-    this.groups = new GroupCommit((jobs) => this.publishAll(jobs), {
-      maxSize: options.maxGroupSize ?? 1000,
-      // Confirms are pipelined on one channel: groups need not wait for each other's.
-      concurrency: options.concurrency ?? 8,
+    const lingerMs = options.lingerMs ?? 0;
+    this.linger = lingerMs > 0 ? new StreamLinger(lingerMs) : undefined;
+    this.groups = new GroupCommit((jobs) => this.publishGroups(jobs), {
+      maxSize: options.maxGroupSize ?? gatewayDefaults.sendPipeline.maxPublishGroup,
+      concurrency: options.concurrency ?? gatewayDefaults.sendPipeline.publishConcurrency,
     });
   }
 
   /** Resolves once the broker confirmed the job; rejects when it could not be published. */
   async publish(job: SubmitJob): Promise<void> {
-    if (this.lingerMs > 0 && this.inStream()) await this.linger();
+    if (this.linger?.joinsStream()) await this.linger.wait();
     const failure = await this.groups.add(job);
     if (failure) throw failure;
   }
 
-  /**
-   * The jobs one acceptance statement committed arrive in one turn and must share their fate (a
-   * group job): the first of the turn decides, by whether jobs came in the last lingerMs before it.
-   */
-  private inStream(): boolean {
-    if (this.lingering) return true;
-    if (this.turnLingers === undefined) {
-      const now = performance.now();
-      this.turnLingers = now < this.streamUntil;
-      setImmediate(() => (this.turnLingers = undefined));
-    }
-    this.streamUntil = performance.now() + this.lingerMs;
-    return this.turnLingers;
-  }
-
-  /** Resolves for every job waiting together in the same turn, so they join one group. */
-  private linger(): Promise<void> {
-    if (!this.lingering) {
-      let end!: () => void;
-      const ended = new Promise<void>((resolve) => (end = resolve));
-      const timer = setTimeout(() => this.endLinger(), this.lingerMs);
-      this.lingering = { jobs: 0, end: () => (clearTimeout(timer), end()), ended };
-    }
-    const lingering = this.lingering;
-    if (++lingering.jobs >= SUBMIT_GROUP_MAX) this.endLinger();
-    return lingering.ended;
-  }
-
-  private endLinger(): void {
-    const lingering = this.lingering;
-    this.lingering = undefined;
-    lingering?.end();
-  }
-
-  private async publishAll(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
+  private async publishGroups(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
     const outcome = new Map<SubmitJob, Error | undefined>();
     const sent = submitGroups(jobs).map((group) => {
       const published =
