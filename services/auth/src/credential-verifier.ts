@@ -5,6 +5,7 @@ import { HttpError } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
+import { authDefaults } from './defaults';
 
 /** Parses `Basic base64(user:pass)`; undefined when the header is not Basic or not well-formed. */
 export function parseBasic(header: string): { username: string; password: string } | undefined {
@@ -37,8 +38,14 @@ export class CredentialVerifier {
     private readonly tokens: TokenIssuer,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new LRUCache({ max: 10_000, ttl: options.basicCacheMs ?? 60_000 });
-    this.applicationCache = new LRUCache({ max: 10_000, ttl: options.applicationCacheMs ?? 5_000 });
+    this.basicCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.basicCacheMs ?? authDefaults.basicCacheMs,
+    });
+    this.applicationCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
+    });
   }
 
   async verify(authorization: string | undefined): Promise<Principal> {
