@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createGatewayRoutes({
             verifier: stub,
-            intake: stub,
+            sends: stub,
             store: stub,
             batches: stub,
             batchStore: stub,

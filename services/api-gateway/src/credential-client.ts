@@ -9,6 +9,7 @@ import {
   ERROR_STATUS,
 } from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
+import { gatewayDefaults } from './defaults';
 
 /** What the gateway knows of the client beside its credentials. */
 export interface ClientInfo {
@@ -44,11 +45,11 @@ export class HttpCredentialClient implements CredentialVerifier {
   constructor(
     private readonly authUrl: string,
     private readonly internalToken: string,
-    cacheMs = 5_000,
-    private readonly timeoutMs = 5_000,
+    cacheMs: number = gatewayDefaults.credentials.cacheMs,
+    private readonly timeoutMs: number = gatewayDefaults.credentials.timeoutMs,
   ) {
-    this.cache = new LRUCache({ max: 50_000, ttl: cacheMs });
-    this.refreshAfterMs = Math.floor(cacheMs * 0.6);
+    this.cache = new LRUCache({ max: gatewayDefaults.credentials.maxEntries, ttl: cacheMs });
+    this.refreshAfterMs = Math.floor(cacheMs * gatewayDefaults.credentials.refreshAfter);
   }
 
   async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {

@@ -23,12 +23,12 @@ import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import type { CredentialVerifier } from './credential-client';
-import type { MessageIntake } from './message-intake';
 import type { MessageStore } from './message-store';
+import type { SendPipeline } from './send-pipeline/send-pipeline';
 
 export interface GatewayRoutesDeps {
   verifier: CredentialVerifier;
-  intake: MessageIntake;
+  sends: SendPipeline;
   store: MessageStore;
   batches: BatchIntake;
   batchStore: BatchStore;
@@ -83,7 +83,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     ...jsonBody(deps.maxBodyBytes),
     wrap(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
-      const accepted = await deps.intake.accept(accountId(res), request);
+      const accepted = await deps.sends.accept(accountId(res), request);
       const body: SendResult = { data: sendSuccessText(accepted.id) };
       sendOkJson(res, body);
     }),

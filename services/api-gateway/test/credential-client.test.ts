@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@smsgw/kit/testing';
-import { HttpCredentialClient } from '../src';
+import { HttpCredentialClient } from '../src/credential-client';
 
 /** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */
 let server: Server;

@@ -5,6 +5,7 @@ import type { AccountStore } from './account-store';
 import { credentialDigest, type LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
+import { authDefaults } from './defaults';
 
 /** Parses `Basic base64(user:pass)`; undefined when the header is not Basic or not well-formed. */
 export function parseBasic(header: string): { username: string; password: string } | undefined {
@@ -44,8 +45,14 @@ export class CredentialVerifier {
     private readonly guard: LoginGuard,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new LRUCache({ max: 10_000, ttl: options.basicCacheMs ?? 60_000 });
-    this.applicationCache = new LRUCache({ max: 10_000, ttl: options.applicationCacheMs ?? 5_000 });
+    this.basicCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.basicCacheMs ?? authDefaults.basicCacheMs,
+    });
+    this.applicationCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
+    });
   }
 
   async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {

@@ -1,4 +1,4 @@
-import { KdfBusyError, KdfGate } from '../src';
+import { KdfBusyError, KdfGate } from '../src/kdf-gate';
 
 /** A piece of work that finishes when the test says so. */
 function held(): { work: () => Promise<string>; release: () => void; started: () => boolean } {

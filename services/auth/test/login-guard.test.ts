@@ -1,6 +1,9 @@
 import { Registry } from 'prom-client';
 import { HttpError } from '@smsgw/kit';
-import { KdfGate, LoginGuard, MemoryLoginThrottle, createAuthMetrics } from '../src';
+import { KdfGate } from '../src/kdf-gate';
+import { LoginGuard } from '../src/login-guard';
+import { MemoryLoginThrottle } from '../src/login-throttle';
+import { createAuthMetrics } from '../src/metrics';
 
 function guard(gate = new KdfGate(2, 4)) {
   const registry = new Registry();

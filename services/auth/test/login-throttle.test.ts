@@ -1,4 +1,4 @@
-import { MemoryLoginThrottle, type ThrottleKey } from '../src';
+import { MemoryLoginThrottle, type ThrottleKey } from '../src/login-throttle';
 
 const name = (limit: number): ThrottleKey => ({ scope: 'name', id: 'alice', limit });
 const address = (limit: number, id = '192.0.2.1'): ThrottleKey => ({

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { RedisLoginThrottle, type ThrottleKey } from '../src';
+import type { ThrottleKey } from '../src/login-throttle';
+import { RedisLoginThrottle } from '../src/redis-login-throttle';
 
 // Runs with REDIS_URL (CI sets it); jest.config.js leaves this file out otherwise.
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { createSchedulerMetrics } from './metrics';
+import { schedulerDefaults } from './defaults';
 
 export interface SchedulerServiceOptions {
   db: Db;
@@ -26,15 +27,15 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   stop(): Promise<void>;
 } {
   const expander = new BatchExpander(options.db, {
-    chunkSize: options.chunkSize ?? 500,
-    maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000,
+    chunkSize: options.chunkSize ?? schedulerDefaults.chunkSize,
+    maxUnsentPerBatch: options.maxUnsentPerBatch ?? schedulerDefaults.maxUnsentPerBatch,
   });
   const metrics = createSchedulerMetrics(options.registry, {
     bus: options.bus,
     openBatches: () => countOpenBatches(options.db),
   });
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
-    pollIntervalMs: options.pollIntervalMs ?? 250,
+    pollIntervalMs: options.pollIntervalMs ?? schedulerDefaults.pollIntervalMs,
   });
   let consumer: Consumer | undefined;
   return {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallbackSender, UrlGuard } from '../src';
+import { CallbackSender } from '../src/callback-sender';
+import { UrlGuard } from '../src/url-guard';
 
 describe('UrlGuard', () => {
   const guard = new UrlGuard([]);

@@ -13,6 +13,7 @@ import { buildSubmitRequest } from './submit-request';
 import type { AccountCaps } from './throughput/account-caps';
 import type { SmartQos } from './throughput/smart-qos';
 import type { ThroughputGate } from './throughput/throughput-gate';
+import { dispatcherDefaults } from './defaults';
 
 export interface DispatcherOptions {
   /** Attempts before a transiently failing message is given up (and refunded). */
@@ -95,7 +96,10 @@ export class MessageDispatcher {
         const moved = await claims.markSubmitted(messages);
         return messages.map((m) => ({ moved: moved.has(m.id), event: moved.get(m.id) ?? null }));
       },
-      { maxSize: 1000, concurrency: 2 },
+      {
+        maxSize: dispatcherDefaults.answers.maxGroup,
+        concurrency: dispatcherDefaults.answers.concurrency,
+      },
     );
   }
 
@@ -189,7 +193,7 @@ export class MessageDispatcher {
    * arriving meanwhile gather into it.
    */
   private claimGroup(): void {
-    if (this.claimsInFlight >= 2) return;
+    if (this.claimsInFlight >= dispatcherDefaults.claims.maxAhead) return;
     // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a
     // window.
     if (this.submitted.size >= this.options.window) return;

@@ -10,6 +10,7 @@ import {
   sweepWaitingMessages,
   type MessageJobRow,
 } from '@smsgw/store';
+import { dispatcherDefaults } from './defaults';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SweeperOptions {
@@ -118,7 +119,7 @@ export class RecoverySweeper {
     cutoff: Date,
     label: string,
   ): Promise<void> {
-    const batchSize = this.options.batchSize ?? 1000;
+    const batchSize = this.options.batchSize ?? dispatcherDefaults.sweeper.batchSize;
     for (let round = 0; round < 1000; round++) {
       const rows = await sweepWaitingMessages(this.db, states, cutoff, batchSize);
       if (rows.length === 0) return;
@@ -132,7 +133,11 @@ export class RecoverySweeper {
    * they are not marked, so a second round would find the same ones.
    */
   private async sweepSubmitting(cutoff: Date): Promise<void> {
-    const rows = await staleSubmittingMessages(this.db, cutoff, this.options.batchSize ?? 1000);
+    const rows = await staleSubmittingMessages(
+      this.db,
+      cutoff,
+      this.options.batchSize ?? dispatcherDefaults.sweeper.batchSize,
+    );
     if (rows.length > 0) await this.publishSingles(rows, 'submitting');
   }
 

@@ -11,13 +11,6 @@ export interface SmartQosOptions {
   latencyFactor: number;
 }
 
-export const DEFAULT_SMART_QOS: Omit<SmartQosOptions, 'maxRate'> = {
-  minRate: 1,
-  recoverPerSecond: 0.05,
-  throttleFactor: 0.5,
-  latencyFactor: 0.8,
-};
-
 /**
  * Adapts the submit rate to the SMSC (docs/architecture.md § Throughput caps): multiplicative
  * back-off on throttling or on rising response latency, additive recovery up to the configured
