@@ -43,7 +43,10 @@ module.exports = {
     ...(haveServers ? [] : distributedTests),
     ...(process.env.REDIS_URL
       ? []
-      : ['<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts']),
+      : [
+          '<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts',
+          '<rootDir>/services/auth/test/redis-login-throttle.test.ts',
+        ]),
   ],
   transform: {
     '^.+\\.ts$': [

@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createGatewayRoutes({
             verifier: stub,
-            intake: stub,
+            sends: stub,
             store: stub,
             batches: stub,
             batchStore: stub,
@@ -90,6 +90,7 @@ describe('OpenAPI document', () => {
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
+            corsAllowedOrigins: [],
           }),
         ),
         ...routesOf(
