@@ -152,7 +152,7 @@ export function buildProgram(io: Io): Command {
 
   const secrets = program
     .command('callback-secret')
-    .description('the secret that signs an account\'s callbacks (admin token)');
+    .description("the secret that signs an account's callbacks (admin token)");
   const secretPath = (username: string) =>
     `/admin/v1/accounts/${encodeURIComponent(username)}/callback-secret`;
   secrets.command('get <username>').action(async (username: string) => {
