@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
+import { buildProgram } from '@smsgw/cli';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
@@ -184,6 +185,31 @@ describe('signed callbacks', () => {
     expect(verifySignature(newest, signatureOf(after), payloadOf(after))).toBe(true);
     expect(verifySignature(fresh, signatureOf(after), payloadOf(after))).toBe(false);
     expect(verifySignature(old, signatureOf(after), payloadOf(after))).toBe(false);
+  });
+
+  it("the CLI reads and rotates an account's secret", async () => {
+    const { username, auth } = await account();
+    const smsgw = async (args: string[]): Promise<unknown> => {
+      const lines: string[] = [];
+      await buildProgram({
+        env: { SMSGW_URL: gw.base, SMSGW_ADMIN_TOKEN: ADMIN_TOKEN },
+        print: (line) => lines.push(line),
+        printError: () => undefined,
+      }).parseAsync(['node', 'smsgw', ...args]);
+      return JSON.parse(lines.join('\n'));
+    };
+    const before = await secretOf(auth);
+    expect(await smsgw(['callback-secret', 'get', username])).toEqual(before);
+    const rotated = (await smsgw([
+      'callback-secret',
+      'rotate',
+      username,
+      '--grace-seconds',
+      '60',
+    ])) as { secret: string; previous_secret: string };
+    expect(rotated.previous_secret).toBe(before.secret);
+    expect(rotated.secret).not.toBe(before.secret);
+    expect((await secretOf(auth)).secret).toBe(rotated.secret);
   });
 
   it('a bad rotation request is a 400 and changes nothing', async () => {
