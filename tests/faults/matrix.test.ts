@@ -64,12 +64,19 @@ describe(`fault matrix (batch of ${BATCH_SIZE})`, () => {
   const results: RunResult[] = [];
 
   beforeAll(async () => {
-    const [postgres, redis, rabbit] = await Promise.all([
+    const started = await Promise.allSettled([
       PrivatePostgres.start(),
       PrivateRedis.start(),
       PrivateRabbit.start(),
-    ]);
-    infra = { postgres, redis, rabbit };
+    ] as const);
+    const [postgres, redis, rabbit] = started;
+    if (postgres.status === 'fulfilled' && redis.status === 'fulfilled' && rabbit.status === 'fulfilled')
+      infra = { postgres: postgres.value, redis: redis.value, rabbit: rabbit.value };
+    else {
+      // Whatever did start is stopped again before failing.
+      for (const server of started) if (server.status === 'fulfilled') await server.value.stop();
+      throw started.find((s) => s.status === 'rejected')!.reason;
+    }
   }, 180_000);
 
   afterAll(async () => {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { QUEUES, SENT_STATES, UNSENT_STATES } from '@smsgw/contracts';
 import { submitRetryDelays } from '@smsgw/dispatcher';
 import { PgDb } from '@smsgw/kit';
@@ -382,6 +384,14 @@ export async function runFault(
       result.callbacksMissing += owed.length;
     }
 
+    const logDir = process.env['FAULTS_LOGS'];
+    if (logDir) {
+      const dir = join(logDir, fault.name.replace(/\W+/g, '-'));
+      mkdirSync(dir, { recursive: true });
+      everyProcess.forEach((service, i) =>
+        writeFileSync(join(dir, `${i}-${service.name}.log`), service.output()),
+      );
+    }
     for (const service of everyProcess) {
       const lines = service
         .output()

@@ -184,8 +184,9 @@ export class PrivateRabbit {
     };
     const rabbit = new PrivateRabbit(dir, port, node, env);
     run('rabbitmq-server', ['-detached'], env);
-    rabbit.ctl('await_startup', '--timeout', '90');
-    await waitFor(async () => portOpen(port), 30_000, 'the private RabbitMQ listening', 100);
+    // -detached returns before the node registers, when await_startup still finds no node.
+    await waitFor(async () => portOpen(port), 120_000, 'the private RabbitMQ listening', 500);
+    rabbit.ctl('await_startup', '--timeout', '60');
     return rabbit;
   }
 
