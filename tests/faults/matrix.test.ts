@@ -14,17 +14,15 @@ const SETTLE_MS = Number(process.env['FAULTS_SETTLE_MS'] ?? (QUICK ? 120_000 : 3
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const FAULTS: Fault[] = [
-  { name: 'none', inject: async () => undefined },
-  ...SERVICES.map(
-    (service): Fault => ({
-      name: `kill ${service}`,
-      inject: (run) => run.restart(service, 3000),
-    }),
-  ),
+  { name: 'none', inject: () => Promise.resolve() },
+  ...SERVICES.map((service): Fault => ({
+    name: `kill ${service}`,
+    inject: (run) => run.restart(service, 3000),
+  })),
   { name: 'restart rabbitmq', inject: (run) => run.infra.rabbit.restart(5000) },
   { name: 'restart postgres', inject: (run) => run.infra.postgres.restart(10_000) },
   { name: 'restart redis', inject: (run) => run.infra.redis.restart(5000) },
-  { name: 'smsc drops the session', inject: async (run) => run.sim.dropSessions() },
+  { name: 'smsc drops the session', inject: (run) => Promise.resolve(run.sim.dropSessions()) },
   {
     name: 'smsc throttles 30%',
     inject: async (run) => {
@@ -55,9 +53,7 @@ const only = (process.env['FAULTS_ONLY'] ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
-const rows = only.length
-  ? FAULTS.filter((f) => only.some((o) => f.name.includes(o)))
-  : FAULTS;
+const rows = only.length ? FAULTS.filter((f) => only.some((o) => f.name.includes(o))) : FAULTS;
 
 describe(`fault matrix (batch of ${BATCH_SIZE})`, () => {
   let infra: Infra | undefined;
@@ -70,7 +66,11 @@ describe(`fault matrix (batch of ${BATCH_SIZE})`, () => {
       PrivateRabbit.start(),
     ] as const);
     const [postgres, redis, rabbit] = started;
-    if (postgres.status === 'fulfilled' && redis.status === 'fulfilled' && rabbit.status === 'fulfilled')
+    if (
+      postgres.status === 'fulfilled' &&
+      redis.status === 'fulfilled' &&
+      rabbit.status === 'fulfilled'
+    )
       infra = { postgres: postgres.value, redis: redis.value, rabbit: rabbit.value };
     else {
       // Whatever did start is stopped again before failing.

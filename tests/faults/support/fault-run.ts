@@ -130,7 +130,7 @@ export async function runFault(
     REDIS_URL: infra.redis.url,
     BUS_NAMESPACE: namespace,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env['FAULTS_LOG_LEVEL'] ?? 'warn',
   };
   const sim = new SmppSimulator({
     host: '127.0.0.1',
@@ -360,8 +360,7 @@ export async function runFault(
         row.kind === 'callback' || row.kind === 'errback'
           ? `${row.kind}|${toOf.get(row.message_id)}`
           : `${row.kind}|${row.message_id}`;
-      const made =
-        (row.kind.startsWith('dlr') ? dlrMade.get(key) : batchMade.get(key)) ?? 0;
+      const made = (row.kind.startsWith('dlr') ? dlrMade.get(key) : batchMade.get(key)) ?? 0;
       if (row.state === 'given_up') result.callbacksGivenUp++;
       if (made === 1) result.callbacksMadeOnce++;
       else if (made > 1) result.callbacksDuplicated++;

@@ -24,17 +24,32 @@ export function portOpen(port: number): Promise<boolean> {
   });
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
-  const result = spawnSync(command, args, { env, encoding: 'utf8', timeout: 90_000 });
-  if (result.status !== 0)
-    throw new Error(
-      `${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`,
-    );
-  return result.stdout;
+/**
+ * Runs a command to completion, bounded. Asynchronous: the simulator and the webhook receiver live
+ * in this process and must keep answering while a server stops or starts.
+ */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${out}`));
+    });
+  });
 }
 
 /** Postgres refuses to run as root: as root, its commands run as the postgres user. */
-function asPostgres(command: string, args: string[]): string {
+function asPostgres(command: string, args: string[]): Promise<string> {
   const isRoot = process.getuid?.() === 0;
   return isRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
 }
@@ -61,15 +76,22 @@ export class PrivatePostgres {
   static async start(): Promise<PrivatePostgres> {
     const bin = postgresBin();
     const dir = mkdtempSync(join(tmpdir(), 'smsgw-faults-pg-'));
-    if (process.getuid?.() === 0) run('chown', ['postgres', dir]);
+    if (process.getuid?.() === 0) await run('chown', ['postgres', dir]);
     const port = await freePort();
-    asPostgres(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres']);
+    await asPostgres(join(bin, 'initdb'), [
+      '-D',
+      join(dir, 'data'),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+    ]);
     const pg = new PrivatePostgres(dir, port, bin);
-    pg.ctl('start');
+    await pg.ctl('start');
     return pg;
   }
 
-  private ctl(action: 'start' | 'stop'): void {
+  private async ctl(action: 'start' | 'stop'): Promise<void> {
     const args = ['-D', join(this.dir, 'data'), '-w', '-t', '60', '-l', join(this.dir, 'log')];
     if (action === 'start')
       args.push(
@@ -77,19 +99,19 @@ export class PrivatePostgres {
         `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
       );
     else args.push('-m', 'fast');
-    asPostgres(join(this.bin, 'pg_ctl'), [action, ...args]);
+    await asPostgres(join(this.bin, 'pg_ctl'), [action, ...args]);
   }
 
   /** Stopped (fast: sessions are cut, as a failover does) for downMs, then started again. */
   async restart(downMs: number): Promise<void> {
-    this.ctl('stop');
+    await this.ctl('stop');
     await sleep(downMs);
-    this.ctl('start');
+    await this.ctl('start');
   }
 
   async stop(): Promise<void> {
     try {
-      this.ctl('stop');
+      await this.ctl('stop');
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
@@ -183,28 +205,28 @@ export class PrivateRabbit {
       RABBITMQ_CONFIG_FILE: join(dir, 'rabbitmq.conf'),
     };
     const rabbit = new PrivateRabbit(dir, port, node, env);
-    run('rabbitmq-server', ['-detached'], env);
+    await run('rabbitmq-server', ['-detached'], env);
     // -detached returns before the node registers, when await_startup still finds no node.
     await waitFor(async () => portOpen(port), 120_000, 'the private RabbitMQ listening', 500);
-    rabbit.ctl('await_startup', '--timeout', '60');
+    await rabbit.ctl('await_startup', '--timeout', '60');
     return rabbit;
   }
 
-  private ctl(...args: string[]): void {
-    run('rabbitmqctl', ['-n', this.node, ...args], this.env);
+  private async ctl(...args: string[]): Promise<void> {
+    await run('rabbitmqctl', ['-n', this.node, ...args], this.env);
   }
 
   /** stop_app / start_app: every connection is cut; durable queues and their messages stay. */
   async restart(downMs: number): Promise<void> {
-    this.ctl('stop_app');
+    await this.ctl('stop_app');
     await sleep(downMs);
-    this.ctl('start_app');
+    await this.ctl('start_app');
     await waitFor(async () => portOpen(this.port), 30_000, 'RabbitMQ listening again', 100);
   }
 
   async stop(): Promise<void> {
     try {
-      this.ctl('stop');
+      await this.ctl('stop');
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
