@@ -41,6 +41,8 @@ module.exports = {
     '/node_modules/',
     '/dist/',
     ...(haveServers ? [] : distributedTests),
+    // The fault matrix restarts servers and takes many minutes: `pnpm test:faults` runs it.
+    ...(process.env.FAULTS === '1' ? [] : ['<rootDir>/tests/faults/']),
     ...(process.env.REDIS_URL
       ? []
       : [

@@ -155,6 +155,8 @@ export class SmppSimulator {
   private nextReceiver = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly random: () => number;
+  /** A hung SMSC: takes what arrives but answers nothing, not even enquire_link. */
+  private silent = false;
 
   constructor(private readonly options: SmppSimulatorOptions = {}) {
     this.random = options.random ?? Math.random;
@@ -234,7 +236,9 @@ export class SmppSimulator {
         session.send(pdu.response({ system_id: 'simulator' }));
       });
     }
-    session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
+    session.on('enquire_link', (pdu: PDU) => {
+      if (!this.silent) session.send(pdu.response());
+    });
     session.on('unbind', (pdu: PDU) => {
       this.unbinds++;
       this.bound.delete(session);
@@ -291,6 +295,10 @@ export class SmppSimulator {
     const systemId = this.bound.get(session)?.systemId ?? '';
     if (wantsReceipt && this.options.receiptBeforeResponse)
       this.sendReceipt(session, systemId, record!);
+    if (this.silent) {
+      this.outstanding--;
+      return;
+    }
     this.later(this.latency(), () => {
       this.outstanding--;
       if (!this.sessions.has(session)) return;
@@ -440,6 +448,19 @@ export class SmppSimulator {
   /** Changes the share of submits answered ESME_RTHROTTLED, e.g. to end a simulated overload. */
   setThrottleRate(rate: number): void {
     this.options.throttleRate = rate;
+  }
+
+  /**
+   * While silent, submits are taken (recorded, as the SMSC has them) but nothing is answered: no
+   * submit_sm_resp, no receipt, no enquire_link_resp; a hung SMSC as a client sees one.
+   */
+  setSilent(silent: boolean): void {
+    this.silent = silent;
+  }
+
+  /** Drops every session at once, as an SMSC restart or a network cut does; the port stays open. */
+  dropSessions(): void {
+    for (const session of this.sessions) session.socket.destroy();
   }
 
   reset(): void {

@@ -72,7 +72,7 @@ export class RecoverySweeper {
       );
       await this.sweepSubmitting(new Date(now - this.options.submitStaleMs));
     } catch (err) {
-      this.logger.warn({ err }, 'recovery sweep failed; will try again');
+      this.logger.error({ err }, 'recovery sweep failed; will try again');
     }
   }
 
