@@ -8,3 +8,4 @@ export * from './message-status';
 export * from './admin';
 export * from './bus';
 export * from './openapi';
+export * from './senders';

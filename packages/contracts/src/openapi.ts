@@ -7,6 +7,7 @@ import {
   CreditSchema,
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
+import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
 import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
@@ -49,10 +50,12 @@ const errors = {
   400: error('Invalid input: the body names the field (and index for batches)'),
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
+  403: error('The account may not send from this sender (SENDER_NOT_ALLOWED)'),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
+  429: error('Too many requests (RATE_LIMITED); Retry-After says when to try again'),
   503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
@@ -127,6 +130,8 @@ export function buildOpenApiDocument(): Json {
     CreateApplication: schemaOf(CreateApplicationSchema),
     Account: schemaOf(AccountViewSchema),
     ApplicationCreated: schemaOf(ApplicationCreatedSchema),
+    SenderRules: schemaOf(SenderRulesSchema),
+    SenderRulesView: schemaOf(SenderRulesViewSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -157,7 +162,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 503),
           },
         },
       },
@@ -168,7 +173,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -287,6 +292,36 @@ export function buildOpenApiDocument(): Json {
           security: admin,
           parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')],
           responses: { 204: { description: 'Revoked' }, ...pick(401, 404) },
+        },
+      },
+      '/admin/v1/accounts/{username}/senders': {
+        get: {
+          summary: 'The senders the account may use, and what happens to others',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(401, 404),
+          },
+        },
+        put: {
+          summary: 'Replace the account\'s senders (exact values or globs with * and ?) and policy',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('SenderRules') },
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(400, 401, 404),
+          },
+        },
+        delete: {
+          summary: 'Remove the account\'s list: UNLISTED_SENDERS decides for it again',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(401, 404),
+          },
         },
       },
       '/healthz': { get: { summary: 'Alive', responses: { 200: { description: 'Alive' } } } },

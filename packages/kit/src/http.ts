@@ -49,21 +49,23 @@ const JSON_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|t
  * content type, so those are read as JSON too; multipart and other types are a 415.
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
-  const mediaGuard: RequestHandler = (req, _res, next) => {
-    const type = req.headers['content-type'];
-    if (type !== undefined && !JSON_TYPES.test(type)) {
-      next(
-        new HttpError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Type ${type.split(';')[0]} is not supported; send application/json`,
-        ),
-      );
-      return;
-    }
-    next();
-  };
-  return [mediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
+  return [jsonMediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
 }
+
+/** The content types jsonBody reads, for a route that reads its JSON body itself. */
+export const jsonMediaGuard: RequestHandler = (req, _res, next) => {
+  const type = req.headers['content-type'];
+  if (type !== undefined && !JSON_TYPES.test(type)) {
+    next(
+      new HttpError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${type.split(';')[0]} is not supported; send application/json`,
+      ),
+    );
+    return;
+  }
+  next();
+};
 
 /** Health, readiness and metrics, then 404 for unknown paths and the one error handler that turns every failure into the error body. */
 export function finishApp(app: Express, { logger, registry, readiness }: HttpAppOptions): void {

@@ -5,3 +5,4 @@ export * from './batches';
 export * from './job-outbox';
 export * from './outcome-outbox';
 export * from './callbacks';
+export * from './sender-rules';

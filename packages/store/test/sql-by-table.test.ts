@@ -25,6 +25,8 @@ const MODULE_OF: Record<string, string> = {
   job_outbox: 'job-outbox.ts',
   outcome_outbox: 'outcome-outbox.ts',
   callback_attempts: 'callbacks.ts',
+  sender_policies: 'sender-rules.ts',
+  account_senders: 'sender-rules.ts',
 };
 
 function migrationTables(): string[] {

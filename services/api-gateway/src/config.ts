@@ -13,6 +13,8 @@ export const gatewayConfigShape = {
   MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,
   MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
+  UNLISTED_SENDERS: envVars.UNLISTED_SENDERS,
+  LARGE_BATCH_BYTES: envVars.LARGE_BATCH_BYTES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
@@ -11,6 +12,7 @@ import { MessageStore } from './message-store';
 import { JobOutbox } from './job-outbox';
 import { SubmitJobPublisher } from './submit-jobs';
 import { createGatewayRoutes } from './routes';
+import { SenderGuard } from './sender-guard';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -23,6 +25,10 @@ export interface GatewayOptions {
   maxBatchBytes: number;
   maxBatchRecipients: number;
   maxScheduleDays: number;
+  /** Batches above this many bytes are large: one per account in reading at a time. */
+  largeBatchBytes: number;
+  /** Senders of accounts without a sender list (UNLISTED_SENDERS). */
+  unlistedSenders: UnlistedSenderMode;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -32,9 +38,17 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
+  LARGE_BATCH_BYTES: number;
+  UNLISTED_SENDERS: UnlistedSenderMode;
 }): Pick<
   GatewayOptions,
-  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+  | 'maxParts'
+  | 'maxBodyBytes'
+  | 'maxBatchBytes'
+  | 'maxBatchRecipients'
+  | 'maxScheduleDays'
+  | 'largeBatchBytes'
+  | 'unlistedSenders'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -42,6 +56,8 @@ export function gatewaySettings(config: {
     maxBatchBytes: config.MAX_BATCH_BYTES,
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+    largeBatchBytes: config.LARGE_BATCH_BYTES,
+    unlistedSenders: config.UNLISTED_SENDERS,
   };
 }
 
@@ -76,6 +92,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     options.maxParts,
     () => accepted.inc({ kind: 'single' }),
   );
+  const senders = new SenderGuard(options.db, options.unlistedSenders);
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(
     batchStore,
@@ -85,7 +102,10 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
       maxParts: options.maxParts,
       maxRecipients: options.maxBatchRecipients,
       maxScheduleDays: options.maxScheduleDays,
+      maxBytes: options.maxBatchBytes,
+      largeBytes: options.largeBatchBytes,
     },
+    senders,
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const routes = createGatewayRoutes({
@@ -94,6 +114,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     store,
     batches,
     batchStore,
+    senders,
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,

@@ -9,7 +9,7 @@ import {
   type MessageStatus,
   type SendResult,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import { HttpError, createApiDocsRouter, jsonBody, jsonMediaGuard, parseInput } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
@@ -17,6 +17,7 @@ import type { BatchStore } from './batch-store';
 import type { CredentialVerifier } from './credential-client';
 import type { MessageIntake } from './message-intake';
 import type { MessageStore } from './message-store';
+import type { SenderGuard } from './sender-guard';
 
 export interface GatewayRoutesDeps {
   verifier: CredentialVerifier;
@@ -24,6 +25,7 @@ export interface GatewayRoutesDeps {
   store: MessageStore;
   batches: BatchIntake;
   batchStore: BatchStore;
+  senders: SenderGuard;
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
@@ -71,7 +73,12 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     ...jsonBody(deps.maxBodyBytes),
     wrap(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
-      const accepted = await deps.intake.accept(accountId(res), request);
+      const from = await deps.senders.senderFor(accountId(res), request.from);
+      const { from: _asked, ...rest } = request;
+      const accepted = await deps.intake.accept(
+        accountId(res),
+        from === undefined ? rest : { ...rest, from },
+      );
       const body: SendResult = { data: sendSuccessText(accepted.id) };
       sendOkJson(res, body);
     }),
@@ -79,9 +86,14 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.post(
     '/secure/sendbatch',
-    ...jsonBody(deps.maxBatchBytes),
+    jsonMediaGuard,
+    // Read as it arrives (batch-reader.ts), not parsed whole: a large batch must not stall others.
     wrap(async (req, res) => {
-      const accepted = await deps.batches.accept(accountId(res), req.body);
+      const length = req.headers['content-length'];
+      const accepted = await deps.batches.receive(accountId(res), req, {
+        contentLength: length === undefined ? undefined : Number(length),
+        contentEncoding: req.headers['content-encoding'],
+      });
       const body: BatchResult = { data: accepted };
       res.json(body);
     }),

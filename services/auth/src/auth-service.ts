@@ -4,6 +4,7 @@ import { AccountStore } from './account-store';
 import { CredentialVerifier } from './credential-verifier';
 import { PasswordHasher } from './password-hasher';
 import { createAuthRoutes } from './routes';
+import { SenderRulesStore } from './sender-rules-store';
 import { TokenIssuer } from './token-issuer';
 
 export interface AuthServiceOptions {
@@ -48,6 +49,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const verifier = new CredentialVerifier(store, hasher, tokens);
   const routes = createAuthRoutes({
     store,
+    senders: new SenderRulesStore(options.db),
     hasher,
     tokens,
     verifier,

@@ -15,12 +15,15 @@ import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit
 import type { AccountStore } from './account-store';
 import type { CredentialVerifier } from './credential-verifier';
 import { requireInternalToken } from './internal-guard';
+import type { SenderRulesStore } from './sender-rules-store';
+import { createSenderRoutes } from './sender-routes';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
   store: AccountStore;
+  senders: SenderRulesStore;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
@@ -203,6 +206,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     }),
   );
 
+  admin.use(createSenderRoutes(deps.senders));
   router.use('/admin/v1', admin);
   return router;
 }
