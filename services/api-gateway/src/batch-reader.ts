@@ -37,7 +37,7 @@ export async function readBatchBody(
     if (recipients > limits.maxRecipients)
       throw HttpError.invalid(
         'messages',
-        `the batch has more than ${limits.maxRecipients} recipients; at most ${limits.maxRecipients} are allowed`,
+        `the batch has at least ${recipients} recipients; at most ${limits.maxRecipients} are allowed`,
       );
   };
   tokenizer.onToken = (token) => {
