@@ -48,7 +48,6 @@ export class BatchIntake {
     headers: { contentLength: number | undefined; contentEncoding: string | undefined },
   ): Promise<{ batchId: string; messageCount: number }> {
     if (headers.contentLength !== undefined && headers.contentLength > this.limits.maxBytes) {
-      body.resume();
       throw new HttpError(
         'PAYLOAD_TOO_LARGE',
         `The batch is larger than ${this.limits.maxBytes} bytes`,
@@ -56,13 +55,7 @@ export class BatchIntake {
     }
     const large =
       headers.contentLength === undefined || headers.contentLength > this.limits.largeBytes;
-    let release: () => void = () => undefined;
-    try {
-      if (large) release = this.gate.enter(accountId);
-    } catch (err) {
-      body.resume();
-      throw err;
-    }
+    const release = large ? this.gate.enter(accountId) : () => undefined;
     try {
       const credit = await this.store.creditSnapshot(accountId);
       if (!credit) throw HttpError.unauthorized('Account no longer exists');

@@ -84,7 +84,6 @@ export async function readBatchBody(
     const data = chunk as Buffer;
     bytes += data.length;
     if (bytes > limits.maxBytes) {
-      body.resume();
       throw new HttpError('PAYLOAD_TOO_LARGE', `The batch is larger than ${limits.maxBytes} bytes`);
     }
     tokenizer.write(data);
@@ -95,8 +94,6 @@ export async function readBatchBody(
   if (failure === undefined && root === undefined && bytes > 0)
     failure = new HttpError('INVALID_PARAMETER', 'The body is not valid JSON: it ends too early');
   if (failure !== undefined) {
-    // The rest is read and dropped, so the answer can go out on a connection that stays usable.
-    body.resume();
     throw failure;
   }
   if (root === undefined) throw new HttpError('INVALID_PARAMETER', 'The batch body is empty');

@@ -90,10 +90,16 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     // Read as it arrives (batch-reader.ts), not parsed whole: a large batch must not stall others.
     wrap(async (req, res) => {
       const length = req.headers['content-length'];
-      const accepted = await deps.batches.receive(accountId(res), req, {
-        contentLength: length === undefined ? undefined : Number(length),
-        contentEncoding: req.headers['content-encoding'],
-      });
+      const accepted = await deps.batches
+        .receive(accountId(res), req, {
+          contentLength: length === undefined ? undefined : Number(length),
+          contentEncoding: req.headers['content-encoding'],
+        })
+        .catch((err: unknown) => {
+          // Refused before the end of the body: the rest is not read, the connection closes.
+          if (!req.complete) res.setHeader('Connection', 'close');
+          throw err;
+        });
       const body: BatchResult = { data: accepted };
       res.json(body);
     }),
