@@ -102,7 +102,10 @@ describe('sender rules', () => {
       auth,
       json: {
         globals: { from: 'Phisher' },
-        messages: [{ to: '41790001001', content: 'a' }, { to: '41790001002', content: 'b' }],
+        messages: [
+          { to: '41790001001', content: 'a' },
+          { to: '41790001002', content: 'b' },
+        ],
       },
     });
     expect(viaGlobals.status).toBe(403);

@@ -305,7 +305,7 @@ export function buildOpenApiDocument(): Json {
           },
         },
         put: {
-          summary: 'Replace the account\'s senders (exact values or globs with * and ?) and policy',
+          summary: "Replace the account's senders (exact values or globs with * and ?) and policy",
           security: admin,
           parameters: [pathParam('username', 'account')],
           requestBody: { required: true, ...json('SenderRules') },
@@ -315,7 +315,7 @@ export function buildOpenApiDocument(): Json {
           },
         },
         delete: {
-          summary: 'Remove the account\'s list: UNLISTED_SENDERS decides for it again',
+          summary: "Remove the account's list: UNLISTED_SENDERS decides for it again",
           security: admin,
           parameters: [pathParam('username', 'account')],
           responses: {

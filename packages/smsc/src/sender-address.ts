@@ -17,8 +17,7 @@ export const NPI = { unknown: 0, isdn: 1 } as const;
  */
 export function sourceAddress(from: string | null): SourceAddress {
   if (from === null || from === '') return { ton: TON.unknown, npi: NPI.unknown, addr: '' };
-  if (/^\+\d+$/.test(from))
-    return { ton: TON.international, npi: NPI.isdn, addr: from.slice(1) };
+  if (/^\+\d+$/.test(from)) return { ton: TON.international, npi: NPI.isdn, addr: from.slice(1) };
   if (/^\d+$/.test(from)) {
     if (from.length >= 3 && from.length <= 8)
       return { ton: TON.networkSpecific, npi: NPI.unknown, addr: from };

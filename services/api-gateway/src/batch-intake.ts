@@ -62,7 +62,11 @@ export class BatchIntake {
       const parsed = await readBatchBody(
         body,
         headers.contentEncoding,
-        { maxBytes: this.limits.maxBytes, maxDepth: MAX_DEPTH, maxRecipients: this.limits.maxRecipients },
+        {
+          maxBytes: this.limits.maxBytes,
+          maxDepth: MAX_DEPTH,
+          maxRecipients: this.limits.maxRecipients,
+        },
         (recipients) => {
           const short = shortfall(credit, recipients);
           if (short) throw new HttpError(short, SHORT_MESSAGE[short]);

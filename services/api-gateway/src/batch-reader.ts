@@ -26,7 +26,7 @@ export async function readBatchBody(
   const source = decoded(body, contentEncoding);
   const tokenizer = new Tokenizer();
   const parser = new TokenParser({ paths: ['$', '$.messages.*', '$.messages.*.to.*'] });
-  let failure: unknown;
+  let failure: Error | undefined;
   let depth = 0;
   let first = true;
   let recipients = 0;
@@ -56,7 +56,7 @@ export async function readBatchBody(
         depth--;
       parser.write(token);
     } catch (err) {
-      failure = err;
+      failure = err instanceof Error ? err : new Error(String(err));
     }
   };
   tokenizer.onError = (err) => {
@@ -75,7 +75,7 @@ export async function readBatchBody(
         if (!Array.isArray(to)) countOne();
       }
     } catch (err) {
-      failure ??= err;
+      failure ??= err instanceof Error ? err : new Error(String(err));
     }
   };
 

@@ -11,7 +11,7 @@ export function toMillionths(decimal: string): bigint {
   const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(decimal.trim());
   if (!match) throw new RangeError(`not a decimal: ${decimal}`);
   const [, sign, whole, fraction = ''] = match;
-  const value = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  const value = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
   return sign === '-' ? -value : value;
 }
 

@@ -1,5 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import { sameSender, senderMatches, type ErrorItem, type UnlistedSenderMode } from '@smsgw/contracts';
+import {
+  sameSender,
+  senderMatches,
+  type ErrorItem,
+  type UnlistedSenderMode,
+} from '@smsgw/contracts';
 import { HttpError, type Db } from '@smsgw/kit';
 import { findSenderRules, type SenderRulesRow } from '@smsgw/store';
 
@@ -37,8 +42,7 @@ export class SenderGuard {
   async decider(accountId: string): Promise<(from: string | undefined) => SenderDecision> {
     const rules = await this.rules(accountId);
     if (!rules) throw HttpError.unauthorized('Account no longer exists');
-    if (rules.policy === null && this.unlisted === 'any')
-      return (from) => ({ ok: true, from });
+    if (rules.policy === null && this.unlisted === 'any') return (from) => ({ ok: true, from });
     const defaultFrom = rules.default_from;
     return (from) => {
       if (from === undefined) return { ok: true, from };
