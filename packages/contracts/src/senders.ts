@@ -50,7 +50,7 @@ export function sameSender(a: string, b: string): boolean {
 
 /** Whether `sender` fits the glob `pattern` (linear-time matching with one backtrack point). */
 export function senderMatches(pattern: string, sender: string): boolean {
-  const p = canonicalSender(pattern);
+  const p = /^\+[\d*?]+$/.test(pattern) ? pattern.slice(1) : pattern;
   const s = canonicalSender(sender);
   let pi = 0;
   let si = 0;
