@@ -125,7 +125,7 @@ describe('large batches', () => {
       `large batch (${(body.length / 1048576).toFixed(0)} MiB) answered in ${refused.ms.toFixed(0)} ms; ` +
         `other account: ${latencies.length} sends, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
     );
-    expect(max).toBeLessThan(2000);
+    expect(max).toBeLessThan(5000);
     // Refused on its first recipients, not after the whole body was parsed and validated.
     expect(JSON.parse(refused.text).detail.message).toMatch(/credit/i);
   }, 120_000);
