@@ -32,7 +32,10 @@ function schemaOf(schema: z.ZodType): Json {
   return json;
 }
 
-/** Both spellings of dashed fields are accepted (DESIGN.md 4.1): document the dashed ones too. */
+/**
+ * Both spellings of dashed fields are accepted (docs/architecture.md § Wire compatibility):
+ * document the dashed ones too.
+ */
 function withAliases(objectSchema: Json): Json {
   const properties = { ...(objectSchema['properties'] as Record<string, Json>) };
   for (const [dashed, canonical] of Object.entries(FIELD_ALIASES)) {
@@ -50,13 +53,36 @@ const errors = {
   400: error('Invalid input: the body names the field (and index for batches)'),
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
-  403: error('The account may not send from this sender (SENDER_NOT_ALLOWED)'),
+  403: error(
+    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site), or a sender the account may not use (SENDER_NOT_ALLOWED)',
+  ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
-  429: error('Too many requests (RATE_LIMITED); Retry-After says when to try again'),
-  503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
+  429: {
+    ...error(
+      'Too many failed logins from this name or address, or another large batch of this account still being read (RATE_LIMITED)',
+    ),
+    headers: {
+      'Retry-After': {
+        description:
+          'Seconds until failed logins are counted afresh, or until trying the batch again',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  503: {
+    ...error(
+      'A dependency is unavailable, or too many logins are being checked at once (SERVICE_UNAVAILABLE)',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again, when known',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
@@ -162,7 +188,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 403, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -184,7 +210,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
         delete: {
@@ -193,7 +219,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 404, 409),
+            ...pick(401, 403, 404, 409, 429, 503),
           },
         },
       },
@@ -204,7 +230,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
       },
@@ -215,7 +241,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401),
+            ...pick(400, 401, 403, 429, 503),
           },
         },
       },
@@ -223,7 +249,10 @@ export function buildOpenApiDocument(): Json {
         get: {
           summary: 'Balance and quota ("ND": unlimited)',
           security: client,
-          responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
+          responses: {
+            200: { description: 'Balance', ...json('BalanceResult') },
+            ...pick(401, 403, 429, 503),
+          },
         },
       },
       '/auth/v1/login/application': {
@@ -239,7 +268,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 404, 415),
+            ...pick(400, 401, 404, 415, 429, 503),
           },
         },
       },

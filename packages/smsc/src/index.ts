@@ -5,3 +5,4 @@ export * from './smpp-connector';
 export * from './smpp-simulator';
 export * from './http-connector';
 export * from './sender-address';
+export { receiptStatLabel } from './receipt-text';

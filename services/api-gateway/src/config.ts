@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables api-gateway reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables api-gateway reads (docs/configuration.md); tests check deployments
+ * provide them.
+ */
 export const gatewayConfigShape = {
   PORT: envVars.PORT.default(8080),
   ...serviceEnv,
@@ -15,6 +18,8 @@ export const gatewayConfigShape = {
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
   UNLISTED_SENDERS: envVars.UNLISTED_SENDERS,
   LARGE_BATCH_BYTES: envVars.LARGE_BATCH_BYTES,
+  CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
+  TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

@@ -1,20 +1,35 @@
 import type { Router } from 'express';
-import type { Db } from '@smsgw/kit';
+import type { Registry } from 'prom-client';
+import { compileProxyTrust, type Db, type Logger } from '@smsgw/kit';
 import { AccountStore } from './account-store';
 import { CredentialVerifier } from './credential-verifier';
+import { KdfGate } from './kdf-gate';
+import { LoginGuard } from './login-guard';
+import { MemoryLoginThrottle, type LoginThrottle } from './login-throttle';
+import { createAuthMetrics } from './metrics';
 import { PasswordHasher } from './password-hasher';
+import { RedisLoginThrottle } from './redis-login-throttle';
 import { createAuthRoutes } from './routes';
 import { SenderRulesStore } from './sender-rules-store';
 import { TokenIssuer } from './token-issuer';
 
 export interface AuthServiceOptions {
   db: Db;
+  registry: Registry;
+  logger?: Logger;
   jwtSecret: string;
   tokenTtlSeconds: number;
   adminToken: string;
   /** The token api-gateway presents to the internal credential check; unset in embedded mode. */
   internalToken?: string | undefined;
   maxBodyBytes: number;
+  /** Unset: failed logins are counted in this process's memory. */
+  redisUrl?: string | undefined;
+  failuresPerName: number;
+  failuresPerAddress: number;
+  loginWindowSeconds: number;
+  kdfConcurrency: number;
+  trustedProxies: readonly string[];
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
 }
@@ -23,7 +38,12 @@ export interface AuthService {
   routes: Router;
   verifier: CredentialVerifier;
   store: AccountStore;
+  /** Closes the shared counters' connection. */
+  close(): Promise<void>;
 }
+
+/** Logins that may wait for the KDF (in each line), per check that may run: enough to smooth a burst, not a queue. */
+const KDF_WAITING_PER_SLOT = 8;
 
 /** Auth's settings from its environment (distributed and embedded mode alike). */
 export function authSettings(config: {
@@ -32,13 +52,25 @@ export function authSettings(config: {
   ADMIN_TOKEN: string;
   INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
-}): Omit<AuthServiceOptions, 'db'> {
+  REDIS_URL?: string | undefined;
+  LOGIN_FAILURES_PER_NAME: number;
+  LOGIN_FAILURES_PER_ADDRESS: number;
+  LOGIN_WINDOW_SECONDS: number;
+  KDF_CONCURRENCY: number;
+  TRUSTED_PROXIES: string[];
+}): Omit<AuthServiceOptions, 'db' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
     adminToken: config.ADMIN_TOKEN,
     internalToken: config.INTERNAL_TOKEN,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    redisUrl: config.REDIS_URL,
+    failuresPerName: config.LOGIN_FAILURES_PER_NAME,
+    failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+    loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
+    kdfConcurrency: config.KDF_CONCURRENCY,
+    trustedProxies: config.TRUSTED_PROXIES,
   };
 }
 
@@ -46,16 +78,32 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const store = new AccountStore(options.db);
   const hasher = new PasswordHasher(options.kdfCost);
   const tokens = new TokenIssuer(options.jwtSecret, options.tokenTtlSeconds);
-  const verifier = new CredentialVerifier(store, hasher, tokens);
+  const windowMs = options.loginWindowSeconds * 1000;
+  const throttle: LoginThrottle = options.redisUrl
+    ? new RedisLoginThrottle(options.redisUrl, windowMs, options.logger)
+    : new MemoryLoginThrottle(windowMs);
+  const guard = new LoginGuard(
+    throttle,
+    new KdfGate(options.kdfConcurrency, options.kdfConcurrency * KDF_WAITING_PER_SLOT),
+    {
+      failuresPerName: options.failuresPerName,
+      failuresPerAddress: options.failuresPerAddress,
+      windowSeconds: options.loginWindowSeconds,
+    },
+    createAuthMetrics(options.registry),
+  );
+  const verifier = new CredentialVerifier(store, hasher, tokens, guard);
   const routes = createAuthRoutes({
     store,
     senders: new SenderRulesStore(options.db),
     hasher,
     tokens,
     verifier,
+    guard,
     adminToken: options.adminToken,
     internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
+    trustedProxies: compileProxyTrust(options.trustedProxies),
   });
-  return { routes, verifier, store };
+  return { routes, verifier, store, close: () => throttle.close() };
 }

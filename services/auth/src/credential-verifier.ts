@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { SPEC_MESSAGES, type Principal } from '@smsgw/contracts';
+import { SPEC_MESSAGES, unusableCharacter, type Principal } from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
+import { credentialDigest, type LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
+import { authDefaults } from './defaults';
 
 /** Parses `Basic base64(user:pass)`; undefined when the header is not Basic or not well-formed. */
 export function parseBasic(header: string): { username: string; password: string } | undefined {
@@ -23,6 +24,12 @@ export interface VerifierOptions {
   applicationCacheMs?: number;
 }
 
+/** What the caller knows of the client beside its credentials. */
+export interface ClientInfo {
+  /** The client's address, for the limit on failed logins per address. */
+  address?: string | undefined;
+}
+
 /** Turns an Authorization header (Basic or Bearer) into the calling account, or a 401. */
 export class CredentialVerifier {
   private readonly basicCache: LRUCache<string, Principal>;
@@ -35,44 +42,57 @@ export class CredentialVerifier {
     private readonly store: AccountStore,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenIssuer,
+    private readonly guard: LoginGuard,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new LRUCache({ max: 10_000, ttl: options.basicCacheMs ?? 60_000 });
-    this.applicationCache = new LRUCache({ max: 10_000, ttl: options.applicationCacheMs ?? 5_000 });
+    this.basicCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.basicCacheMs ?? authDefaults.basicCacheMs,
+    });
+    this.applicationCache = new LRUCache({
+      max: authDefaults.cacheEntries,
+      ttl: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
+    });
   }
 
-  async verify(authorization: string | undefined): Promise<Principal> {
+  async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
     if (/^Bearer\s/i.test(authorization))
       return this.verifyBearer(authorization.replace(/^Bearer\s+/i, '').trim());
     const basic = parseBasic(authorization);
     if (!basic)
       throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
-    return this.verifyBasic(basic.username, basic.password);
+    // Checked before any lookup: such a name cannot exist, and Postgres would refuse the query.
+    // The password is only hashed, never stored, so whatever it holds is left to the hash.
+    const unusable = unusableCharacter(basic.username);
+    if (unusable) throw HttpError.unauthorized(`User name: ${unusable}`);
+    return this.verifyBasic(basic.username, basic.password, client.address);
   }
 
-  private async verifyBasic(username: string, password: string): Promise<Principal> {
-    // The key is a digest, so the cache never holds a password in clear.
-    const key = createHash('sha256')
-      .update(username)
-      .update('\0')
-      .update(password)
-      .digest('base64');
+  private async verifyBasic(
+    username: string,
+    password: string,
+    address: string | undefined,
+  ): Promise<Principal> {
+    // Cached right credentials are answered before any limit or gate: a flood of guesses cannot
+    // slow them. The key is a digest of name and password, so a wrong password never matches.
+    const key = credentialDigest(username, password);
     const cached = this.basicCache.get(key);
     if (cached) return cached;
-    const account = await this.store.findForLogin(username);
-    if (!account) {
-      // Spend the same work as for a known user, so timing does not reveal which usernames exist.
-      await this.hasher.verifyDummy(password);
-      throw HttpError.unauthorized('Wrong username or password');
-    }
-    if (!(await this.hasher.verify(password, account.passwordHash)))
-      throw HttpError.unauthorized('Wrong username or password');
-    const principal: Principal = {
-      accountId: account.id,
-      username: account.username,
-      via: 'basic',
-    };
+    const principal = await this.guard.verify(
+      { name: username, secret: password, address },
+      async (): Promise<Principal | undefined> => {
+        const account = await this.store.findForLogin(username);
+        if (!account) {
+          // Spend the same work as for a known user, so timing does not reveal which names exist.
+          await this.hasher.verifyDummy(password);
+          return undefined;
+        }
+        if (!(await this.hasher.verify(password, account.passwordHash))) return undefined;
+        return { accountId: account.id, username: account.username, via: 'basic' };
+      },
+    );
+    if (!principal) throw HttpError.unauthorized('Wrong username or password');
     this.basicCache.set(key, principal);
     return principal;
   }
