@@ -81,6 +81,7 @@ describe('OpenAPI document', () => {
             store: stub,
             batches: stub,
             batchStore: stub,
+            senders: stub,
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
@@ -90,6 +91,7 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createAuthRoutes({
             store: stub,
+            senders: stub,
             hasher: stub,
             tokens: stub,
             verifier: stub,
