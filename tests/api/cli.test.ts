@@ -65,6 +65,22 @@ describe('smsgw', () => {
     });
   });
 
+  it('accounts senders shows, replaces and clears the senders an account may use', async () => {
+    await smsgw(['accounts', 'create', 'sam', '--password', 'sam-password']);
+    expect(JSON.parse(await smsgw(['accounts', 'senders', 'sam']))).toMatchObject({
+      configured: false,
+    });
+    const set = JSON.parse(
+      await smsgw(['accounts', 'senders', 'sam', '--allow', 'MyBrand', '--allow', '4179*']),
+    );
+    expect(set).toMatchObject({ configured: true, policy: 'refuse' });
+    expect([...set.senders].sort()).toEqual(['4179*', 'MyBrand']);
+    expect(JSON.parse(await smsgw(['accounts', 'senders', 'sam', '--clear']))).toMatchObject({
+      configured: false,
+      senders: [],
+    });
+  });
+
   it('apps create prints a client id and secret that log in', async () => {
     const app = JSON.parse(await smsgw(['apps', 'create', 'gina', '--name', 'cli test']));
     expect(app).toMatchObject({

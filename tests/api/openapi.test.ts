@@ -87,6 +87,7 @@ describe('OpenAPI document', () => {
               pollMs: 1,
             }),
             db: stub,
+            senders: stub,
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
@@ -96,6 +97,7 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createAuthRoutes({
             store: stub,
+            senders: stub,
             hasher: stub,
             tokens: stub,
             verifier: stub,

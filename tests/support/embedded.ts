@@ -33,6 +33,8 @@ export async function startEmbedded(
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
     JWT_SECRET,
+    // The suites send from senders of their choosing; sender rules have their own (tests/security).
+    UNLISTED_SENDERS: 'any',
     ...env,
   });
   const gateway = await startEmbeddedGateway(

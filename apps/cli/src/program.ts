@@ -5,6 +5,7 @@ import type {
   BatchResult,
   BatchStatus,
   SendResult,
+  SenderRulesView,
 } from '@smsgw/contracts';
 import { followBatch } from './batch-progress';
 import { readRecipients } from './recipients-file';
@@ -120,6 +121,30 @@ export function buildProgram(io: Io): Command {
           body,
         ),
       );
+    });
+
+  accounts
+    .command('senders <username>')
+    .description('show, replace (--allow, --policy) or remove (--clear) the senders it may use')
+    .option(
+      '--allow <sender>',
+      'a sender it may use: exact, or a glob with * and ? (repeat for several)',
+      (value: string, list: string[]) => [...list, value],
+      [] as string[],
+    )
+    .option('--policy <policy>', 'for other senders: refuse or replace (by default_from)')
+    .option('--clear', 'remove the list (UNLISTED_SENDERS decides again)')
+    .action(async (username: string, o: { allow: string[]; policy?: string; clear?: boolean }) => {
+      const path = `/admin/v1/accounts/${encodeURIComponent(username)}/senders`;
+      if (o.clear) show(await adminClient().call<SenderRulesView>('DELETE', path, admin()));
+      else if (o.allow.length > 0 || o.policy !== undefined)
+        show(
+          await adminClient().call<SenderRulesView>('PUT', path, admin(), {
+            senders: o.allow,
+            ...(o.policy !== undefined && { policy: o.policy }),
+          }),
+        );
+      else show(await adminClient().call<SenderRulesView>('GET', path, admin()));
     });
 
   const apps = program

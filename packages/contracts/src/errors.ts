@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_CREDIT: 402,
   QUOTA_EXCEEDED: 402,
   FORBIDDEN: 403,
+  /** The account may not send from this sender (its sender rules). */
+  SENDER_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,

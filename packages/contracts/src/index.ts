@@ -10,3 +10,4 @@ export * from './admin';
 export * from './bus';
 export * from './openapi';
 export * from './request-safety';
+export * from './senders';

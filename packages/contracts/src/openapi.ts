@@ -7,6 +7,7 @@ import {
   CreditSchema,
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
+import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
 import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
@@ -59,17 +60,20 @@ const errors = {
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
   403: error(
-    'A browser request from another site (FORBIDDEN): an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site',
+    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site), or a sender the account may not use (SENDER_NOT_ALLOWED)',
   ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
   429: {
-    ...error('Too many failed logins from this name or address (RATE_LIMITED)'),
+    ...error(
+      'Too many failed logins from this name or address, or another large batch of this account still being read (RATE_LIMITED)',
+    ),
     headers: {
       'Retry-After': {
-        description: 'Seconds until failed logins are counted afresh',
+        description:
+          'Seconds until failed logins are counted afresh, or until trying the batch again',
         schema: { type: 'integer', minimum: 1 },
       },
     },
@@ -182,6 +186,8 @@ export function buildOpenApiDocument(): Json {
       required: ['data'],
       properties: { data: ref('CallbackSecret') },
     },
+    SenderRules: schemaOf(SenderRulesSchema),
+    SenderRulesView: schemaOf(SenderRulesViewSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -390,6 +396,36 @@ export function buildOpenApiDocument(): Json {
           security: admin,
           parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')],
           responses: { 204: { description: 'Revoked' }, ...pick(401, 404) },
+        },
+      },
+      '/admin/v1/accounts/{username}/senders': {
+        get: {
+          summary: 'The senders the account may use, and what happens to others',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(401, 404),
+          },
+        },
+        put: {
+          summary: "Replace the account's senders (exact values or globs with * and ?) and policy",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('SenderRules') },
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(400, 401, 404),
+          },
+        },
+        delete: {
+          summary: "Remove the account's list: UNLISTED_SENDERS decides for it again",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The rules', ...json('SenderRulesView') },
+            ...pick(401, 404),
+          },
         },
       },
       '/healthz': { get: { summary: 'Alive', responses: { 200: { description: 'Alive' } } } },

@@ -83,6 +83,13 @@ export const envVars = {
   MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
   IDEMPOTENCY_WINDOW_SECONDS: int(1, 30 * 86_400).default(86_400),
+  /**
+   * Senders of an account that has no sender list: `refuse` allows only its default sender, `any`
+   * allows every sender (as before sender rules existed).
+   */
+  UNLISTED_SENDERS: z.enum(['refuse', 'any']).default('refuse'),
+  /** A batch body above this size is large: an account may have one of them in reading at a time. */
+  LARGE_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(1024 * 1024),
   DATA_DIR: z.string().min(1).default('.data'),
   TZ: z
     .string()

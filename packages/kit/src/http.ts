@@ -54,22 +54,24 @@ export function jsonBody(
   limitBytes: number,
   options: { exactNumbers?: boolean } = {},
 ): RequestHandler[] {
-  const mediaGuard: RequestHandler = (req, _res, next) => {
-    const type = req.headers['content-type'];
-    if (type !== undefined && !JSON_TYPES.test(type)) {
-      next(
-        new HttpError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Type ${type.split(';')[0]} is not supported; send application/json`,
-        ),
-      );
-      return;
-    }
-    next();
-  };
-  if (options.exactNumbers) return [mediaGuard, ...exactJsonParser(limitBytes)];
-  return [mediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
+  if (options.exactNumbers) return [jsonMediaGuard, ...exactJsonParser(limitBytes)];
+  return [jsonMediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
 }
+
+/** The content types jsonBody reads, for a route that reads its JSON body itself. */
+export const jsonMediaGuard: RequestHandler = (req, _res, next) => {
+  const type = req.headers['content-type'];
+  if (type !== undefined && !JSON_TYPES.test(type)) {
+    next(
+      new HttpError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${type.split(';')[0]} is not supported; send application/json`,
+      ),
+    );
+    return;
+  }
+  next();
+};
 
 /** Health, readiness and metrics, then 404 for unknown paths and the one error handler that turns every failure into the error body. */
 export function finishApp(app: Express, { logger, registry, readiness }: HttpAppOptions): void {

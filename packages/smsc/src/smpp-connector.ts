@@ -3,6 +3,7 @@ import type { PDU, Session } from 'smpp';
 import { parseReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
 import { SubmitSmPdu } from './submit-sm-pdu';
+import { sourceAddress } from './sender-address';
 import type { SmppConnectorOptions } from './smpp-url';
 import {
   SmscError,
@@ -410,10 +411,11 @@ export class SmppConnector implements SmscConnector {
     esmClass: number,
   ): Promise<string> {
     return new Promise<string>((resolve, reject) => {
+      const source = sourceAddress(request.from);
       const pdu = new SubmitSmPdu({
-        sourceTon: this.options.sourceTon,
-        sourceNpi: this.options.sourceNpi,
-        sourceAddr: request.from ?? '',
+        sourceTon: this.options.sourceTon ?? source.ton,
+        sourceNpi: this.options.sourceNpi ?? source.npi,
+        sourceAddr: source.addr,
         destTon: this.options.destTon,
         destNpi: this.options.destNpi,
         destinationAddr: request.to,

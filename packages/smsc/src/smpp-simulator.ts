@@ -78,6 +78,9 @@ export interface ReceivedSubmit {
   smscId: string;
   to: string;
   from: string;
+  /** source_addr_ton and source_addr_npi as the submit_sm carried them. */
+  sourceTon: number;
+  sourceNpi: number;
   dataCoding: number;
   esmClass: number;
   registeredDelivery: number;
@@ -276,6 +279,8 @@ export class SmppSimulator {
         smscId: normalizeSmscId(messageId, base),
         to,
         from: pduText(pdu['source_addr']),
+        sourceTon: Number(pdu['source_addr_ton'] ?? 0),
+        sourceNpi: Number(pdu['source_addr_npi'] ?? 0),
         dataCoding: Number(pdu['data_coding'] ?? 0),
         esmClass: Number(pdu['esm_class'] ?? 0),
         registeredDelivery: Number(pdu['registered_delivery'] ?? 0),

@@ -10,8 +10,9 @@ export interface SmppConnectorOptions {
   window: number;
   /** Cluster-wide messages per second for this connector; 0 = unlimited. */
   throughput: number;
-  sourceTon: number;
-  sourceNpi: number;
+  /** Fixed for every message when set; otherwise chosen per message from the sender (sourceAddress). */
+  sourceTon?: number | undefined;
+  sourceNpi?: number | undefined;
   destTon: number;
   destNpi: number;
   responseTimeoutMs: number;
@@ -37,6 +38,16 @@ function integer(
   if (!Number.isInteger(value) || value < min || value > max)
     throw new Error(`SMSC_URL: ${name} must be a whole number from ${min} to ${max}`);
   return value;
+}
+
+function optionalInteger(
+  params: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const raw = params.get(name);
+  return raw === null || raw === '' ? undefined : integer(params, name, 0, min, max);
 }
 
 function idFormat(params: URLSearchParams, name: string): IdFormat {
@@ -94,8 +105,8 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
     systemType: params.get('system_type') ?? '',
     window: integer(params, 'window', 50, 1, 10_000),
     throughput,
-    sourceTon: integer(params, 'source_ton', 5, 0, 255),
-    sourceNpi: integer(params, 'source_npi', 0, 0, 255),
+    sourceTon: optionalInteger(params, 'source_ton', 0, 255),
+    sourceNpi: optionalInteger(params, 'source_npi', 0, 255),
     destTon: integer(params, 'dest_ton', 1, 0, 255),
     destNpi: integer(params, 'dest_npi', 1, 0, 255),
     responseTimeoutMs: integer(params, 'response_timeout_ms', 10_000, 100, 600_000),

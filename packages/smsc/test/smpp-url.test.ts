@@ -34,8 +34,9 @@ describe('parseSmscUrl', () => {
       systemType: '',
       window: 50,
       throughput: 0,
-      sourceTon: 5,
-      sourceNpi: 0,
+      // Unset: chosen per message from the sender's form (sender-address.ts).
+      sourceTon: undefined,
+      sourceNpi: undefined,
       destTon: 1,
       destNpi: 1,
       responseTimeoutMs: 10_000,

@@ -6,3 +6,4 @@ export * from './job-outbox';
 export * from './outcome-outbox';
 export * from './callbacks';
 export * from './idempotency-keys';
+export * from './sender-rules';

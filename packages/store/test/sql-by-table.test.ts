@@ -26,6 +26,8 @@ const MODULE_OF: Record<string, string> = {
   outcome_outbox: 'outcome-outbox.ts',
   callback_attempts: 'callbacks.ts',
   idempotency_keys: 'idempotency-keys.ts',
+  sender_policies: 'sender-rules.ts',
+  account_senders: 'sender-rules.ts',
 };
 
 function migrationTables(): string[] {

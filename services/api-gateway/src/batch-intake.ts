@@ -1,37 +1,92 @@
 import { randomUUID } from 'node:crypto';
-import { TOPICS } from '@smsgw/contracts';
+import type { Readable } from 'node:stream';
+import { TOPICS, type ErrorItem } from '@smsgw/contracts';
 import { HttpError, type Bus, type Logger } from '@smsgw/kit';
-import { planBatch, type BatchLimits } from './batch-plan';
+import { planBatchInSlices, type BatchLimits, type BatchPlan } from './batch-plan';
+import { readBatchBody } from './batch-reader';
 import type { BatchStore } from './batch-store';
+import { shortfall } from './credit-snapshot';
+import { LargeBatchGate } from './large-batch-gate';
+import { notAllowed, type SenderGuard } from './sender-guard';
+
+export interface BatchIntakeLimits extends BatchLimits {
+  maxBytes: number;
+  /** Above this many bytes (or without a Content-Length) a batch is large (LargeBatchGate). */
+  largeBytes: number;
+}
+
+/** Objects and arrays a valid batch nests: body, messages, message, `to` or `tags`; one to spare. */
+const MAX_DEPTH = 5;
+
+const SHORT_MESSAGE = {
+  INSUFFICIENT_CREDIT: 'Not enough credit for this batch',
+  QUOTA_EXCEEDED: 'Message quota exhausted for this batch',
+} as const;
 
 /**
- * Accepts a batch: validate all of it, charge all of it and store it in one statement, then tell
- * the scheduler. The recipients are expanded later, by the scheduler, so the answer comes at once.
+ * Accepts a batch: read it as it arrives (refusing early what cannot be paid for), validate all
+ * of it, apply the account's sender rules, charge all of it and store it in one statement, then
+ * tell the scheduler. The recipients are expanded later, by the scheduler, so the answer comes at
+ * once.
  */
 export class BatchIntake {
+  private readonly gate = new LargeBatchGate();
+
   constructor(
     private readonly store: BatchStore,
     private readonly bus: Bus,
     private readonly logger: Logger,
-    private readonly limits: BatchLimits,
+    private readonly limits: BatchIntakeLimits,
+    private readonly senders: SenderGuard,
     private readonly onAccepted: (recipients: number) => void = () => undefined,
   ) {}
+
+  /** Reads the body from the request stream, then accepts it. */
+  async receive(
+    accountId: string,
+    body: Readable,
+    headers: { contentLength: number | undefined; contentEncoding: string | undefined },
+  ): Promise<{ batchId: string; messageCount: number }> {
+    if (headers.contentLength !== undefined && headers.contentLength > this.limits.maxBytes) {
+      throw new HttpError(
+        'PAYLOAD_TOO_LARGE',
+        `The batch is larger than ${this.limits.maxBytes} bytes`,
+      );
+    }
+    const large =
+      headers.contentLength === undefined || headers.contentLength > this.limits.largeBytes;
+    const release = large ? this.gate.enter(accountId) : () => undefined;
+    try {
+      const credit = await this.store.creditSnapshot(accountId);
+      if (!credit) throw HttpError.unauthorized('Account no longer exists');
+      const parsed = await readBatchBody(
+        body,
+        headers.contentEncoding,
+        {
+          maxBytes: this.limits.maxBytes,
+          maxDepth: MAX_DEPTH,
+          maxRecipients: this.limits.maxRecipients,
+        },
+        (recipients) => {
+          const short = shortfall(credit, recipients);
+          if (short) throw new HttpError(short, SHORT_MESSAGE[short]);
+        },
+      );
+      return await this.accept(accountId, parsed);
+    } finally {
+      release();
+    }
+  }
 
   async accept(
     accountId: string,
     body: unknown,
   ): Promise<{ batchId: string; messageCount: number }> {
-    const plan = planBatch(body, this.limits, new Date());
+    const plan = await planBatchInSlices(body, this.limits, new Date());
+    await this.applySenderRules(accountId, plan);
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
-    if (!outcome.ok) {
-      throw new HttpError(
-        outcome.reason,
-        outcome.reason === 'INSUFFICIENT_CREDIT'
-          ? 'Not enough credit for this batch'
-          : 'Message quota exhausted for this batch',
-      );
-    }
+    if (!outcome.ok) throw new HttpError(outcome.reason, SHORT_MESSAGE[outcome.reason]);
     this.onAccepted(plan.recipients);
     // The scheduler also polls Postgres, so a lost event only delays the batch by one poll.
     await this.bus
@@ -47,5 +102,22 @@ export class BatchIntake {
       'batch accepted',
     );
     return { batchId, messageCount: plan.recipients };
+  }
+
+  /** Every message's sender (globals applied) is checked; one refused refuses the whole batch. */
+  private async applySenderRules(accountId: string, plan: BatchPlan): Promise<void> {
+    const decide = await this.senders.decider(accountId);
+    const refused: ErrorItem[] = [];
+    plan.entries.forEach((entry, index) => {
+      const decision = decide(entry.from ?? undefined);
+      if (!decision.ok)
+        refused.push({
+          index,
+          field: 'from',
+          message: `this account may not send from ${entry.from ?? ''}`,
+        });
+      else entry.from = decision.from ?? null;
+    });
+    if (refused.length > 0) throw notAllowed('', refused);
   }
 }

@@ -1,7 +1,16 @@
 import { FINISHED_BATCH_STATES, formatDecimal, type BatchStatus } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
-import { acceptBatch, batchStatus, cancelBatch, isShortOfCredit, lockBatch } from '@smsgw/store';
+import {
+  acceptBatch,
+  accountBalance,
+  accountPrice,
+  batchStatus,
+  cancelBatch,
+  isShortOfCredit,
+  lockBatch,
+} from '@smsgw/store';
 import type { BatchPlan } from './batch-plan';
+import { toMillionths, type CreditSnapshot } from './credit-snapshot';
 
 /**
  * Recipients per batch_entries row: a message with more recipients is stored as several rows in a
@@ -58,6 +67,20 @@ export class BatchStore {
     return {
       ok: false,
       reason: shortOfCredit === false ? 'QUOTA_EXCEEDED' : 'INSUFFICIENT_CREDIT',
+    };
+  }
+
+  /** Balance, quota and rate now (undefined: no such account), for refusing a batch early. */
+  async creditSnapshot(accountId: string): Promise<CreditSnapshot | undefined> {
+    const [balance, price] = await Promise.all([
+      accountBalance(this.db, accountId),
+      accountPrice(this.db, accountId, 1),
+    ]);
+    if (!balance || !price) return undefined;
+    return {
+      balance: balance.balance === null ? null : toMillionths(balance.balance),
+      smsCount: balance.sms_count === null ? null : BigInt(balance.sms_count),
+      rate: toMillionths(price.rate),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
 import { compileProxyTrust, type Bus, type Db, type Logger, type ShutdownStep } from '@smsgw/kit';
@@ -10,6 +11,7 @@ import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
+import { SenderGuard } from './sender-guard';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -24,6 +26,10 @@ export interface GatewayOptions {
   maxScheduleDays: number;
   /** How long an Idempotency-Key's answer is kept and replayed. */
   idempotencyWindowSeconds: number;
+  /** Batches above this many bytes are large: one per account in reading at a time. */
+  largeBatchBytes: number;
+  /** Senders of accounts without a sender list (UNLISTED_SENDERS). */
+  unlistedSenders: UnlistedSenderMode;
   corsAllowedOrigins: readonly string[];
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
@@ -37,6 +43,8 @@ export function gatewaySettings(config: {
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
   IDEMPOTENCY_WINDOW_SECONDS: number;
+  LARGE_BATCH_BYTES: number;
+  UNLISTED_SENDERS: UnlistedSenderMode;
   CORS_ALLOWED_ORIGINS: readonly string[];
   TRUSTED_PROXIES: string[];
 }): Pick<
@@ -47,6 +55,8 @@ export function gatewaySettings(config: {
   | 'maxBatchRecipients'
   | 'maxScheduleDays'
   | 'idempotencyWindowSeconds'
+  | 'largeBatchBytes'
+  | 'unlistedSenders'
   | 'corsAllowedOrigins'
   | 'trustedProxies'
 > {
@@ -57,6 +67,8 @@ export function gatewaySettings(config: {
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
     idempotencyWindowSeconds: config.IDEMPOTENCY_WINDOW_SECONDS,
+    largeBatchBytes: config.LARGE_BATCH_BYTES,
+    unlistedSenders: config.UNLISTED_SENDERS,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxies: config.TRUSTED_PROXIES,
   };
@@ -84,6 +96,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxParts: options.maxParts,
     onAccepted: () => accepted.inc({ kind: 'single' }),
   });
+  const senders = new SenderGuard(options.db, options.unlistedSenders);
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(
     batchStore,
@@ -93,7 +106,10 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
       maxParts: options.maxParts,
       maxRecipients: options.maxBatchRecipients,
       maxScheduleDays: options.maxScheduleDays,
+      maxBytes: options.maxBatchBytes,
+      largeBytes: options.largeBatchBytes,
     },
+    senders,
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const idempotency = new IdempotentRequests(options.db, options.logger, {
@@ -111,6 +127,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     store,
     batches,
     batchStore,
+    senders,
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,

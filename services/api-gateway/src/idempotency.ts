@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RequestHandler, Response } from 'express';
+import { Readable } from 'node:stream';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -50,33 +51,58 @@ export class IdempotentRequests {
   /** The middleware for one route; after authentication and the body parser. */
   guard(route: string, accountIdOf: (res: Response) => string): RequestHandler {
     return (req, res, next) => {
-      const header = req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-      if (header === undefined) {
-        next();
-        return;
-      }
-      const parsed = IdempotencyKeySchema.safeParse(header);
-      if (!parsed.success) {
-        next(
-          HttpError.invalid(
-            IDEMPOTENCY_KEY_HEADER,
-            parsed.error.issues[0]?.message ?? 'not a valid key',
-          ),
-        );
-        return;
-      }
-      const accountId = accountIdOf(res);
-      const key = parsed.data;
-      const fingerprint = createHash('sha256')
-        .update(`${route}\n${JSON.stringify(req.body)}`)
-        .digest('hex');
-      this.settle(accountId, key, fingerprint).then((outcome) => {
-        if (outcome.run) {
-          this.keepAnswer(res, accountId, key);
-          next();
-        } else replay(res, outcome.answer);
+      const key = this.keyOf(req);
+      if (key === undefined) return next();
+      if (key instanceof HttpError) return next(key);
+      this.run(req, res, next, accountIdOf(res), key, fingerprint(route, JSON.stringify(req.body)));
+    };
+  }
+
+  /**
+   * The same for a route that reads its body as a stream: with a key, the body is read whole (up to
+   * maxBytes) and its bytes are the fingerprint; the route reads them back with idempotentBody.
+   */
+  rawGuard(
+    route: string,
+    accountIdOf: (res: Response) => string,
+    maxBytes: number,
+  ): RequestHandler {
+    return (req, res, next) => {
+      const key = this.keyOf(req);
+      if (key === undefined) return next();
+      if (key instanceof HttpError) return next(key);
+      readWhole(req, maxBytes).then((body) => {
+        res.locals[BODY_LOCAL] = body;
+        this.run(req, res, next, accountIdOf(res), key, fingerprint(route, body));
       }, next);
     };
+  }
+
+  private keyOf(req: Request): string | HttpError | undefined {
+    const header = req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    if (header === undefined) return undefined;
+    const parsed = IdempotencyKeySchema.safeParse(header);
+    if (parsed.success) return parsed.data;
+    return HttpError.invalid(
+      IDEMPOTENCY_KEY_HEADER,
+      parsed.error.issues[0]?.message ?? 'not a valid key',
+    );
+  }
+
+  private run(
+    _req: Request,
+    res: Response,
+    next: NextFunction,
+    accountId: string,
+    key: string,
+    print: string,
+  ): void {
+    this.settle(accountId, key, print).then((outcome) => {
+      if (outcome.run) {
+        this.keepAnswer(res, accountId, key);
+        next();
+      } else replay(res, outcome.answer);
+    }, next);
   }
 
   private async settle(accountId: string, key: string, fingerprint: string): Promise<Outcome> {
@@ -173,4 +199,29 @@ function replay(res: Response, answer: IdempotencyRow & { status: number }): voi
       [IDEMPOTENT_REPLAYED_HEADER.toLowerCase()]: 'true',
     })
     .end(body);
+}
+
+const BODY_LOCAL = 'idempotentBody';
+
+function fingerprint(route: string, body: string | Buffer): string {
+  return createHash('sha256').update(`${route}\n`).update(body).digest('hex');
+}
+
+/** The request body as sent, refused with 413 past maxBytes. */
+async function readWhole(req: Request, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes)
+      throw new HttpError('PAYLOAD_TOO_LARGE', `The request is larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The body rawGuard read for this request, as a stream to read again; undefined without a key. */
+export function idempotentBody(res: Response): Readable | undefined {
+  const body: unknown = res.locals[BODY_LOCAL];
+  return Buffer.isBuffer(body) ? Readable.from([body]) : undefined;
 }

@@ -14,6 +14,7 @@ import {
   clientAddress,
   createApiDocsRouter,
   jsonBody,
+  jsonMediaGuard,
   parseInput,
   type Db,
   type ProxyTrust,
@@ -25,8 +26,9 @@ import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
 import type { CredentialVerifier } from './credential-client';
-import type { IdempotentRequests } from './idempotency';
+import { idempotentBody, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
+import type { SenderGuard } from './sender-guard';
 import type { SendPipeline } from './send-pipeline/send-pipeline';
 
 export interface GatewayRoutesDeps {
@@ -38,6 +40,7 @@ export interface GatewayRoutesDeps {
   idempotency: IdempotentRequests;
   /** For the account's own callback secret. */
   db: Db;
+  senders: SenderGuard;
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
@@ -90,7 +93,12 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     deps.idempotency.guard('send', accountId),
     wrap(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
-      const accepted = await deps.sends.accept(accountId(res), request);
+      const from = await deps.senders.senderFor(accountId(res), request.from);
+      const { from: _asked, ...rest } = request;
+      const accepted = await deps.sends.accept(
+        accountId(res),
+        from === undefined ? rest : { ...rest, from },
+      );
       const body: SendResult = { data: sendSuccessText(accepted.id) };
       sendOkJson(res, body);
     }),
@@ -98,10 +106,22 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.post(
     '/secure/sendbatch',
-    ...jsonBody(deps.maxBatchBytes),
-    deps.idempotency.guard('sendbatch', accountId),
+    jsonMediaGuard,
+    // With an Idempotency-Key the body is read whole first: its bytes are the request's fingerprint.
+    deps.idempotency.rawGuard('sendbatch', accountId, deps.maxBatchBytes),
+    // Read as it arrives (batch-reader.ts), not parsed whole: a large batch must not stall others.
     wrap(async (req, res) => {
-      const accepted = await deps.batches.accept(accountId(res), req.body);
+      const length = req.headers['content-length'];
+      const accepted = await deps.batches
+        .receive(accountId(res), idempotentBody(res) ?? req, {
+          contentLength: length === undefined ? undefined : Number(length),
+          contentEncoding: req.headers['content-encoding'],
+        })
+        .catch((err: unknown) => {
+          // Refused before the end of the body: the rest is not read, the connection closes.
+          if (!req.complete) res.setHeader('Connection', 'close');
+          throw err;
+        });
       const body: BatchResult = { data: accepted };
       res.json(body);
     }),

@@ -10,6 +10,7 @@ import { createAuthMetrics } from './metrics';
 import { PasswordHasher } from './password-hasher';
 import { RedisLoginThrottle } from './redis-login-throttle';
 import { createAuthRoutes } from './routes';
+import { SenderRulesStore } from './sender-rules-store';
 import { TokenIssuer } from './token-issuer';
 
 export interface AuthServiceOptions {
@@ -94,6 +95,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const verifier = new CredentialVerifier(store, hasher, tokens, guard);
   const routes = createAuthRoutes({
     store,
+    senders: new SenderRulesStore(options.db),
     hasher,
     tokens,
     verifier,

@@ -28,12 +28,15 @@ import type { AccountStore } from './account-store';
 import type { CredentialVerifier } from './credential-verifier';
 import type { LoginGuard } from './login-guard';
 import { requireInternalToken } from './internal-guard';
+import type { SenderRulesStore } from './sender-rules-store';
+import { createSenderRoutes } from './sender-routes';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
   store: AccountStore;
+  senders: SenderRulesStore;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
@@ -261,6 +264,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     }),
   );
 
+  admin.use(createSenderRoutes(deps.senders));
   router.use('/admin/v1', admin);
   return router;
 }

@@ -1,0 +1,50 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { SenderRulesSchema, UsernameSchema } from '@smsgw/contracts';
+import { HttpError, parseInput } from '@smsgw/kit';
+import type { SenderRulesStore } from './sender-rules-store';
+
+const wrap =
+  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+
+/**
+ * `/accounts/{username}/senders` under the admin router (which checked the admin token and read
+ * the JSON body). A change reaches every gateway within its sender cache's lifetime.
+ */
+export function createSenderRoutes(senders: SenderRulesStore): Router {
+  const router = Router();
+  const username = (req: Request): string => parseInput(UsernameSchema, req.params['username']);
+  const found = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw HttpError.notFound(`No account ${name}`);
+    return value;
+  };
+
+  router.get(
+    '/accounts/:username/senders',
+    wrap(async (req, res) => {
+      const name = username(req);
+      res.json(found(await senders.view(name), name));
+    }),
+  );
+
+  router.put(
+    '/accounts/:username/senders',
+    wrap(async (req, res) => {
+      const name = username(req);
+      const rules = parseInput(SenderRulesSchema, req.body);
+      res.json(found(await senders.replace(name, rules), name));
+    }),
+  );
+
+  router.delete(
+    '/accounts/:username/senders',
+    wrap(async (req, res) => {
+      const name = username(req);
+      res.json(found(await senders.remove(name), name));
+    }),
+  );
+
+  return router;
+}

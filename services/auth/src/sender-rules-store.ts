@@ -1,0 +1,48 @@
+import type { SenderRules, SenderRulesView } from '@smsgw/contracts';
+import type { Db } from '@smsgw/kit';
+import {
+  deleteSenderRules,
+  findAccountByUsername,
+  findSenderRules,
+  lockAccountByUsername,
+  replaceSenderRules,
+} from '@smsgw/store';
+
+/** The admin side of sender rules: read, replace and remove an account's list. */
+export class SenderRulesStore {
+  constructor(private readonly db: Db) {}
+
+  /** undefined when there is no such account. */
+  async view(username: string): Promise<SenderRulesView | undefined> {
+    const account = await findAccountByUsername(this.db, username);
+    if (!account) return undefined;
+    const rules = await findSenderRules(this.db, account.id);
+    if (!rules) return undefined;
+    return {
+      username: account.username,
+      configured: rules.policy !== null,
+      senders: rules.patterns,
+      policy: rules.policy,
+      default_from: rules.default_from,
+    };
+  }
+
+  /** undefined when there is no such account. */
+  async replace(username: string, rules: SenderRules): Promise<SenderRulesView | undefined> {
+    const done = await this.db.transaction(async (tx) => {
+      const account = await lockAccountByUsername(tx, username);
+      if (!account) return false;
+      await replaceSenderRules(tx, account.id, rules.policy, [...new Set(rules.senders)]);
+      return true;
+    });
+    return done ? this.view(username) : undefined;
+  }
+
+  /** undefined when there is no such account. */
+  async remove(username: string): Promise<SenderRulesView | undefined> {
+    const account = await findAccountByUsername(this.db, username);
+    if (!account) return undefined;
+    await deleteSenderRules(this.db, account.id);
+    return this.view(username);
+  }
+}
