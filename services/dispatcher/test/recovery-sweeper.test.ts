@@ -192,6 +192,7 @@ describe('RecoverySweeper and a message whose job is gone', () => {
       await waitFor(() => singles.length >= 1);
       // A message waiting less than the limit may still have its job in the broker: left alone.
       expect(singles).toEqual([lost]);
+      expect(singles).not.toContain(recent);
 
       // The job goes to a dispatcher, as the bus would hand it over.
       const dispatcher = new MessageDispatcher(
