@@ -388,7 +388,11 @@ export class MessageDispatcher {
     const mayBeAtSmsc =
       err.unanswered || accepted.length > 0 || acceptedBefore || message.unanswered_submits > 0;
     if (err.unanswered && this.connector.onNoAnswer === 'unknown') {
-      await this.failed(message, `SUBMIT_OUTCOME_UNKNOWN: ${err.code}`, false);
+      this.logger.warn(
+        { messageId: message.id, reason: err.code },
+        'submit_sm written and not answered: outcome unknown, not resent',
+      );
+      await this.failed(message, 'SUBMIT_OUTCOME_UNKNOWN', false);
       return;
     }
     if (err.permanent) {

@@ -116,7 +116,7 @@ describe('a submit_sm written and never answered', () => {
     expect(sim.received).toHaveLength(1);
     const row = await messageRow(id);
     expect(row.state).toBe('failed');
-    expect(row.error).toMatch(/^SUBMIT_OUTCOME_UNKNOWN: TIMEOUT/);
+    expect(row.error).toBe('SUBMIT_OUTCOME_UNKNOWN');
     expect(await refunds(id)).toBe(0);
   }, 90_000);
 
