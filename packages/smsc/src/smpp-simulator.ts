@@ -442,6 +442,14 @@ export class SmppSimulator {
     this.options.throttleRate = rate;
   }
 
+  /**
+   * Drops every client's session at once, answered or not, as an SMSC that restarts or a network
+   * that breaks: what the sessions had sent is kept (see accept), what was unanswered stays so.
+   */
+  dropSessions(): void {
+    for (const session of this.sessions) session.socket.destroy();
+  }
+
   reset(): void {
     this.received.length = 0;
     this.receipts.length = 0;

@@ -120,6 +120,23 @@ describe('a submit_sm written and never answered', () => {
     expect(await refunds(id)).toBe(0);
   }, 90_000);
 
+  it('is recorded with an unknown outcome when the session is lost before the answer', async () => {
+    await start({ latencyMs: 60_000 });
+    const id = await queuedMessage();
+    const dispatcher = dispatcherOf();
+
+    const settled = deliverUntilSettled(dispatcher, id);
+    await sim.waitFor(1);
+    sim.dropSessions();
+    await settled;
+
+    expect(sim.received).toHaveLength(1);
+    const row = await messageRow(id);
+    expect(row.state).toBe('failed');
+    expect(row.error).toBe('SUBMIT_OUTCOME_UNKNOWN');
+    expect(await refunds(id)).toBe(0);
+  }, 90_000);
+
   it('with on_no_answer=resend is sent again up to the attempt limit, then given up unrefunded', async () => {
     await start({ latencyMs: 1500 }, '&response_timeout_ms=1000&on_no_answer=resend');
     const id = await queuedMessage();
