@@ -347,8 +347,13 @@ export class MessageDispatcher {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
-      const smscIds = request.parts.map((_, i) => earlier[i + 1] ?? '');
-      toSend.forEach((part, k) => (smscIds[part] = result.smscIds[k]));
+      // A connector may answer one id for a whole message (HTTP): kept as it is when every part
+      // was sent now.
+      let smscIds = result.smscIds;
+      if (toSend.length < request.parts.length) {
+        smscIds = request.parts.map((_, i) => earlier[i + 1] ?? '');
+        toSend.forEach((part, k) => (smscIds[part] = result.smscIds[k] ?? ''));
+      }
       const { moved, event } = await this.submitted.add({ id: message.id, smscIds });
       if (moved) {
         this.metrics.submitted.inc({ connector: this.connector.name });
