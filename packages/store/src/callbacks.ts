@@ -29,8 +29,11 @@ export async function insertCallbackAttempt(
   return rowCount === 1;
 }
 
-/** The host (and port) of a callback URL, in lower case, as the notifier counts its requests. */
-const URL_HOST = `lower(substring(url from '^[A-Za-z]+://(?:[^@/?#]*@)?([^/?#]+)'))`;
+/**
+ * The host (and port) of a callback URL, in lower case, as the notifier counts its requests ('' when
+ * unreadable: such a request is never skipped).
+ */
+const URL_HOST = `COALESCE(lower(substring(url from '^[A-Za-z]+://(?:[^@/?#]*@)?([^/?#]+)')), '')`;
 
 /**
  * Up to `limit` due requests, leased for `leaseMs` (their next attempt moved past it), so that
