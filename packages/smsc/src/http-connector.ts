@@ -1,8 +1,10 @@
 import type { Logger } from '@smsgw/kit';
 import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
+import { noAnswerPolicy } from './smpp-url';
 import {
   SmscError,
   normalizeSmscId,
+  type NoAnswerPolicy,
   type DeliveryReceipt,
   type SmscConnector,
   type SubmitRequest,
@@ -17,10 +19,11 @@ export interface HttpConnectorOptions {
   /** Requests in progress at once. */
   window: number;
   timeoutMs: number;
+  onNoAnswer: NoAnswerPolicy;
   name?: string;
 }
 
-/** `http(s)://user:password@host:port/path?window=10&timeout_ms=10000`. */
+/** `http(s)://user:password@host:port/path?window=10&timeout_ms=10000&on_no_answer=unknown`. */
 export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
@@ -34,13 +37,14 @@ export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
     return value;
   };
   for (const key of parsed.searchParams.keys())
-    if (key !== 'window' && key !== 'timeout_ms')
+    if (key !== 'window' && key !== 'timeout_ms' && key !== 'on_no_answer')
       throw new Error(`SMSC_URL: unknown parameter ${key}`);
   const options = {
     username: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
     window: number('window', 10, 1, 1000),
     timeoutMs: number('timeout_ms', 10_000, 100, 600_000),
+    onNoAnswer: noAnswerPolicy(parsed.searchParams),
   };
   parsed.username = '';
   parsed.password = '';
@@ -56,6 +60,7 @@ export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
 export class HttpConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
+  readonly onNoAnswer: NoAnswerPolicy;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private up = true;
@@ -67,6 +72,7 @@ export class HttpConnector implements SmscConnector {
   ) {
     this.name = options.name ?? 'http';
     this.window = options.window;
+    this.onNoAnswer = options.onNoAnswer;
   }
 
   start(): Promise<void> {
@@ -97,7 +103,7 @@ export class HttpConnector implements SmscConnector {
 
   /** The message as the upstream wants it: text for text codings, hex for the rest. */
   private params(request: SubmitRequest): URLSearchParams {
-    const esmClass = request.parts.length > 1 ? 0x40 : 0;
+    const esmClass = (request.concatenated ?? request.parts.length > 1) ? 0x40 : 0;
     const body = Buffer.concat(request.parts.map((part) => stripUdh(part, esmClass).body));
     const params = new URLSearchParams({
       username: this.options.username,
@@ -130,10 +136,14 @@ export class HttpConnector implements SmscConnector {
       } catch (err) {
         this.up = false;
         const timeout = (err as Error).name === 'TimeoutError';
+        // A refused connection carried nothing; any other failure may have come after the request.
+        const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
         throw new SmscError(
           timeout ? 'TIMEOUT' : 'CONNECTION_LOST',
           false,
           `upstream: ${(err as Error).message}`,
+          undefined,
+          { unanswered: !refused },
         );
       }
       this.up = true;

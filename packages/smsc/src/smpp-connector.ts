@@ -9,6 +9,7 @@ import {
   SmscError,
   normalizeSmscId,
   type DeliveryReceipt,
+  type NoAnswerPolicy,
   type SmscConnector,
   type SubmitRequest,
   type SubmitResult,
@@ -85,6 +86,7 @@ export type SmppConnectorConfig = SmppConnectorOptions & {
 export class SmppConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
+  readonly onNoAnswer: NoAnswerPolicy;
   private session: Session | undefined;
   private bound = false;
   private stopped = false;
@@ -103,6 +105,7 @@ export class SmppConnector implements SmscConnector {
   ) {
     this.name = options.name ?? 'smsc';
     this.window = options.window;
+    this.onNoAnswer = options.onNoAnswer;
     if (options.onSessionChange) this.sessionListeners.push(options.onSessionChange);
   }
 
@@ -279,7 +282,13 @@ export class SmppConnector implements SmscConnector {
     for (const [sequence, p] of this.pending) {
       this.pending.delete(sequence);
       p.reject(
-        new SmscError('CONNECTION_LOST', false, 'SMPP session closed before the SMSC answered'),
+        new SmscError(
+          'CONNECTION_LOST',
+          false,
+          'SMPP session closed before the SMSC answered',
+          undefined,
+          { unanswered: true },
+        ),
       );
     }
     if (this.stopped) return;
@@ -448,6 +457,8 @@ export class SmppConnector implements SmscConnector {
               'TIMEOUT',
               false,
               `no submit_sm_resp within ${this.options.responseTimeoutMs} ms`,
+              undefined,
+              { unanswered: true },
             ),
           );
       }, this.options.responseTimeoutMs);
@@ -507,8 +518,9 @@ export class SmppConnector implements SmscConnector {
         'schedule_delivery_time must be SMPP time format YYMMDDhhmmsstnnp',
       );
     }
-    const esmClass = request.parts.length > 1 ? 0x40 : 0;
+    const esmClass = (request.concatenated ?? request.parts.length > 1) ? 0x40 : 0;
     const answers: Promise<string>[] = [];
+    let notWritten: unknown;
     try {
       let next = 0;
       while (next < request.parts.length) {
@@ -523,12 +535,14 @@ export class SmppConnector implements SmscConnector {
           answers.push(this.writePart(session, request, request.parts[next], esmClass));
       }
     } catch (err) {
-      // Parts already written still settle (and free their slots); their answers no longer matter.
-      for (const a of answers) a.catch(() => undefined);
-      throw err;
+      if (answers.length === 0) throw err;
+      notWritten = err;
     }
     if (request.onWritten) this.afterFlush.push(request.onWritten);
-    return { smscIds: await Promise.all(answers) };
+    const settled = await Promise.allSettled(answers);
+    const ids = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    if (notWritten === undefined && ids.length === request.parts.length) return { smscIds: ids };
+    throw partsFailed(settled, notWritten);
   }
 
   /** Callers to tell once the corked PDUs have gone to the socket. */
@@ -604,6 +618,25 @@ export class SmppConnector implements SmscConnector {
     });
     this.session = undefined;
   }
+}
+
+/**
+ * One error for a submit some of whose parts failed: it names the parts the SMSC accepted, and
+ * says whether one went unanswered. The reason given is the one that decides what happens next:
+ * an unanswered part first (the SMSC may have it), then a permanent refusal, then any other.
+ */
+function partsFailed(settled: PromiseSettledResult<string>[], notWritten: unknown): SmscError {
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (notWritten !== undefined) failures.push(notWritten);
+  const errors = failures.map((f) =>
+    f instanceof SmscError ? f : new SmscError('INTERNAL', false, String(f)),
+  );
+  const unanswered = errors.some((e) => e.unanswered);
+  const reason = errors.find((e) => e.unanswered) ?? errors.find((e) => e.permanent) ?? errors[0];
+  return new SmscError(reason.code, reason.permanent, reason.message, reason.commandStatus, {
+    unanswered,
+    acceptedParts: settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined)),
+  });
 }
 
 /** SMPP relative time format YYMMDDhhmmsstnnR, at most 99 days. */

@@ -463,7 +463,10 @@ export class SmppSimulator {
     this.silent = silent;
   }
 
-  /** Drops every session at once, as an SMSC restart or a network cut does; the port stays open. */
+  /**
+   * Drops every client's session at once, answered or not, as an SMSC that restarts or a network
+   * that breaks: what the sessions had sent is kept (see accept), what was unanswered stays so.
+   */
   dropSessions(): void {
     for (const session of this.sessions) session.socket.destroy();
   }

@@ -1,3 +1,5 @@
+import { NO_ANSWER_POLICIES, type NoAnswerPolicy } from './smsc-connector';
+
 export type IdFormat = 'auto' | 'hex' | 'decimal';
 
 export interface SmppConnectorOptions {
@@ -23,6 +25,8 @@ export interface SmppConnectorOptions {
    */
   idFormat: IdFormat;
   receiptIdFormat: IdFormat;
+  /** A submit_sm written and never answered: an unknown outcome (default) or sent again. */
+  onNoAnswer: NoAnswerPolicy;
 }
 
 function integer(
@@ -57,6 +61,14 @@ function idFormat(params: URLSearchParams, name: string): IdFormat {
   return raw;
 }
 
+/** `on_no_answer` of an SMSC URL (SMPP or HTTP): unknown (default) or resend. */
+export function noAnswerPolicy(params: URLSearchParams): NoAnswerPolicy {
+  const raw = params.get('on_no_answer') ?? 'unknown';
+  const policy = NO_ANSWER_POLICIES.find((p) => p === raw);
+  if (!policy) throw new Error(`SMSC_URL: on_no_answer must be ${NO_ANSWER_POLICIES.join(' or ')}`);
+  return policy;
+}
+
 function decode(raw: string, name: string): string {
   try {
     return decodeURIComponent(raw);
@@ -77,6 +89,7 @@ const KNOWN = new Set([
   'enquire_link_ms',
   'id_format',
   'receipt_id_format',
+  'on_no_answer',
 ]);
 
 /** `smpp://system_id:password@host:port?window=50&throughput=0&…` (docs/configuration.md). */
@@ -113,5 +126,6 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
     enquireLinkMs: integer(params, 'enquire_link_ms', 30_000, 1000, 3_600_000),
     idFormat: idFormat(params, 'id_format'),
     receiptIdFormat: idFormat(params, 'receipt_id_format'),
+    onNoAnswer: noAnswerPolicy(params),
   };
 }

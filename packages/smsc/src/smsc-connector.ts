@@ -13,6 +13,11 @@ export interface SubmitRequest {
   dataCoding: number;
   /** One short_message body per part, each already carrying its UDH when there are several. */
   parts: Buffer[];
+  /**
+   * The parts carry a concatenation UDH (default: when there are several). Set when only some
+   * parts of a long message are sent again: one such part still carries its UDH.
+   */
+  concatenated?: boolean;
   /** Ask the SMSC for a delivery receipt (registered_delivery 1). */
   registeredDelivery: boolean;
   /** SMPP priority_flag 0–3. */
@@ -58,9 +63,29 @@ export interface DeliveryReceipt {
   text: string;
 }
 
+/**
+ * What the dispatcher does with a submit_sm that was written and got no answer (a timeout, a lost
+ * session): the SMSC may have taken it. `unknown` records that outcome and never resends nor
+ * refunds it; `resend` sends it again (at least once), up to the attempt limit.
+ */
+export const NO_ANSWER_POLICIES = ['unknown', 'resend'] as const;
+export type NoAnswerPolicy = (typeof NO_ANSWER_POLICIES)[number];
+
+export interface SmscErrorDetail {
+  /** The request was written and got no answer: the SMSC may have taken it. */
+  unanswered?: boolean;
+  /**
+   * Per part of the request, the SMSC id of each part the SMSC accepted before another part
+   * failed (undefined for the others).
+   */
+  acceptedParts?: readonly (string | undefined)[];
+}
+
 /** An SMSC refusal or a failure to get an answer. */
 export class SmscError extends Error {
   override name = 'SmscError';
+  readonly unanswered: boolean;
+  readonly acceptedParts: readonly (string | undefined)[];
   constructor(
     /**
      * Stable code for logs, metrics and the message's error column, e.g. ESME_RTHROTTLED, TIMEOUT.
@@ -71,8 +96,11 @@ export class SmscError extends Error {
     message?: string,
     /** SMPP command_status when the SMSC answered. */
     readonly commandStatus?: number,
+    detail: SmscErrorDetail = {},
   ) {
     super(message ?? code);
+    this.unanswered = detail.unanswered ?? false;
+    this.acceptedParts = detail.acceptedParts ?? [];
   }
 }
 
@@ -81,9 +109,15 @@ export interface SmscConnector {
   readonly name: string;
   /** Most submissions that may be outstanding at once (the SMPP window). */
   readonly window: number;
+  /** What to do with a submit that was written and got no answer (`on_no_answer` in the URL). */
+  readonly onNoAnswer: NoAnswerPolicy;
   /** Connects and binds; resolves once the first bind succeeded, keeps reconnecting afterwards. */
   start(): Promise<void>;
-  /** Submits every part; rejects with SmscError. Resolves only once every part has its response. */
+  /**
+   * Submits every part; rejects with SmscError once every written part has its answer or its
+   * timeout (the error tells which parts were accepted and whether one went unanswered). Resolves
+   * only once every part has its response.
+   */
   submit(request: SubmitRequest): Promise<SubmitResult>;
   /**
    * Called for every delivery receipt the SMSC sends. The SMSC's deliver_sm is answered once the

@@ -60,7 +60,9 @@ describe('HttpConnector', () => {
       password: 'p:',
       window: 5,
       timeoutMs: 10_000,
+      onNoAnswer: 'unknown',
     });
+    expect(parseHttpSmscUrl('http://a:b@h?on_no_answer=resend').onNoAnswer).toBe('resend');
     expect(() => parseHttpSmscUrl('http://a:b@h?colour=1')).toThrow(/colour/);
   });
 

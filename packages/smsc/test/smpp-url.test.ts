@@ -4,7 +4,7 @@ describe('parseSmscUrl', () => {
   it('reads every parameter, percent-decoding the credentials', () => {
     expect(
       parseSmscUrl(
-        'smpp://user%40x:p%3As%2Fs@smsc.example:2776?window=20&throughput=100.5&system_type=VMA&source_ton=1&source_npi=1&dest_ton=0&dest_npi=0&response_timeout_ms=5000&enquire_link_ms=15000&id_format=hex&receipt_id_format=decimal',
+        'smpp://user%40x:p%3As%2Fs@smsc.example:2776?window=20&throughput=100.5&system_type=VMA&source_ton=1&source_npi=1&dest_ton=0&dest_npi=0&response_timeout_ms=5000&enquire_link_ms=15000&id_format=hex&receipt_id_format=decimal&on_no_answer=resend',
       ),
     ).toEqual({
       host: 'smsc.example',
@@ -22,6 +22,7 @@ describe('parseSmscUrl', () => {
       enquireLinkMs: 15000,
       idFormat: 'hex',
       receiptIdFormat: 'decimal',
+      onNoAnswer: 'resend',
     });
   });
 
@@ -43,11 +44,13 @@ describe('parseSmscUrl', () => {
       enquireLinkMs: 30_000,
       idFormat: 'auto',
       receiptIdFormat: 'auto',
+      onNoAnswer: 'unknown',
     });
     expect(parseSmscUrl('smpp://a:b@[::1]:1234')).toMatchObject({ host: '::1', port: 1234 });
   });
 
   it.each([
+    ['smpp://a:b@h?on_no_answer=retry', /on_no_answer/],
     ['smpp://a:b@h?window=0', /window/],
     ['smpp://a:b@h?window=abc', /window/],
     ['smpp://a:b@h?throughput=-1', /throughput/],

@@ -7,8 +7,9 @@ const MAX_BALANCE = '99999999999999.999999';
 /**
  * Statements on `accounts` and `applications`.
  * Compound statements elsewhere that also touch `accounts`: messages.ts ACCEPT_MESSAGES_SQL
- * (locks and debits the accounts of a group) and failMessage (refund); batches.ts acceptBatch
- * (debit) and cancelBatch (refund); sender-rules.ts findSenderRules (reads default_from).
+ * (locks and debits the accounts of a group), failMessage (refund) and requeueMessage (refund of a
+ * message of a cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund);
+ * sender-rules.ts findSenderRules (reads default_from).
  */
 
 export interface AccountRow {

@@ -15,7 +15,7 @@ import { sqlList } from './sql-list';
  * expanded into messages in chunks with a cursor, so a restarted scheduler continues where it
  * stopped. Several statements here also touch `messages`, `accounts`, `credit_ledger` and
  * `job_outbox` (named in each one's comment); outcome-outbox.ts resultEventsInsert reads a
- * batch's URLs.
+ * batch's URLs, and messages.ts requeueMessage a batch's state (under a share lock).
  */
 
 const OPEN = sqlList(OPEN_BATCH_STATES);

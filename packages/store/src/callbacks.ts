@@ -30,24 +30,49 @@ export async function insertCallbackAttempt(
 }
 
 /**
+ * The host (and port) of a callback URL, in lower case, as the notifier counts its requests ('' when
+ * unreadable: such a request is never skipped).
+ */
+const URL_HOST = `COALESCE(lower(substring(url from '^[A-Za-z]+://(?:[^@/?#]*@)?([^/?#]+)')), '')`;
+
+/**
  * Up to `limit` due requests, leased for `leaseMs` (their next attempt moved past it), so that
- * another notifier does not send them too.
+ * another notifier does not send them too. Requests to `skipHosts` (hosts the caller has as many
+ * requests in progress as it allows) are left for later.
  */
 export async function takeDueCallbacks(
   db: Queryable,
   limit: number,
   leaseMs: number,
+  skipHosts: readonly string[] = [],
 ): Promise<CallbackAttempt[]> {
   const { rows } = await db.query<CallbackAttempt>(
     `UPDATE callback_attempts c SET next_attempt_at = now() + make_interval(secs => $2::float8 / 1000), updated_at = now()
          FROM (SELECT message_id, kind FROM callback_attempts
                 WHERE state = 'pending' AND next_attempt_at <= now()
+                  AND (cardinality($3::text[]) = 0 OR ${URL_HOST} <> ALL($3::text[]))
                 ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
         WHERE c.message_id = due.message_id AND c.kind = due.kind
         RETURNING c.message_id, c.kind, c.url, c.method, c.query, c.attempts`,
-    [limit, leaseMs],
+    [limit, leaseMs, skipHosts.map((h) => h.toLowerCase())],
   );
   return rows;
+}
+
+/**
+ * Gives a leased request back unsent, due again after `delayMs` (no attempt counted): its host had
+ * no place for it.
+ */
+export async function releaseCallbackLease(
+  db: Queryable,
+  a: Pick<CallbackAttempt, 'message_id' | 'kind'>,
+  delayMs: number,
+): Promise<void> {
+  await db.query(
+    `UPDATE callback_attempts SET next_attempt_at = now() + make_interval(secs => $3::float8 / 1000), updated_at = now()
+        WHERE message_id = $1 AND kind = $2 AND state = 'pending'`,
+    [a.message_id, a.kind, delayMs],
+  );
 }
 
 export async function markCallbackDone(

@@ -219,6 +219,13 @@ export interface ClaimedMessageRow {
   segments: number;
   params: Record<string, unknown>;
   attempts: number;
+  /**
+   * Of a message of several parts sent before: the SMSC id of each part it accepted then, by part
+   * number (from 1); those parts are not sent again.
+   */
+  accepted_parts: Record<string, string> | null;
+  /** Earlier attempts whose submit_sm went unanswered and were sent again. */
+  unanswered_submits: number;
 }
 
 /**
@@ -234,7 +241,10 @@ export async function claimMessages(
     `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
              FROM unnest($1::uuid[]) AS i(id)
             WHERE m.id = i.id AND ${notIndexed('m.state')} IN (${WAITING})
-            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts`,
+            RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
+                      CASE WHEN m.segments > 1 AND m.attempts > 1
+                           THEN (SELECT jsonb_object_agg(p.seq, p.smsc_id) FROM message_parts p WHERE p.message_id = m.id) END AS accepted_parts,
+                      m.unanswered_submits`,
     [ids],
     { planEachCall: true },
   );
@@ -285,6 +295,7 @@ export async function markSubmitted(
          SELECT p.id, p.seq, p.smsc_id
            FROM unnest($3::uuid[], $4::smallint[], $5::text[]) AS p(id, seq, smsc_id)
            JOIN submitted s ON s.id = p.id
+         ON CONFLICT (message_id, seq) DO NOTHING
        ), outbox AS (${resultEventsInsert('submitted', "'submitted'", 'm.smsc_id', 'NULL', '$6::text')}
        )
        SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
@@ -301,12 +312,60 @@ export async function markSubmitted(
   return rows;
 }
 
-/** A transient SMSC error: back to the queue for a later attempt. */
-export async function requeueMessage(db: Queryable, id: string, error: string): Promise<void> {
-  await db.query(
-    `UPDATE messages SET state = 'queued', error = $2, updated_at = now() WHERE id = $1 AND state = 'submitting'`,
-    [id, error],
+/** What a requeue keeps of the attempt: the parts the SMSC accepted, and whether one went unanswered. */
+export interface RequeuedAttempt {
+  /** Part numbers (from 1) the SMSC accepted, with their SMSC ids. */
+  acceptedSeqs: readonly number[];
+  acceptedSmscIds: readonly string[];
+  unanswered: boolean;
+}
+
+/**
+ * A transient SMSC error: back to the queue for a later attempt, keeping the ids of the parts the
+ * SMSC accepted (only the others go again). A message whose batch was cancelled meanwhile is not
+ * revived: it is cancelled, and refunded as the cancel refunds the others unless the SMSC may hold
+ * some of it. The batch row is read under a share lock, so a cancel (which locks it first) either
+ * committed before and is seen here, or waits and then finds the message queued.
+ * Answers the state the message went to (none when it was not `submitting`).
+ */
+export async function requeueMessage(
+  db: Queryable,
+  id: string,
+  error: string,
+  attempt: RequeuedAttempt = { acceptedSeqs: [], acceptedSmscIds: [], unanswered: false },
+): Promise<'queued' | 'cancelled' | undefined> {
+  const { rows } = await db.query<{ state: 'queued' | 'cancelled' }>(
+    `WITH batch AS (
+         SELECT b.id FROM messages m JOIN batches b ON b.id = m.batch_id
+          WHERE m.id = $1 AND b.state = 'cancelled' FOR SHARE OF b
+       ), parts AS (
+         INSERT INTO message_parts (message_id, seq, smsc_id)
+         SELECT $1, p.seq, p.smsc_id FROM unnest($3::smallint[], $4::text[]) AS p(seq, smsc_id)
+          WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1 AND state = 'submitting')
+         ON CONFLICT (message_id, seq) DO NOTHING
+       ), moved AS (
+         UPDATE messages m
+            SET state = CASE WHEN EXISTS (SELECT 1 FROM batch) THEN 'cancelled' ELSE 'queued' END,
+                error = CASE WHEN EXISTS (SELECT 1 FROM batch) THEN 'batch cancelled' ELSE $2 END,
+                unanswered_submits = m.unanswered_submits + CASE WHEN $5::boolean THEN 1 ELSE 0 END,
+                updated_at = now()
+          WHERE m.id = $1 AND m.state = 'submitting'
+          RETURNING m.id, m.account_id, m.batch_id, m.cost, m.segments, m.state, m.unanswered_submits
+       ), refundable AS (
+         SELECT * FROM moved
+          WHERE state = 'cancelled' AND unanswered_submits = 0 AND cardinality($3::smallint[]) = 0
+            AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = moved.id)
+       ), refunded AS (
+         UPDATE accounts a SET balance = a.balance + r.cost, sms_count = a.sms_count + r.segments, updated_at = now()
+           FROM refundable r WHERE a.id = r.account_id
+       ), ledger AS (
+         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
+         SELECT account_id, cost, segments, 'refund', id, batch_id FROM refundable
+       )
+       SELECT state FROM moved`,
+    [id, error, attempt.acceptedSeqs, attempt.acceptedSmscIds, attempt.unanswered],
   );
+  return rows[0]?.state;
 }
 
 /**

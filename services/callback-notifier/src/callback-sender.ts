@@ -35,35 +35,46 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * Makes one request to a customer URL: through the URL guard, with a timeout, and with a cap on
- * requests in progress per host so one slow receiver cannot take every connection.
+ * requests in progress per host so one slow receiver cannot take every connection; a request over
+ * the cap is not sent, never kept waiting.
  */
 export class CallbackSender {
-  private readonly perHost = new Map<string, { active: number; waiting: (() => void)[] }>();
+  private readonly perHost = new Map<string, { active: number }>();
 
   constructor(
     private readonly guard: UrlGuard,
     private readonly options: { timeoutMs: number; hostConcurrency: number },
   ) {}
 
-  private async slot(host: string): Promise<() => void> {
-    let entry = this.perHost.get(host);
-    if (!entry) {
-      entry = { active: 0, waiting: [] };
-      this.perHost.set(host, entry);
+  /**
+   * A place for a request to the host, or none when the host has as many in progress as allowed:
+   * the caller then gives the request back rather than wait (a wait would hold its other hosts'
+   * requests back, and could outlast its lease).
+   */
+  private slot(host: string): (() => void) | undefined {
+    let e = this.perHost.get(host);
+    if (!e) {
+      e = { active: 0 };
+      this.perHost.set(host, e);
     }
-    const e = entry;
-    if (e.active >= this.options.hostConcurrency)
-      await new Promise<void>((resolve) => e.waiting.push(resolve));
+    if (e.active >= this.options.hostConcurrency) return undefined;
     e.active++;
+    const entry = e;
     return () => {
-      e.active--;
-      const next = e.waiting.shift();
-      if (next) next();
-      else if (e.active === 0) this.perHost.delete(host);
+      entry.active--;
+      if (entry.active === 0) this.perHost.delete(host);
     };
   }
 
-  async send(request: CallbackRequest): Promise<CallbackOutcome> {
+  /** Hosts with as many requests in progress as allowed (`host:port` as URL.host writes it). */
+  busyHosts(): string[] {
+    return [...this.perHost]
+      .filter(([, e]) => e.active >= this.options.hostConcurrency)
+      .map(([host]) => host);
+  }
+
+  /** Makes the request; null when its host had no place for it (nothing was sent). */
+  async send(request: CallbackRequest): Promise<CallbackOutcome | null> {
     let url: URL;
     try {
       url = new URL(request.url);
@@ -93,7 +104,8 @@ export class CallbackSender {
     if (request.method === 'GET')
       for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
     const body = request.method === 'POST' ? form : undefined;
-    const release = await this.slot(url.host);
+    const release = this.slot(url.host);
+    if (!release) return null;
     try {
       // Signed when it leaves, so the timestamp is fresh on every attempt.
       const signature =

@@ -6,6 +6,7 @@ import {
   markCallbackDone,
   markCallbackGivenUp,
   messageParams,
+  releaseCallbackLease,
   scheduleCallbackRetry,
   setCallbackError,
   takeDueCallbacks,
@@ -30,8 +31,17 @@ export class CallbackStore {
    * Takes due requests and leases them for leaseMs, so another notifier does not send them too;
    * a notifier that dies mid-request leaves them to be taken again when the lease ends.
    */
-  takeDue(limit: number, leaseMs: number): Promise<CallbackAttempt[]> {
-    return takeDueCallbacks(this.db, limit, leaseMs);
+  takeDue(
+    limit: number,
+    leaseMs: number,
+    skipHosts?: readonly string[],
+  ): Promise<CallbackAttempt[]> {
+    return takeDueCallbacks(this.db, limit, leaseMs, skipHosts);
+  }
+
+  /** Gives a leased request back unsent, due again after delayMs; no attempt is counted. */
+  handBack(a: CallbackAttempt, delayMs: number): Promise<void> {
+    return releaseCallbackLease(this.db, a, delayMs);
   }
 
   succeeded(a: CallbackAttempt, outcome: string): Promise<void> {

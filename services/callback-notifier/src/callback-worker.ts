@@ -14,9 +14,14 @@ export interface CallbackWorkerOptions {
   timeoutMs: number;
 }
 
-/** Sends due callback requests and decides, per answer, between done, retry with backoff and giving up. */
+/**
+ * Sends due callback requests and decides, per answer, between done, retry with backoff and giving
+ * up. Requests are taken as places free up, not in rounds that wait for their slowest request, and
+ * none waits for its host: one slow receiver holds back neither the others nor its own lease.
+ */
 export class CallbackWorker {
   private readonly loop: PollingLoop;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly store: CallbackStore,
@@ -36,25 +41,56 @@ export class CallbackWorker {
     this.loop.wake();
   }
 
+  /**
+   * A lease longer than any request: a request starts at once after its take and ends by its hard
+   * deadline, so the lease cannot end while it is in flight and no other notifier sends it too.
+   */
+  private get leaseMs(): number {
+    return this.options.timeoutMs * 2 + notifierDefaults.leaseMarginMs;
+  }
+
   private async round(): Promise<void> {
-    // A lease longer than any request, so a request in progress is never taken twice.
-    const leaseMs = this.options.timeoutMs * 2 + notifierDefaults.leaseMarginMs;
     for (let i = 0; i < 1000 && !this.loop.isStopped; i++) {
-      const due = await this.store.takeDue(this.options.concurrency, leaseMs);
+      const free = this.options.concurrency - this.inFlight.size;
+      if (free <= 0) return;
+      const due = await this.store.takeDue(free, this.leaseMs, this.sender.busyHosts());
       if (due.length === 0) return;
-      await Promise.all(due.map((attempt) => this.deliver(attempt)));
+      const startBy =
+        Date.now() + this.leaseMs - this.options.timeoutMs - notifierDefaults.leaseMarginMs;
+      for (const attempt of due) {
+        const delivery: Promise<void> = this.deliver(attempt, startBy)
+          .catch((err: unknown) =>
+            this.logger.warn(
+              { err, messageId: attempt.message_id, kind: attempt.kind },
+              'callback not recorded; it is taken again when its lease ends',
+            ),
+          )
+          .finally(() => {
+            this.inFlight.delete(delivery);
+            this.loop.wake();
+          });
+        this.inFlight.add(delivery);
+      }
     }
   }
 
-  private async deliver(attempt: CallbackAttempt): Promise<void> {
+  private async deliver(attempt: CallbackAttempt, startBy: number): Promise<void> {
     // Read at each attempt: a retry after a rotation is signed with the new secret.
     const secrets = await this.store.signingSecrets(attempt.message_id);
-    const outcome = await this.sender.send({
-      url: attempt.url,
-      method: attempt.method,
-      params: attempt.query,
-      secrets,
-    });
+    const outcome =
+      Date.now() <= startBy
+        ? await this.sender.send({
+            url: attempt.url,
+            method: attempt.method,
+            params: attempt.query,
+            secrets,
+          })
+        : null;
+    if (outcome === null) {
+      // Not sent: its host is at its limit here (or the lease is too short now); due again soon.
+      await this.store.handBack(attempt, notifierDefaults.handBackMs);
+      return;
+    }
     const labels = { kind: attempt.kind };
     const attempts = attempt.attempts + 1;
     if (outcome.ok) {
@@ -82,7 +118,9 @@ export class CallbackWorker {
     await this.store.retryLater(attempt, outcome.reason, delay);
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /** Stops taking requests and waits for those in flight. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await Promise.allSettled([...this.inFlight]);
   }
 }

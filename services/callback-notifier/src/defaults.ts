@@ -15,10 +15,13 @@ export const notifierDefaults = {
    */
   outboxStaleMs: 30_000,
   /**
-   * Added to twice the request timeout for the lease on a callback attempt being sent: longer
-   * than any request, so a request in progress is never taken twice.
+   * Added to twice the request timeout for the lease on a callback attempt being sent, and kept
+   * between a request's hard deadline and the end of its lease (a stalled event loop, clocks): a
+   * request in progress is never taken twice.
    */
   leaseMarginMs: 5_000,
+  /** A request whose host had no place for it here is due again after this long. */
+  handBackMs: 1_000,
   /** Retry delays double from CALLBACK_RETRY_BASE_MS up to this, so a host down for long is still tried. */
   maxRetryDelayMs: 3_600_000,
   /** The outcome outbox is looked at at least this often, however long outboxStaleMs is. */

@@ -80,6 +80,15 @@ export function submitRetryDelays(maxAttempts: number): number[] {
   );
 }
 
+/**
+ * How long a `queued` message may stay unchanged before the sweep gives it a job again: past the
+ * longest wait for a redelivery plus a stale submit, and at least five minutes.
+ */
+export function queuedStaleMs(maxAttempts: number, submitStaleMs: number): number {
+  const longestRetry = Math.max(0, ...submitRetryDelays(maxAttempts));
+  return Math.max(5 * 60_000, 2 * (longestRetry + submitStaleMs));
+}
+
 export function createDispatcherService(options: DispatcherServiceOptions): DispatcherService {
   const { db, bus, connector, logger } = options;
   // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
@@ -138,6 +147,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     intervalMs: options.sweepIntervalMs,
     acceptedGraceMs: dispatcherDefaults.sweeper.acceptedGraceMs,
     submitStaleMs: options.submitStaleMs,
+    queuedStaleMs: queuedStaleMs(options.maxAttempts, options.submitStaleMs),
     republishQueuedAtStart: options.inProcessBus,
   });
   const consumers: Consumer[] = [];

@@ -13,6 +13,7 @@ import {
   recordSinglePartReceipts,
   requeueMessage,
   type ClaimedMessageRow,
+  type RequeuedAttempt,
   type CompletedMessageRow,
   type ReceiptColumns,
   type SubmittedMessage,
@@ -95,9 +96,16 @@ export class MessageClaims {
     return new Map(rows.map((r) => [r.id, r.payload]));
   }
 
-  /** A transient SMSC error: back to the queue for a later attempt. */
-  async requeue(id: string, error: string): Promise<void> {
-    await requeueMessage(this.db, id, error);
+  /**
+   * A transient SMSC error: back to the queue for a later attempt, keeping the parts the SMSC
+   * accepted; a message whose batch was cancelled meanwhile is cancelled instead.
+   */
+  requeue(
+    id: string,
+    error: string,
+    attempt?: RequeuedAttempt,
+  ): Promise<'queued' | 'cancelled' | undefined> {
+    return requeueMessage(this.db, id, error, attempt);
   }
 
   /**

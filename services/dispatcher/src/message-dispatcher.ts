@@ -335,18 +335,30 @@ export class MessageDispatcher {
       await this.failed(message, `ENCODING: ${(err as Error).message}`, true);
       return;
     }
+    // Parts the SMSC accepted on an earlier attempt keep their ids and are not sent again.
+    const earlier = message.accepted_parts ?? {};
+    const toSend = request.parts.flatMap((_, i) => (earlier[i + 1] === undefined ? [i] : []));
     const started = process.hrtime.bigint();
     try {
-      const result = await this.connector.submit({ ...request, onWritten });
+      const result = await this.connector.submit({
+        ...request,
+        parts: toSend.map((i) => request.parts[i]),
+        concatenated: request.parts.length > 1,
+        onWritten,
+      });
       answered();
       await claim.commit();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
-      const { moved, event } = await this.submitted.add({
-        id: message.id,
-        smscIds: result.smscIds,
-      });
+      // A connector may answer one id for a whole message (HTTP): kept as it is when every part
+      // was sent now.
+      let smscIds = result.smscIds;
+      if (toSend.length < request.parts.length) {
+        smscIds = request.parts.map((_, i) => earlier[i + 1] ?? '');
+        toSend.forEach((part, k) => (smscIds[part] = result.smscIds[k] ?? ''));
+      }
+      const { moved, event } = await this.submitted.add({ id: message.id, smscIds });
       if (moved) {
         this.metrics.submitted.inc({ connector: this.connector.name });
         this.metrics.submittedPdus.inc({ connector: this.connector.name }, result.smscIds.length);
@@ -362,18 +374,58 @@ export class MessageDispatcher {
         Number(process.hrtime.bigint() - started) / 1e9,
       );
       if (err.code === 'ESME_RTHROTTLED') this.pacing?.qos?.onThrottled();
-      if (err.permanent) {
-        await this.failed(message, err.code, true);
-        return;
-      }
-      if (message.attempts >= this.options.maxAttempts) {
-        await this.failed(message, `${err.code} after ${message.attempts} attempts`, true);
-        return;
-      }
-      this.metrics.retried.inc({ connector: this.connector.name, reason: err.code });
-      await this.claims.requeue(message.id, err.code);
-      throw new RetryLater(`${err.code}: retry later`);
+      await this.submitFailed(message, err, toSend, Object.keys(earlier).length > 0);
     }
+  }
+
+  /**
+   * What follows a submit that failed. A submit_sm written and never answered may be at the SMSC:
+   * by default its outcome is recorded unknown, never sent again nor refunded (as when a dispatcher
+   * dies after writing); with `on_no_answer=resend` it goes again like a refused one. A message
+   * the SMSC may hold any part of is never refunded.
+   */
+  private async submitFailed(
+    message: ClaimedMessage,
+    err: SmscError,
+    sentParts: readonly number[],
+    acceptedBefore: boolean,
+  ): Promise<void> {
+    const accepted = sentParts.flatMap((part, k) => {
+      const smscId = err.acceptedParts[k];
+      return smscId === undefined ? [] : [{ seq: part + 1, smscId }];
+    });
+    const mayBeAtSmsc =
+      err.unanswered || accepted.length > 0 || acceptedBefore || message.unanswered_submits > 0;
+    if (err.unanswered && this.connector.onNoAnswer === 'unknown') {
+      this.logger.warn(
+        { messageId: message.id, reason: err.code },
+        'submit_sm written and not answered: outcome unknown, not resent',
+      );
+      await this.failed(message, 'SUBMIT_OUTCOME_UNKNOWN', false);
+      return;
+    }
+    if (err.permanent) {
+      await this.failed(message, err.code, !mayBeAtSmsc);
+      return;
+    }
+    if (message.attempts >= this.options.maxAttempts) {
+      await this.failed(message, `${err.code} after ${message.attempts} attempts`, !mayBeAtSmsc);
+      return;
+    }
+    this.metrics.retried.inc({ connector: this.connector.name, reason: err.code });
+    const state = await this.claims.requeue(message.id, err.code, {
+      acceptedSeqs: accepted.map((a) => a.seq),
+      acceptedSmscIds: accepted.map((a) => a.smscId),
+      unanswered: err.unanswered,
+    });
+    if (state === 'cancelled') {
+      this.logger.info(
+        { messageId: message.id, batchId: message.batch_id },
+        'batch cancelled while the message was being submitted; not sent again',
+      );
+      return;
+    }
+    throw new RetryLater(`${err.code}: retry later`);
   }
 
   /** Redelivered or duplicate job: only a stale `submitting` needs anything done. */

@@ -22,6 +22,13 @@ export interface SweeperOptions {
   acceptedGraceMs: number;
   submitStaleMs: number;
   /**
+   * A message `queued` and unchanged for this long has lost its job whatever happened to it (a
+   * job dead-lettered after its redeliveries during a database outage, a queue purged): its job is
+   * published again. Longer than any retry delay, so a job that waits to be redelivered is left
+   * alone; a duplicate costs only a claim that finds nothing.
+   */
+  queuedStaleMs: number;
+  /**
    * The in-process bus keeps nothing across a restart: re-publish `queued` messages once at start.
    */
   republishQueuedAtStart: boolean;
@@ -70,6 +77,7 @@ export class RecoverySweeper {
         new Date(now - this.options.acceptedGraceMs),
         'accepted',
       );
+      await this.sweepWaiting(['queued'], new Date(now - this.options.queuedStaleMs), 'queued');
       await this.sweepSubmitting(new Date(now - this.options.submitStaleMs));
     } catch (err) {
       this.logger.error({ err }, 'recovery sweep failed; will try again');

@@ -16,7 +16,9 @@ export function buildSubmitRequest(message: ClaimedMessage): SubmitRequest {
   const params = message.params as StoredParams;
   const encoded = splitMessage(
     { content: message.content, hexContent: message.hex_content, coding: message.coding },
-    { maxParts: message.segments },
+    // The same concatenation reference on every attempt, so parts sent again join the parts the
+    // SMSC took before.
+    { maxParts: message.segments, ref: parseInt(message.id.slice(-2), 16) },
   );
   return {
     to: message.to_addr,

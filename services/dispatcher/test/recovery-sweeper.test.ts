@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
+import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
+import { MessageClaims } from '../src/message-claims';
+import { MessageDispatcher } from '../src/message-dispatcher';
 import { RecoverySweeper } from '../src/recovery-sweeper';
 import { createDispatcherMetrics } from '../src/metrics';
 
@@ -45,6 +48,7 @@ function sweeper(republishQueuedAtStart = false) {
     intervalMs: 60_000,
     acceptedGraceMs: 30_000,
     submitStaleMs: 60_000,
+    queuedStaleMs: 300_000,
     republishQueuedAtStart,
   });
 }
@@ -167,4 +171,53 @@ describe('RecoverySweeper and the message clocks', () => {
     await waitFor(() => singles.length === 1);
     expect(singles).toEqual([stale]);
   });
+});
+
+describe('RecoverySweeper and a message whose job is gone', () => {
+  it('submits a queued message that has neither an outbox row nor a job, once it is past its limit', async () => {
+    const alice = await account();
+    // Charged and queued; its job was dead-lettered and its outbox row deleted long ago.
+    const [lost, recent] = await messages(alice, 2);
+    await db.query(
+      `UPDATE messages SET content = 'hello', segments = 1, updated_at = now() - interval '301 seconds' WHERE id = $1`,
+      [lost],
+    );
+    const sim = new SmppSimulator({ deliveryReceipts: false });
+    const { port } = await sim.start();
+    const connector = new SmppConnector(
+      { ...parseSmscUrl(`smpp://sys:pw@127.0.0.1:${port}`), name: 'test' },
+      createLogger('test', 'silent'),
+    );
+    await connector.start();
+    try {
+      await sweeper().sweepOnce();
+      await waitFor(() => singles.length >= 1);
+      // A message waiting less than the limit may still have its job in the broker: left alone.
+      expect(singles).toEqual([lost]);
+      expect(singles).not.toContain(recent);
+
+      // The job goes to a dispatcher, as the bus would hand it over.
+      const dispatcher = new MessageDispatcher(
+        new MessageClaims(db, 'test'),
+        connector,
+        bus,
+        createLogger('test', 'silent'),
+        createDispatcherMetrics(createRegistry('test2'), connector),
+        { maxAttempts: 3, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
+      );
+      await dispatcher.handle(
+        { messageId: lost, accountId: alice, segments: 1 },
+        { attempt: 1, redelivered: false },
+      );
+      const { rows } = await db.query<{ state: string }>(
+        'SELECT state FROM messages WHERE id = $1',
+        [lost],
+      );
+      expect(rows[0].state).toBe('submitted');
+      expect(sim.received).toHaveLength(1);
+    } finally {
+      await connector.stop();
+      await sim.stop();
+    }
+  }, 60_000);
 });
