@@ -39,7 +39,7 @@ export async function startEmbeddedGateway(
   const bus = await openBus({ amqpUrl: config.AMQP_URL, namespace: config.BUS_NAMESPACE, logger });
   const smsc = await openSmscLink(config.SMSC_URL, logger);
 
-  const auth = createAuthService({ db, ...authSettings(config) });
+  const auth = createAuthService({ db, bus, logger, ...authSettings(config) });
   const gateway = createGatewayService({
     registry,
     db,
@@ -71,6 +71,7 @@ export async function startEmbeddedGateway(
     }),
   });
 
+  await auth.start();
   await scheduler.start();
   await notifier.start();
   await dispatcher.start();
@@ -86,6 +87,7 @@ export async function startEmbeddedGateway(
       ...gateway.stopSteps,
       { name: 'dispatcher', run: () => dispatcher.stop() },
       { name: 'scheduler', run: () => scheduler.stop() },
+      { name: 'account changes', run: () => auth.stop() },
       { name: 'notifier', run: () => notifier.stop() },
       { name: 'smsc', run: () => smsc.close() },
       { name: 'bus', run: () => bus.close() },

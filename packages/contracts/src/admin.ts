@@ -5,9 +5,11 @@ export const UsernameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected 1 to 64 letters, digits or _ . @ -');
 
+export const PasswordSchema = z.string().min(8, 'must be at least 8 characters').max(256);
+
 export const CreateAccountSchema = z.strictObject({
   username: UsernameSchema,
-  password: z.string().min(8, 'must be at least 8 characters').max(256),
+  password: PasswordSchema,
   /** Omitted or null: unlimited. */
   balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative')
     .nullable()
@@ -20,6 +22,9 @@ export const CreateAccountSchema = z.strictObject({
   throughput: z.number().nonnegative().max(100000).optional(),
 });
 export type CreateAccount = z.output<typeof CreateAccountSchema>;
+
+export const SetPasswordSchema = z.strictObject({ password: PasswordSchema });
+export type SetPassword = z.output<typeof SetPasswordSchema>;
 
 export const CreditSchema = z.strictObject({
   amount: MoneySchema,
@@ -40,6 +45,8 @@ export const AccountViewSchema = z.object({
   default_from: z.string().nullable(),
   throughput: z.number(),
   created_at: z.string(),
+  /** When an operator disabled the account; null while it is enabled. */
+  disabled_at: z.string().nullable(),
 });
 export type AccountView = z.infer<typeof AccountViewSchema>;
 

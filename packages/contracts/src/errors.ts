@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_CREDIT: 402,
   QUOTA_EXCEEDED: 402,
   FORBIDDEN: 403,
+  /** Right credentials of an account an operator has disabled. */
+  ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import {
   ErrorBodySchema,
   PrincipalSchema,
@@ -7,7 +6,7 @@ import {
   type Principal,
   ERROR_STATUS,
 } from '@smsgw/contracts';
-import { HttpError } from '@smsgw/kit';
+import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 
 /** What the gateway needs from auth: who is calling. */
 export interface CredentialVerifier {
@@ -25,10 +24,11 @@ interface CachedPrincipal {
  * header), so a busy client costs auth one call every few seconds, not one per request. A busy
  * client also never waits for that call: its answer is refreshed in the background before it
  * expires, and concurrent requests with the same credentials share one call (no burst of calls,
- * and of KDFs in auth, when an entry runs out).
+ * and of KDFs in auth, when an entry runs out). An operator's change of an account drops its
+ * entries at once (followAccountChanges).
  */
-export class HttpCredentialClient implements CredentialVerifier {
-  private readonly cache: LRUCache<string, CachedPrincipal>;
+export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts {
+  private readonly cache: CredentialCache<CachedPrincipal>;
   private readonly inFlight = new Map<string, Promise<Principal>>();
   private readonly refreshAfterMs: number;
 
@@ -38,7 +38,7 @@ export class HttpCredentialClient implements CredentialVerifier {
     cacheMs = 5_000,
     private readonly timeoutMs = 5_000,
   ) {
-    this.cache = new LRUCache({ max: 50_000, ttl: cacheMs });
+    this.cache = new CredentialCache({ max: 50_000, ttlMs: cacheMs });
     this.refreshAfterMs = Math.floor(cacheMs * 0.6);
   }
 
@@ -57,10 +57,12 @@ export class HttpCredentialClient implements CredentialVerifier {
   private lookup(key: string, authorization: string): Promise<Principal> {
     let pending = this.inFlight.get(key);
     if (pending) return pending;
+    const ticket = this.cache.ticket();
     pending = this.ask(authorization)
       .then(
         (principal) => {
-          this.cache.set(key, { principal, refreshAt: Date.now() + this.refreshAfterMs });
+          const entry = { principal, refreshAt: Date.now() + this.refreshAfterMs };
+          this.cache.set(key, principal.accountId, entry, ticket);
           return principal;
         },
         (err: unknown) => {
@@ -71,9 +73,22 @@ export class HttpCredentialClient implements CredentialVerifier {
           throw err;
         },
       )
-      .finally(() => this.inFlight.delete(key));
+      .finally(() => {
+        if (this.inFlight.get(key) === pending) this.inFlight.delete(key);
+      });
     this.inFlight.set(key, pending);
     return pending;
+  }
+
+  forgetAccount(accountId: string): void {
+    this.cache.forgetAccount(accountId);
+    // A call under way may carry the old answer: later requests ask again instead of joining it.
+    this.inFlight.clear();
+  }
+
+  forgetAll(): void {
+    this.cache.clear();
+    this.inFlight.clear();
   }
 
   private async ask(authorization: string): Promise<Principal> {

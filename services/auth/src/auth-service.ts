@@ -1,5 +1,6 @@
 import type { Router } from 'express';
-import type { Db } from '@smsgw/kit';
+import { followAccountChanges, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
+import { AccountAnnouncer } from './account-announcer';
 import { AccountStore } from './account-store';
 import { CredentialVerifier } from './credential-verifier';
 import { PasswordHasher } from './password-hasher';
@@ -8,6 +9,9 @@ import { TokenIssuer } from './token-issuer';
 
 export interface AuthServiceOptions {
   db: Db;
+  /** Account changes are broadcast on it and heard from it (other auth replicas, gateways). */
+  bus: Bus;
+  logger: Logger;
   jwtSecret: string;
   tokenTtlSeconds: number;
   adminToken: string;
@@ -22,6 +26,9 @@ export interface AuthService {
   routes: Router;
   verifier: CredentialVerifier;
   store: AccountStore;
+  /** Follows account changes announced by any auth replica. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /** Auth's settings from its environment (distributed and embedded mode alike). */
@@ -31,7 +38,7 @@ export function authSettings(config: {
   ADMIN_TOKEN: string;
   INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
-}): Omit<AuthServiceOptions, 'db'> {
+}): Omit<AuthServiceOptions, 'db' | 'bus' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
@@ -46,14 +53,27 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const hasher = new PasswordHasher(options.kdfCost);
   const tokens = new TokenIssuer(options.jwtSecret, options.tokenTtlSeconds);
   const verifier = new CredentialVerifier(store, hasher, tokens);
+  const announcer = new AccountAnnouncer(verifier, options.bus, options.logger);
   const routes = createAuthRoutes({
     store,
     hasher,
     tokens,
     verifier,
+    announcer,
     adminToken: options.adminToken,
     internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
   });
-  return { routes, verifier, store };
+  let following: Consumer | undefined;
+  return {
+    routes,
+    verifier,
+    store,
+    async start() {
+      following = await followAccountChanges(options.bus, [verifier], options.logger);
+    },
+    async stop() {
+      await following?.cancel();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { SPEC_MESSAGES, type Principal } from '@smsgw/contracts';
-import { HttpError } from '@smsgw/kit';
+import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
@@ -19,17 +18,37 @@ export function parseBasic(header: string): { username: string; password: string
 export interface VerifierOptions {
   /** How long a successful Basic check is remembered, so each request does not pay the KDF. */
   basicCacheMs?: number;
-  /** How long an application's liveness is remembered; bounds how late a revocation takes effect. */
+  /** How long an application's state is remembered when no broadcast says it changed. */
   applicationCacheMs?: number;
 }
 
-/** Turns an Authorization header (Basic or Bearer) into the calling account, or a 401. */
-export class CredentialVerifier {
-  private readonly basicCache: LRUCache<string, Principal>;
-  private readonly applicationCache: LRUCache<
-    string,
-    { live: boolean; accountId: string; username: string }
-  >;
+/** The refusal of right credentials of a disabled account. */
+export function accountDisabled(): HttpError {
+  return new HttpError('ACCOUNT_DISABLED', 'This account is disabled; ask the operator');
+}
+
+interface CheckedPassword {
+  principal: Principal;
+  disabled: boolean;
+}
+
+interface ApplicationState {
+  live: boolean;
+  accountId: string;
+  username: string;
+  disabled: boolean;
+  accountVersion: number;
+  secretVersion: number;
+}
+
+/**
+ * Turns an Authorization header (Basic or Bearer) into the calling account, or a 401 (a 403
+ * ACCOUNT_DISABLED for right credentials of a disabled account). What it remembers is dropped
+ * per account when an operator changes the account (followAccountChanges).
+ */
+export class CredentialVerifier implements ForgetsAccounts {
+  private readonly basicCache: CredentialCache<CheckedPassword>;
+  private readonly applicationCache: CredentialCache<ApplicationState>;
 
   constructor(
     private readonly store: AccountStore,
@@ -37,8 +56,11 @@ export class CredentialVerifier {
     private readonly tokens: TokenIssuer,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new LRUCache({ max: 10_000, ttl: options.basicCacheMs ?? 60_000 });
-    this.applicationCache = new LRUCache({ max: 10_000, ttl: options.applicationCacheMs ?? 5_000 });
+    this.basicCache = new CredentialCache({ max: 10_000, ttlMs: options.basicCacheMs ?? 60_000 });
+    this.applicationCache = new CredentialCache({
+      max: 10_000,
+      ttlMs: options.applicationCacheMs ?? 5_000,
+    });
   }
 
   async verify(authorization: string | undefined): Promise<Principal> {
@@ -48,10 +70,12 @@ export class CredentialVerifier {
     const basic = parseBasic(authorization);
     if (!basic)
       throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
-    return this.verifyBasic(basic.username, basic.password);
+    const checked = await this.verifyBasic(basic.username, basic.password);
+    if (checked.disabled) throw accountDisabled();
+    return checked.principal;
   }
 
-  private async verifyBasic(username: string, password: string): Promise<Principal> {
+  private async verifyBasic(username: string, password: string): Promise<CheckedPassword> {
     // The key is a digest, so the cache never holds a password in clear.
     const key = createHash('sha256')
       .update(username)
@@ -60,6 +84,7 @@ export class CredentialVerifier {
       .digest('base64');
     const cached = this.basicCache.get(key);
     if (cached) return cached;
+    const ticket = this.basicCache.ticket();
     const account = await this.store.findForLogin(username);
     if (!account) {
       // Spend the same work as for a known user, so timing does not reveal which usernames exist.
@@ -68,13 +93,13 @@ export class CredentialVerifier {
     }
     if (!(await this.hasher.verify(password, account.passwordHash)))
       throw HttpError.unauthorized('Wrong username or password');
-    const principal: Principal = {
-      accountId: account.id,
-      username: account.username,
-      via: 'basic',
+    // Disabled is told only to whoever knows the password, so it reveals nothing to a guesser.
+    const checked: CheckedPassword = {
+      principal: { accountId: account.id, username: account.username, via: 'basic' },
+      disabled: account.disabled,
     };
-    this.basicCache.set(key, principal);
-    return principal;
+    this.basicCache.set(key, account.id, checked, ticket);
+    return checked;
   }
 
   private async verifyBearer(token: string): Promise<Principal> {
@@ -84,27 +109,52 @@ export class CredentialVerifier {
         throw new HttpError('ACCESS_TOKEN_EXPIRED', SPEC_MESSAGES.ACCESS_TOKEN_EXPIRED);
       throw HttpError.unauthorized('Invalid access token');
     }
-    const app = await this.application(check.claims.cid);
-    if (!app.live || app.accountId !== check.claims.sub)
+    const { claims } = check;
+    const app = await this.application(claims.cid);
+    if (
+      !app.live ||
+      app.accountId !== claims.sub ||
+      app.accountVersion !== claims.ver ||
+      app.secretVersion !== claims.sv
+    )
       throw HttpError.unauthorized('Access token has been revoked');
+    if (app.disabled) throw accountDisabled();
     return { accountId: app.accountId, username: app.username, via: 'bearer' };
   }
 
-  private async application(
-    clientId: string,
-  ): Promise<{ live: boolean; accountId: string; username: string }> {
+  private async application(clientId: string): Promise<ApplicationState> {
     const cached = this.applicationCache.get(clientId);
     if (cached) return cached;
+    const ticket = this.applicationCache.ticket();
     const row = await this.store.findApplication(clientId);
-    const entry = row
-      ? { live: row.revoked_at === null, accountId: row.account_id, username: row.username }
-      : { live: false, accountId: '', username: '' };
-    this.applicationCache.set(clientId, entry);
+    const entry: ApplicationState = row
+      ? {
+          live: row.revoked_at === null,
+          accountId: row.account_id,
+          username: row.username,
+          disabled: row.disabled_at !== null,
+          accountVersion: row.credential_version,
+          secretVersion: row.secret_version,
+        }
+      : {
+          live: false,
+          accountId: '',
+          username: '',
+          disabled: false,
+          accountVersion: 0,
+          secretVersion: 0,
+        };
+    this.applicationCache.set(clientId, entry.accountId, entry, ticket);
     return entry;
   }
 
-  /** Forget what was cached for an application at once (this process only; others expire in applicationCacheMs). */
-  forgetApplication(clientId: string): void {
-    this.applicationCache.delete(clientId);
+  forgetAccount(accountId: string): void {
+    this.basicCache.forgetAccount(accountId);
+    this.applicationCache.forgetAccount(accountId);
+  }
+
+  forgetAll(): void {
+    this.basicCache.clear();
+    this.applicationCache.clear();
   }
 }

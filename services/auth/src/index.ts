@@ -5,3 +5,4 @@ export * from './password-hasher';
 export * from './token-issuer';
 export * from './routes';
 export * from './config';
+export * from './account-announcer';

@@ -12,8 +12,10 @@ import {
   type TokenResponse,
 } from '@smsgw/contracts';
 import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import type { AccountAnnouncer } from './account-announcer';
+import { addAccountControlRoutes } from './account-control-routes';
 import type { AccountStore } from './account-store';
-import type { CredentialVerifier } from './credential-verifier';
+import { accountDisabled, type CredentialVerifier } from './credential-verifier';
 import { requireInternalToken } from './internal-guard';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
@@ -24,6 +26,7 @@ export interface AuthRoutesDeps {
   hasher: PasswordHasher;
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
+  announcer: AccountAnnouncer;
   adminToken: string;
   /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
   internalToken?: string | undefined;
@@ -96,8 +99,14 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       }
       if (!(await hasher.verify(client_secret, app.secret_hash)))
         throw HttpError.unauthorized('Wrong client secret');
+      if (app.disabled_at !== null) throw accountDisabled();
       const body: TokenResponse = {
-        access_token: tokens.issue({ sub: app.account_id, cid: app.client_id }),
+        access_token: tokens.issue({
+          sub: app.account_id,
+          cid: app.client_id,
+          ver: app.credential_version,
+          sv: app.secret_version,
+        }),
         token_type: 'bearer',
         expires_in: tokens.ttlSeconds,
       };
@@ -198,10 +207,12 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const account = await store.getAccount(username);
       if (!account || !(await store.revokeApplication(account.id, clientId)))
         throw HttpError.notFound(`No application ${clientId} for ${username}`);
-      verifier.forgetApplication(clientId);
+      await deps.announcer.announce(account.id, 'application-revoked', clientId);
       res.status(204).end();
     }),
   );
+
+  addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer });
 
   router.use('/admin/v1', admin);
   return router;
