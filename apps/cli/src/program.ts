@@ -122,6 +122,38 @@ export function buildProgram(io: Io): Command {
       );
     });
 
+  for (const [verb, description] of [
+    ['disable', 'refuse the account at once and hold its batches'],
+    ['enable', 'accept the account again and release its held batches'],
+  ] as const) {
+    accounts
+      .command(`${verb} <username>`)
+      .description(description)
+      .action(async (username: string) => {
+        show(
+          await adminClient().call<AccountView>(
+            'POST',
+            `/admin/v1/accounts/${encodeURIComponent(username)}/${verb}`,
+            admin(),
+          ),
+        );
+      });
+  }
+  accounts
+    .command('password <username>')
+    .description('set a new password; the old one and earlier access tokens stop working')
+    .requiredOption('--password <password>', 'the new password (at least 8 characters)')
+    .action(async (username: string, o: { password: string }) => {
+      show(
+        await adminClient().call<AccountView>(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/password`,
+          admin(),
+          { password: o.password },
+        ),
+      );
+    });
+
   const apps = program
     .command('apps')
     .description('manage applications (client id and secret for tokens)');
@@ -148,6 +180,19 @@ export function buildProgram(io: Io): Command {
         admin(),
       );
       io.print(`revoked ${clientId}`);
+    });
+
+  apps
+    .command('rotate-secret <username> <clientId>')
+    .description('replace the secret (shown once); the old one and its tokens stop working')
+    .action(async (username: string, clientId: string) => {
+      show(
+        await adminClient().call(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}/secret`,
+          admin(),
+        ),
+      );
     });
 
   const credentials = (o: { user?: string; password?: string; token?: string }): string => {

@@ -5,6 +5,7 @@ import {
   CreateAccountSchema,
   CreateApplicationSchema,
   CreditSchema,
+  SetPasswordSchema,
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { ErrorBodySchema } from './errors';
@@ -49,6 +50,9 @@ const errors = {
   400: error('Invalid input: the body names the field (and index for batches)'),
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
+  403: error(
+    'Right credentials of an account an operator disabled (ACCOUNT_DISABLED); a client should stop and not retry',
+  ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
@@ -125,6 +129,7 @@ export function buildOpenApiDocument(): Json {
     CreateAccount: schemaOf(CreateAccountSchema),
     Credit: schemaOf(CreditSchema),
     CreateApplication: schemaOf(CreateApplicationSchema),
+    SetPassword: schemaOf(SetPasswordSchema),
     Account: schemaOf(AccountViewSchema),
     ApplicationCreated: schemaOf(ApplicationCreatedSchema),
   };
@@ -157,7 +162,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 503),
           },
         },
       },
@@ -168,7 +173,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 503),
           },
         },
       },
@@ -179,7 +184,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404),
           },
         },
         delete: {
@@ -188,7 +193,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 404, 409),
+            ...pick(401, 403, 404, 409),
           },
         },
       },
@@ -199,7 +204,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 404),
+            ...pick(401, 403, 404),
           },
         },
       },
@@ -210,7 +215,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401),
+            ...pick(400, 401, 403),
           },
         },
       },
@@ -218,7 +223,10 @@ export function buildOpenApiDocument(): Json {
         get: {
           summary: 'Balance and quota ("ND": unlimited)',
           security: client,
-          responses: { 200: { description: 'Balance', ...json('BalanceResult') }, ...pick(401) },
+          responses: {
+            200: { description: 'Balance', ...json('BalanceResult') },
+            ...pick(401, 403),
+          },
         },
       },
       '/auth/v1/login/application': {
@@ -234,7 +242,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 404, 415),
+            ...pick(400, 401, 403, 404, 415),
           },
         },
       },
@@ -255,6 +263,55 @@ export function buildOpenApiDocument(): Json {
           security: admin,
           parameters: [pathParam('username', 'account')],
           responses: { 200: { description: 'The account', ...json('Account') }, ...pick(401, 404) },
+        },
+      },
+      '/admin/v1/accounts/{username}/disable': {
+        post: {
+          summary:
+            'Disable an account: every auth replica and gateway refuses it within a second (403 ACCOUNT_DISABLED), its access tokens stop working, its scheduled batches are held',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The account (disabled_at set)', ...json('Account') },
+            ...pick(401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/enable': {
+        post: {
+          summary:
+            'Enable an account again; its held batches start, access tokens issued before the disable stay refused',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The account (disabled_at null)', ...json('Account') },
+            ...pick(401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/password': {
+        post: {
+          summary:
+            'Set a new password: the old one and every access token of the account stop working within a second',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('SetPassword') },
+          responses: {
+            200: { description: 'The account', ...json('Account') },
+            ...pick(400, 401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/applications/{clientId}/secret': {
+        post: {
+          summary:
+            "Rotate an application's secret (the new one is shown once); the old secret and its access tokens stop working within a second",
+          security: admin,
+          parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')],
+          responses: {
+            200: { description: 'The new secret', ...json('ApplicationCreated') },
+            ...pick(400, 401, 404),
+          },
         },
       },
       '/admin/v1/accounts/{username}/credit': {

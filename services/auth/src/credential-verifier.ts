@@ -111,14 +111,12 @@ export class CredentialVerifier implements ForgetsAccounts {
     }
     const { claims } = check;
     const app = await this.application(claims.cid);
-    if (
-      !app.live ||
-      app.accountId !== claims.sub ||
-      app.accountVersion !== claims.ver ||
-      app.secretVersion !== claims.sv
-    )
+    if (!app.live || app.accountId !== claims.sub)
       throw HttpError.unauthorized('Access token has been revoked');
+    // While disabled, say so; once enabled, tokens from before the disable stay retired.
     if (app.disabled) throw accountDisabled();
+    if (app.accountVersion !== claims.ver || app.secretVersion !== claims.sv)
+      throw HttpError.unauthorized('Access token has been revoked');
     return { accountId: app.accountId, username: app.username, via: 'bearer' };
   }
 
