@@ -461,7 +461,7 @@ export class AmqpBus implements Bus {
     this.requirePublisher();
     const spec: SubscriptionSpec = {
       topic,
-      subscriber: subscriber as Subscriber<Broadcast>,
+      subscriber,
       restartAttempt: 0,
       gap: false,
       cancelled: false,
