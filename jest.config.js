@@ -41,9 +41,14 @@ module.exports = {
     '/node_modules/',
     '/dist/',
     ...(haveServers ? [] : distributedTests),
+    // The fault matrix restarts servers and takes many minutes: `pnpm test:faults` runs it.
+    ...(process.env.FAULTS === '1' ? [] : ['<rootDir>/tests/faults/']),
     ...(process.env.REDIS_URL
       ? []
-      : ['<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts']),
+      : [
+          '<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts',
+          '<rootDir>/services/auth/test/redis-login-throttle.test.ts',
+        ]),
   ],
   transform: {
     '^.+\\.ts$': [

@@ -1,9 +1,10 @@
 import { benchBatch } from './batch';
+import { benchCredentials } from './credentials';
 import { benchPacing } from './pacing';
 import { benchSend } from './send';
 
 /**
- * `pnpm bench [send|batch|pacing]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|batch|pacing|credentials]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   send: () => benchSend(),
   batch: () => benchBatch(),
   pacing: () => benchPacing(),
+  credentials: () => benchCredentials(),
 };
 
 async function main(): Promise<void> {

@@ -148,7 +148,7 @@ describe('schedule_at as local date and time', () => {
   });
 
   // The runtime falls back to UTC for a zone it does not know, which would move every local
-  // schedule_at by hours without a word: the start is refused instead (DESIGN.md 4.4).
+  // schedule_at by hours without a word: the start is refused instead (docs/configuration.md).
   it.each(['Mars/Olympus', 'europe/zurich'])(
     'refuses to start with TZ=%s, a zone the runtime does not know',
     async (tz) => {

@@ -284,7 +284,7 @@ describe('POST /secure/sendbatch', () => {
       const m = (await call('GET', `/secure/messages/${messageId}`, { auth })).body.data;
       return m.callbackError ? m : undefined;
     });
-    expect(message.callbackError).toMatch(/callback .* given up after 3 attempts: HTTP 500/);
+    expect(message.callbackError).toMatch(/callback .* given up after 3 attempts: HTTP status 500/);
     await new Promise((r) => setTimeout(r, 500));
     expect(downCalls()).toHaveLength(3);
     expect(

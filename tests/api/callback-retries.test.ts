@@ -90,7 +90,7 @@ describe('callback receivers that fail', () => {
       const message = (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth: alice }))
         .body.data;
       expect(message.callbackError).toMatch(
-        new RegExp(`given up after ${MAX_ATTEMPTS} attempts: HTTP 500`),
+        new RegExp(`given up after ${MAX_ATTEMPTS} attempts: HTTP status 500`),
       );
     }
   });

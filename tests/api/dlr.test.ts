@@ -22,7 +22,10 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-/** A report's own parameters: the query for GET, the form for POST (the URL's own query stays in the URL). */
+/**
+ * A report's own parameters: the query for GET, the form for POST (the URL's own query stays in the
+ * URL).
+ */
 function reportParams(call: ReceivedCall): Record<string, string> {
   if (call.method === 'POST') return Object.fromEntries(new URLSearchParams(call.body));
   const { tag: _tag, ...params } = call.query;
@@ -110,7 +113,9 @@ const TABLE: { level: Level; method: Method }[] = ([1, 2, 3] as const).flatMap((
   (['GET', 'POST'] as const).map((method) => ({ level, method })),
 );
 
-/** Exactly the reference's parameters (DESIGN.md 9), level 1 first. */
+/**
+ * Exactly the reference's parameters (docs/architecture.md § Wire compatibility), level 1 first.
+ */
 function expectedReports(
   level: Level,
   id: string,
@@ -225,7 +230,8 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
       for (const report of reports) {
         expect(report.method).toBe(method);
         expect(report.path).toBe('/dlr');
-        // The URL's own query is kept either way; POST sends the report as a form, nothing in the query.
+        // The URL's own query is kept either way; POST sends the report as a form, nothing in the
+        // query.
         expect(report.query).toEqual(
           method === 'GET'
             ? { tag: key(level, method), ...reportParams(report) }
@@ -246,7 +252,8 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
       expect(submitted.map((r) => r.smscId)).toEqual([smscId]);
       const receipts = run.sim.receipts.filter((r) => r.to === to);
       expect(receipts.map((r) => r.smscId)).toEqual([smscId]);
-      // The trap was really there: the SMSC wrote the id differently in its answer and in its receipt.
+      // The trap was really there: the SMSC wrote the id differently in its answer and in its
+      // receipt.
       expect(receipts[0].receiptId).not.toBe(submitted[0].messageId);
     },
   );

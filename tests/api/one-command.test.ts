@@ -16,7 +16,10 @@ const alice = basic('alice', 's3cret-pass');
 const running: ServiceProcess[] = [];
 let port: number;
 
-/** `node apps/standalone/dist/main.js`, as `pnpm start` runs it after the build; ready once /readyz answers. */
+/**
+ * `node apps/standalone/dist/main.js`, as `pnpm start` runs it after the build; ready once /readyz
+ * answers.
+ */
 async function startApp(): Promise<ServiceProcess> {
   // Only what a user would set: no SMSC_URL, no ADMIN_TOKEN (generated and kept in DATA_DIR).
   const app = await startService('standalone', { DATA_DIR: dataDir, PORT: String(port) }, 60_000);
@@ -31,7 +34,10 @@ async function startApp(): Promise<ServiceProcess> {
   return app;
 }
 
-/** The CLI as a user runs it from the app's directory: the admin token comes from DATA_DIR/admin-token. */
+/**
+ * The CLI as a user runs it from the app's directory: the admin token comes from
+ * DATA_DIR/admin-token.
+ */
 const smsgw = (args: string[]) =>
   runNode('apps/cli/dist/main.js', args, {
     SMSGW_URL: `http://127.0.0.1:${port}`,
@@ -76,7 +82,8 @@ describe('embedded mode from one command', () => {
       body: '{"to":"41790000001","content":"Hello"}',
     });
     expect(sent.status).toBe(200);
-    // The deployed API's exact body: no closing quote after the id (DESIGN.md 4.1).
+    // The deployed API's exact body: no closing quote after the id (docs/architecture.md § Wire
+    // compatibility).
     const id = /^\{"data":"Success \\"([0-9a-f-]{36})"\}$/.exec(sent.text)?.[1];
     expect(id).toBeDefined();
     expect((await request(first.url, 'GET', '/secure/balance', { auth: alice })).body).toEqual({

@@ -77,13 +77,14 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createGatewayRoutes({
             verifier: stub,
-            intake: stub,
+            sends: stub,
             store: stub,
             batches: stub,
             batchStore: stub,
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
+            corsAllowedOrigins: [],
           }),
         ),
         ...routesOf(

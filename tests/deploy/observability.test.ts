@@ -102,6 +102,7 @@ describe('the PromQL checker', () => {
     const sources = [
       'packages/kit/src/metrics.ts',
       'packages/kit/src/queue-metrics.ts',
+      'services/auth/src/metrics.ts',
       'services/api-gateway/src/metrics.ts',
       'services/dispatcher/src/metrics.ts',
       'services/batch-scheduler/src/metrics.ts',

@@ -6,9 +6,10 @@ import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
 
 /**
  * SMSCs with separate TX/RX binds (and some with several transceivers) send a receipt on whichever
- * session of the account they like (TRAPS.md). Two dispatchers bound as the same system_id, each
- * with its own SmppConnector; the simulator sends every receipt on the session that did NOT submit
- * the message, so only the other dispatcher can record it, through the shared database.
+ * session of the account they like (docs/architecture.md § Receipts and message ids). Two
+ * dispatchers bound as the same system_id, each with its own SmppConnector; the simulator sends
+ * every receipt on the session that did NOT submit the message, so only the other dispatcher can
+ * record it, through the shared database.
  */
 describe('a receipt arriving on another bind of the same account', () => {
   const run = useDistributedRun();

@@ -1,34 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
 import { basic, request } from '../support/http';
 import { freePort, startService, type ServiceProcess } from '../support/processes';
+import { startRedis } from '../support/redis-server';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const JWT_SECRET = 'e2e-jwt-secret-0123456789-0123456789-0123456789';
 const COUNT = 1500;
-
-/** A Redis of the test's own, so it can be stopped and started again. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  await waitFor(async () => {
-    try {
-      const { createConnection } = await import('node:net');
-      return await new Promise<true | undefined>((resolve) => {
-        const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
-        socket.on('error', () => resolve(undefined));
-      });
-    } catch {
-      return undefined;
-    }
-  }, 10_000);
-  return child;
-}
 
 describe('a Redis outage pauses dispatch; the batch completes when Redis returns', () => {
   let cluster: Cluster;

@@ -37,7 +37,7 @@ export interface Io {
   printError?(text: string): void;
 }
 
-/** `smsgw`: the admin API of DESIGN.md 5 and the client API, over HTTP. */
+/** `smsgw`: the admin API of README, "Admin API and CLI" and the client API, over HTTP. */
 export function buildProgram(io: Io): Command {
   const client = () => new GatewayClient({ baseUrl: gatewayUrl(io.env) });
   const adminClient = () =>

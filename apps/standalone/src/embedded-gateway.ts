@@ -28,7 +28,7 @@ export interface EmbeddedGateway {
   shutdownSteps: ShutdownStep[];
 }
 
-/** All five services in one process behind one HTTP port (DESIGN.md 6). */
+/** All five services in one process behind one HTTP port (docs/architecture.md § The parts). */
 export async function startEmbeddedGateway(
   config: Config & { ADMIN_TOKEN: string; JWT_SECRET: string },
   logger: Logger,
@@ -39,7 +39,7 @@ export async function startEmbeddedGateway(
   const bus = await openBus({ amqpUrl: config.AMQP_URL, namespace: config.BUS_NAMESPACE, logger });
   const smsc = await openSmscLink(config.SMSC_URL, logger);
 
-  const auth = createAuthService({ db, bus, logger, ...authSettings(config) });
+  const auth = createAuthService({ db, bus, registry, logger, ...authSettings(config) });
   const gateway = createGatewayService({
     registry,
     db,
@@ -87,9 +87,9 @@ export async function startEmbeddedGateway(
       ...gateway.stopSteps,
       { name: 'dispatcher', run: () => dispatcher.stop() },
       { name: 'scheduler', run: () => scheduler.stop() },
-      { name: 'account changes', run: () => auth.stop() },
       { name: 'notifier', run: () => notifier.stop() },
       { name: 'smsc', run: () => smsc.close() },
+      { name: 'account changes and login-throttle', run: () => auth.close() },
       { name: 'bus', run: () => bus.close() },
       { name: 'database', run: () => db.close() },
     ],

@@ -1,11 +1,33 @@
 import { z } from 'zod';
 import { MoneySchema, SenderSchema } from './fields';
+import { storableText } from './text';
+
+/** The largest value of the bigint column that holds an SMS quota. */
+export const MAX_SMS_COUNT = 9223372036854775807n;
+
+/**
+ * A number of SMS as the quota column holds it: an integer (a JSON integer, or a digit string for
+ * values past what a JSON number holds exactly), within ±MAX_SMS_COUNT; a string out.
+ */
+function smsCountSchema(allowNegative: boolean) {
+  return z
+    .union([
+      z.number().int().transform(String),
+      z.string().regex(/^-?\d{1,19}$/, 'expected an integer'),
+    ])
+    .refine((s) => allowNegative || !s.startsWith('-'), 'must not be negative')
+    .refine((s) => {
+      const n = BigInt(s);
+      return n <= MAX_SMS_COUNT && n >= -MAX_SMS_COUNT;
+    }, `must be at most ${MAX_SMS_COUNT} in size`)
+    .transform((s) => BigInt(s).toString());
+}
 
 export const UsernameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected 1 to 64 letters, digits or _ . @ -');
 
-export const PasswordSchema = z.string().min(8, 'must be at least 8 characters').max(256);
+export const PasswordSchema = storableText().min(8, 'must be at least 8 characters').max(256);
 
 export const CreateAccountSchema = z.strictObject({
   username: UsernameSchema,
@@ -14,7 +36,7 @@ export const CreateAccountSchema = z.strictObject({
   balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative')
     .nullable()
     .optional(),
-  sms_count: z.number().int().nonnegative().nullable().optional(),
+  sms_count: smsCountSchema(false).nullable().optional(),
   /** Price of one SMS segment, debited from balance. */
   rate: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative').optional(),
   default_from: SenderSchema.optional(),
@@ -28,13 +50,16 @@ export type SetPassword = z.output<typeof SetPasswordSchema>;
 
 export const CreditSchema = z.strictObject({
   amount: MoneySchema,
-  sms_count: z.number().int().optional(),
+  sms_count: smsCountSchema(true).optional(),
 });
 export type Credit = z.output<typeof CreditSchema>;
 
 export const CreateApplicationSchema = z.strictObject({
-  name: z.string().min(1).max(128).optional(),
+  name: storableText().min(1).max(128).optional(),
 });
+
+/** An application's client_id as a path parameter. */
+export const ClientIdSchema = storableText().min(1).max(128);
 
 export const AccountViewSchema = z.object({
   id: z.string(),
@@ -63,3 +88,9 @@ export const PrincipalSchema = z.object({
   via: z.enum(['basic', 'bearer']),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
+
+/**
+ * The header in which the gateway tells auth's verify endpoint where the client connected from;
+ * auth believes it only from callers inside the deployment's network.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-smsgw-client-address';

@@ -56,8 +56,9 @@ function canonicalKeys(input: Record<string, unknown>): Record<string, unknown> 
 }
 
 /**
- * A batch message with `globals` applied (spec 4.3 rule 2): a parameter the message sets wins. A
- * message that chooses its content (text or binary) replaces both content fields of the globals.
+ * A batch message with `globals` applied (docs/architecture.md § Wire compatibility): a parameter
+ * the message sets wins. A message that chooses its content (text or binary) replaces both content
+ * fields of the globals.
  */
 export function applyGlobals(
   globals: Record<string, unknown> | undefined,

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Error codes of DESIGN.md 4.2; the token endpoint's two come from the spec. */
+/**
+ * Error codes of docs/architecture.md § Wire compatibility; the token endpoint's two are those of
+ * the reference API.
+ */
 export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   ACCESS_TOKEN_EXPIRED: 401,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refuseUnusable } from './text';
 
 /** Deployed clients send numbers either as JSON numbers or as digit strings. */
 export function intLike(min: number, max: number) {
@@ -51,9 +52,11 @@ export const SenderSchema = z
       }),
   );
 
+// URL parsing drops tabs and line breaks silently, so they are refused before it.
 export const HttpUrlSchema = z
   .string()
   .max(2048)
+  .superRefine(refuseUnusable())
   .refine((s) => {
     try {
       const u = new URL(s);

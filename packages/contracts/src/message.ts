@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema, SenderSchema, intLike } from './fields';
+import { storableText } from './text';
 
-/** Both spellings of dashed names are accepted (DESIGN.md 4.1); internally we use underscores. */
+/**
+ * Both spellings of dashed names are accepted (docs/architecture.md § Wire compatibility);
+ * internally we use underscores.
+ */
 export const FIELD_ALIASES: Record<string, string> = {
   'hex-content': 'hex_content',
   'dlr-url': 'dlr_url',
@@ -10,7 +14,10 @@ export const FIELD_ALIASES: Record<string, string> = {
   'validity-period': 'validity_period',
 };
 
-/** Data codings an SMSC understands (SMPP 3.4 5.2.19); text content supports only some (see smsc encoding). */
+/**
+ * Data codings an SMSC understands (SMPP 3.4 5.2.19); text content supports only some (see smsc
+ * encoding).
+ */
 export const DATA_CODINGS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14] as const;
 
 /** Renames dashed aliases; a field given in both spellings is an error, not a silent choice. */
@@ -35,7 +42,7 @@ export function normalizeAliases(input: unknown, ctx: z.RefinementCtx): unknown 
 /** Message parameters other than the destination: what `globals` may carry too. */
 export const messageParams = {
   from: SenderSchema.optional(),
-  content: z.string().min(1, 'must not be empty').max(20000).optional(),
+  content: storableText({ lineBreaks: true }).min(1, 'must not be empty').max(20000).optional(),
   hex_content: z
     .string()
     .regex(/^(?:[0-9a-fA-F]{2})+$/, 'expected an even number of hexadecimal digits')
@@ -65,7 +72,7 @@ export const messageParams = {
     )
     .optional(),
   tags: z
-    .array(z.union([z.string().max(64), z.number().int()]))
+    .array(z.union([storableText().max(64), z.number().int()]))
     .max(16)
     .optional(),
 };

@@ -32,7 +32,10 @@ function schemaOf(schema: z.ZodType): Json {
   return json;
 }
 
-/** Both spellings of dashed fields are accepted (DESIGN.md 4.1): document the dashed ones too. */
+/**
+ * Both spellings of dashed fields are accepted (docs/architecture.md § Wire compatibility):
+ * document the dashed ones too.
+ */
 function withAliases(objectSchema: Json): Json {
   const properties = { ...(objectSchema['properties'] as Record<string, Json>) };
   for (const [dashed, canonical] of Object.entries(FIELD_ALIASES)) {
@@ -51,13 +54,32 @@ const errors = {
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
   403: error(
-    'Right credentials of an account an operator disabled (ACCOUNT_DISABLED); a client should stop and not retry',
+    'A browser request from another site (FORBIDDEN): an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site; or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
   ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
-  503: error('A dependency is unavailable (SERVICE_UNAVAILABLE)'),
+  429: {
+    ...error('Too many failed logins from this name or address (RATE_LIMITED)'),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until failed logins are counted afresh',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  503: {
+    ...error(
+      'A dependency is unavailable, or too many logins are being checked at once (SERVICE_UNAVAILABLE)',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again, when known',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
@@ -162,7 +184,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'Accepted', ...json('SendResult') },
-            ...pick(400, 401, 402, 403, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -173,7 +195,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('BatchRequest') },
           responses: {
             200: { description: 'Accepted', ...json('BatchResult') },
-            ...pick(400, 401, 402, 403, 413, 415, 503),
+            ...pick(400, 401, 402, 403, 413, 415, 429, 503),
           },
         },
       },
@@ -184,7 +206,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'The batch', ...json('BatchStatus') },
-            ...pick(401, 403, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
         delete: {
@@ -193,7 +215,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'batchId')],
           responses: {
             200: { description: 'Cancelled', ...json('BatchStatus') },
-            ...pick(401, 403, 404, 409),
+            ...pick(401, 403, 404, 409, 429, 503),
           },
         },
       },
@@ -204,7 +226,7 @@ export function buildOpenApiDocument(): Json {
           parameters: [pathParam('id', 'message id')],
           responses: {
             200: { description: 'The message', ...json('MessageStatus') },
-            ...pick(401, 403, 404),
+            ...pick(401, 403, 404, 429, 503),
           },
         },
       },
@@ -215,7 +237,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, ...json('Message') },
           responses: {
             200: { description: 'The price', ...json('RateResult') },
-            ...pick(400, 401, 403),
+            ...pick(400, 401, 403, 429, 503),
           },
         },
       },
@@ -225,7 +247,7 @@ export function buildOpenApiDocument(): Json {
           security: client,
           responses: {
             200: { description: 'Balance', ...json('BalanceResult') },
-            ...pick(401, 403),
+            ...pick(401, 403, 429, 503),
           },
         },
       },
@@ -242,7 +264,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 403, 404, 415),
+            ...pick(400, 401, 403, 404, 415, 429, 503),
           },
         },
       },

@@ -1,8 +1,12 @@
 import { z } from 'zod';
+import { storableText } from './text';
 
-/** `Success "<id>`: no closing quote, exactly as the deployed API answers (DESIGN.md 4.1). */
+/**
+ * `Success "<id>`: no closing quote, exactly as the deployed API answers (docs/architecture.md §
+ * Wire compatibility).
+ */
 export const sendSuccessText = (messageId: string): string => `Success "${messageId}`;
-/** Batch callbacks quote the id on both sides (spec 2.8). */
+/** Batch callbacks quote the id on both sides (docs/architecture.md § Wire compatibility). */
 export const callbackSuccessText = (messageId: string): string => `Success "${messageId}"`;
 
 export const SendResultSchema = z.object({ data: z.string() });
@@ -28,9 +32,10 @@ export const TokenResponseSchema = z.object({
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 export const TokenRequestSchema = z.object({
-  client_id: z.string({ error: 'client_id is required' }).min(1, 'client_id is required').max(128),
-  client_secret: z
-    .string({ error: 'client_secret is required' })
+  client_id: storableText({}, { error: 'client_id is required' })
+    .min(1, 'client_id is required')
+    .max(128),
+  client_secret: storableText({}, { error: 'client_secret is required' })
     .min(1, 'client_secret is required')
     .max(256),
 });

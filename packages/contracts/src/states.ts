@@ -1,4 +1,7 @@
-/** Message lifecycle (DESIGN.md 4.5). Every transition is a conditional UPDATE on the expected state. */
+/**
+ * Message lifecycle (docs/architecture.md § States). Every transition is a conditional UPDATE on
+ * the expected state.
+ */
 export const MESSAGE_STATES = [
   'accepted',
   'queued',
@@ -26,7 +29,9 @@ export const FINAL_STATES: readonly MessageState[] = [
 export const BATCH_STATES = ['scheduled', 'running', 'completed', 'cancelled'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
-/** Accepted but not yet taken by a dispatcher: what a dispatcher may claim, and a cancel may stop. */
+/**
+ * Accepted but not yet taken by a dispatcher: what a dispatcher may claim, and a cancel may stop.
+ */
 export const WAITING_STATES = ['accepted', 'queued'] as const satisfies readonly MessageState[];
 
 /** Not at the SMSC yet: waiting, or being submitted right now. */

@@ -1,4 +1,4 @@
--- Accounts, applications, the credit ledger and messages (DESIGN.md 4.5).
+-- Accounts, applications, the credit ledger and messages (docs/architecture.md § States).
 -- Plain Postgres SQL only: the same file runs on Postgres and on PGlite.
 
 CREATE TABLE accounts (

@@ -1,5 +1,5 @@
--- Batches (DESIGN.md 4.5): accepted whole, held durably until due, expanded into messages in
--- chunks with a cursor, so a restarted scheduler continues where it stopped.
+-- Batches (docs/architecture.md § States): accepted whole, held durably until due, expanded into
+-- messages in chunks with a cursor, so a restarted scheduler continues where it stopped.
 CREATE TABLE batches (
   id            uuid PRIMARY KEY,
   account_id    uuid NOT NULL REFERENCES accounts (id),
@@ -21,7 +21,8 @@ CREATE TABLE batches (
 CREATE INDEX batches_account ON batches (account_id, created_at);
 CREATE INDEX batches_open ON batches (scheduled_at) WHERE state IN ('scheduled', 'running');
 
--- One row per message of the request, with globals merged in; recipients stay a list until expanded.
+-- One row per message of the request, with globals merged in; recipients stay a list until
+-- expanded.
 CREATE TABLE batch_entries (
   batch_id    uuid NOT NULL REFERENCES batches (id) ON DELETE CASCADE,
   seq         integer NOT NULL,

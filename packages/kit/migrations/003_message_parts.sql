@@ -1,5 +1,5 @@
--- Each part of a message has its own SMSC id and its own receipt (TRAPS.md); the message's state
--- is the aggregate of its parts.
+-- Each part of a message has its own SMSC id and its own receipt (docs/architecture.md § Receipts
+-- and message ids); the message's state is the aggregate of its parts.
 CREATE TABLE message_parts (
   message_id uuid NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
   seq        smallint NOT NULL,

@@ -13,19 +13,19 @@ export interface ForgetsAccounts {
 export function followAccountChanges(
   bus: Bus,
   caches: ForgetsAccounts[],
-  logger: Logger,
+  logger?: Logger,
 ): Promise<Consumer> {
   return bus.subscribe(BROADCASTS.accountChanged, {
     onMessage(event) {
       for (const cache of caches) cache.forgetAccount(event.accountId);
-      logger.info(
+      logger?.info(
         { accountId: event.accountId, change: event.change },
         'account changed: its cached credentials are dropped',
       );
     },
     onGap() {
       for (const cache of caches) cache.forgetAll();
-      logger.warn('account changes may have been missed: every cached credential is dropped');
+      logger?.warn('account changes may have been missed: every cached credential is dropped');
     },
   });
 }

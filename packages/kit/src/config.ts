@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileProxyTrust } from './client-address';
 import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
 const bool = z
@@ -34,7 +35,15 @@ function isKnownTimeZone(name: string): boolean {
   }
 }
 
-/** Every variable of DESIGN.md 4.4 (and the few we added, documented in docs/configuration.md). */
+/** A comma-separated list, entries trimmed, empty ones dropped. */
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+/** Every variable the services read; docs/configuration.md lists them. */
 export const envVars = {
   PORT: int(0, 65535),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -61,15 +70,9 @@ export const envVars = {
     .enum(['0', '1'], { message: 'must be 1 (development install) or unset' })
     .transform((v) => v === '1')
     .default(false),
-  CALLBACK_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-    ),
+  CALLBACK_ALLOWED_HOSTS: z.string().default('').transform(commaList),
+  /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
+  CORS_ALLOWED_ORIGINS: z.string().default('').transform(commaList),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),
@@ -91,6 +94,22 @@ export const envVars = {
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
   MAX_SUBMIT_ATTEMPTS: int(1, 100).default(5),
+  LOGIN_FAILURES_PER_NAME: int(1, 1_000_000).default(10),
+  LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(100),
+  LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),
+  KDF_CONCURRENCY: int(1, 64).default(2),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform(commaList)
+    .refine((entries) => {
+      try {
+        compileProxyTrust(entries);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'expected IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, separated by commas'),
 };
 
 export type EnvVarName = keyof typeof envVars;

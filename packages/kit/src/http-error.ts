@@ -1,6 +1,9 @@
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorItem } from '@smsgw/contracts';
 
-/** An error meant for the caller: it becomes the error body of DESIGN.md 4.2. */
+/**
+ * An error meant for the caller: it becomes the error body of docs/architecture.md § Wire
+ * compatibility.
+ */
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly status: number;
@@ -26,9 +29,9 @@ export class HttpError extends Error {
   static unauthorized(
     message = 'Authentication credentials were not provided or are wrong',
   ): HttpError {
-    return new HttpError('UNAUTHORIZED', message, {
-      headers: { 'WWW-Authenticate': 'Basic realm="sms-gateway"' },
-    });
+    // No WWW-Authenticate challenge: a browser would ask for and then cache the credentials,
+    // and send them with any request another site makes it send.
+    return new HttpError('UNAUTHORIZED', message);
   }
   static notFound(message = 'Not found'): HttpError {
     return new HttpError('NOT_FOUND', message);

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import { exactJsonParser } from './exact-json';
 import { HttpError } from './http-error';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
@@ -46,9 +47,13 @@ const JSON_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|t
 
 /**
  * Parses a JSON body. Deployed clients (curl -d, older SDKs) often post JSON with a form or text
- * content type, so those are read as JSON too; multipart and other types are a 415.
+ * content type, so those are read as JSON too; multipart and other types are a 415. With
+ * exactNumbers, a number that a double would round is refused (see parseExactJson).
  */
-export function jsonBody(limitBytes: number): RequestHandler[] {
+export function jsonBody(
+  limitBytes: number,
+  options: { exactNumbers?: boolean } = {},
+): RequestHandler[] {
   const mediaGuard: RequestHandler = (req, _res, next) => {
     const type = req.headers['content-type'];
     if (type !== undefined && !JSON_TYPES.test(type)) {
@@ -62,6 +67,7 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     }
     next();
   };
+  if (options.exactNumbers) return [mediaGuard, ...exactJsonParser(limitBytes)];
   return [mediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
 }
 
@@ -124,6 +130,11 @@ export function toHttpError(err: unknown): HttpError {
         field: 'body',
       });
   }
+  // The router could not percent-decode a path parameter (`%zz`, or bytes that are not UTF-8).
+  if (err instanceof URIError)
+    return new HttpError('INVALID_PARAMETER', 'The path is not validly percent-encoded', {
+      field: 'path',
+    });
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new HttpError('INVALID_PARAMETER', e.message ?? 'Bad request');
   }

@@ -30,7 +30,7 @@ export class PollingLoop {
       return;
     }
     this.running = this.round()
-      .catch((err: unknown) => this.logger.warn({ err }, `${this.what} failed; will try again`))
+      .catch((err: unknown) => this.logger.error({ err }, `${this.what} failed; will try again`))
       .finally(() => {
         this.running = undefined;
         if (this.again) {

@@ -30,8 +30,8 @@ export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
 });
 
 /**
- * One suite for both buses: embedded mode must behave as RabbitMQ does (DESIGN.md 6).
- * `open` may be called several times; `cleanup` runs once before the shared bus is closed.
+ * One suite for both buses: embedded mode must behave as RabbitMQ does (docs/architecture.md § The
+ * parts). `open` may be called several times; `cleanup` runs once before the shared bus is closed.
  */
 export function describeBusConformance(
   name: string,

@@ -2,7 +2,10 @@ import type { Db } from '../src';
 import { migrate } from '../src';
 
 export interface DbAdapter {
-  /** A Db on the suite's database; called more than once (every call sees the same data where it persists). */
+  /**
+   * A Db on the suite's database; called more than once (every call sees the same data where it
+   * persists).
+   */
   open(): Promise<Db>;
   /** After the suite, once every Db it opened is closed. */
   cleanup?(): Promise<void>;
@@ -10,7 +13,10 @@ export interface DbAdapter {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One suite, run against Postgres and PGlite: both adapters must behave the same (DESIGN.md 6). */
+/**
+ * One suite, run against Postgres and PGlite: both adapters must behave the same
+ * (docs/architecture.md § The parts).
+ */
 export function describeDbConformance(name: string, adapter: DbAdapter): void {
   describe(`Db conformance: ${name}`, () => {
     let db: Db;

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import pino from 'pino';
 import { MIGRATIONS_DIR, PgDb, migrate, openDb } from '../src';
-import { createTestDatabase, findTestDatabaseServer } from '../src/testing';
+import { createTestDatabase, findTestDatabaseServer, waitFor } from '../src/testing';
 import { describeDbConformance } from './db-conformance';
 
 const server = findTestDatabaseServer();
@@ -86,6 +86,32 @@ if (server === undefined) {
         expect(
           (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount,
         ).toBe(0);
+      } finally {
+        await admin.close();
+        await db.close();
+      }
+    });
+
+    it('a session ended by the server while a transaction waits fails that transaction, not the process', async () => {
+      const db = new PgDb({ connectionString: fresh.url, max: 2 });
+      const admin = new PgDb({ connectionString: fresh.url, max: 1 });
+      try {
+        let pid = 0;
+        let resume!: () => void;
+        const waiting = new Promise<void>((r) => (resume = r));
+        const transaction = db.transaction(async (tx) => {
+          pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+          // Idle in the transaction, as the dispatcher is while its submits are written.
+          await waiting;
+          await tx.query('SELECT 1');
+        });
+        await waitFor(() => pid > 0);
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        // The server's termination notice reaches the idle client before the transaction goes on.
+        await new Promise((r) => setTimeout(r, 200));
+        resume();
+        await expect(transaction).rejects.toThrow();
+        expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
       } finally {
         await admin.close();
         await db.close();

@@ -1,7 +1,8 @@
 /**
- * SMS encoding (DESIGN.md 9): GSM 03.38 with its extension table, ASCII, Latin-1, UCS-2; parts of
- * 160/153 septets, 70/67 UCS-2 code units, 140/134 octets, concatenated with a UDH (05 00 03 ref
- * total seq); escape sequences and surrogate pairs are never cut in two.
+ * SMS encoding (docs/architecture.md § Wire compatibility): GSM 03.38 with its extension table,
+ * ASCII, Latin-1, UCS-2; parts of 160/153 septets, 70/67 UCS-2 code units, 140/134 octets,
+ * concatenated with a UDH (05 00 03 ref total seq); escape sequences and surrogate pairs are never
+ * cut in two.
  */
 import { TEXT_CODINGS } from './encoding/codings';
 

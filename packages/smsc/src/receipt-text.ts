@@ -11,6 +11,14 @@ const STAT_STATES: Record<string, ReceiptState> = {
   ENROUTE: 'enroute',
 };
 
+/**
+ * A receipt's stat as a metric label: one of the states SMPP 3.4 defines, or `other`. The stat is
+ * the SMSC's free text, and each distinct label value would be a new time series.
+ */
+export function receiptStatLabel(stat: string): string {
+  return Object.hasOwn(STAT_STATES, stat) ? stat : 'other';
+}
+
 /** SMPP 3.4 message_state TLV values. */
 const MESSAGE_STATES: Record<number, string> = {
   1: 'ENROUTE',

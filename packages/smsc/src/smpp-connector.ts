@@ -15,7 +15,10 @@ import {
 
 const smpp = useRawShortMessages();
 
-/** Answers that no retry can fix; everything else (ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, …) is worth trying again later. */
+/**
+ * Answers that no retry can fix; everything else (ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, …)
+ * is worth trying again later.
+ */
 const PERMANENT = new Set([
   'ESME_RINVMSGLEN',
   'ESME_RINVDSTADR',
@@ -74,9 +77,9 @@ export type SmppConnectorConfig = SmppConnectorOptions & {
 };
 
 /**
- * One SMPP 3.4 transceiver session with what node-smpp lacks (TRAPS.md): a window of outstanding
- * submit_sm, response timeouts, a liveness check, reconnect with backoff and jitter, receipts
- * parsed from raw bytes.
+ * One SMPP 3.4 transceiver session with what node-smpp lacks (docs/architecture.md § SMPP): a
+ * window of outstanding submit_sm, response timeouts, a liveness check, reconnect with backoff and
+ * jitter, receipts parsed from raw bytes.
  */
 export class SmppConnector implements SmscConnector {
   readonly name: string;
@@ -102,7 +105,10 @@ export class SmppConnector implements SmscConnector {
     if (options.onSessionChange) this.sessionListeners.push(options.onSessionChange);
   }
 
-  /** Connects and binds; resolves on the first successful bind, rejects at once on refused credentials. */
+  /**
+   * Connects and binds; resolves on the first successful bind, rejects at once on refused
+   * credentials.
+   */
   start(): Promise<void> {
     if (this.stopped)
       return Promise.reject(new SmscError('STOPPED', false, 'connector was stopped'));
@@ -134,7 +140,8 @@ export class SmppConnector implements SmscConnector {
 
   private connect(): void {
     const { host, port, enquireLinkMs, responseTimeoutMs } = this.options;
-    // The options-object form: connect(url, options) would read the options as a port (TRAPS.md).
+    // The options-object form: connect(url, options) would read the options as a port
+    // (docs/architecture.md § SMPP).
     const session = smpp.connect({
       url: `smpp://${host.includes(':') ? `[${host}]` : host}:${port}`,
       auto_enquire_link_period: enquireLinkMs,
@@ -153,7 +160,8 @@ export class SmppConnector implements SmscConnector {
     linkTimer.unref();
 
     session.on('connect', () => {
-      // Without it a window of 1 runs at ~50 submits/s (Nagle, TRAPS.md).
+      // Without it Nagle's algorithm holds each small PDU back and a window of 1 crawls
+      // (docs/architecture.md § SMPP).
       session.socket.setNoDelay(true);
       clearTimeout(linkTimer);
       linkTimer = setTimeout(() => {
@@ -161,7 +169,8 @@ export class SmppConnector implements SmscConnector {
         session.destroy();
       }, responseTimeoutMs);
       linkTimer.unref();
-      // interface_version defaults to 0x50 in node-smpp, which 3.4 SMSCs refuse (TRAPS.md).
+      // interface_version defaults to 0x50 in node-smpp, which 3.4 SMSCs refuse
+      // (docs/architecture.md § SMPP).
       session.bind_transceiver(
         {
           system_id: this.options.systemId,
@@ -287,7 +296,8 @@ export class SmppConnector implements SmscConnector {
   }
 
   private deliverSm(session: Session, pdu: PDU): void {
-    // Always answered, or the SMSC redelivers (and eventually throttles us); a receipt only once recorded.
+    // Always answered, or the SMSC redelivers (and eventually throttles us); a receipt only once
+    // recorded.
     const esmClass = Number(pdu['esm_class'] ?? 0);
     if ((esmClass & 0x3c) !== 0x04) {
       session.send(pdu.response());
@@ -318,7 +328,8 @@ export class SmppConnector implements SmscConnector {
       return;
     }
     const { rawId, ...rest } = parsed;
-    // receipted_message_id carries the id as submit_sm_resp wrote it; the text is where SMSCs switch to decimal.
+    // receipted_message_id carries the id as submit_sm_resp wrote it; the text is where SMSCs
+    // switch to decimal.
     const smscId = normalizeSmscId(
       rawId,
       tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat,
@@ -351,7 +362,8 @@ export class SmppConnector implements SmscConnector {
 
   /**
    * Places in the window, taken all at once (two multipart submits each holding half their slots
-   * would otherwise wait on each other forever) and in arrival order; bounded by the response timeout.
+   * would otherwise wait on each other forever) and in arrival order; bounded by the response
+   * timeout.
    */
   private acquire(slots: number): Promise<void> {
     if (this.stopped)
@@ -388,7 +400,9 @@ export class SmppConnector implements SmscConnector {
     this.grantSlots();
   }
 
-  /** Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer. */
+  /**
+   * Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer.
+   */
   private writePart(
     session: Session,
     request: SubmitRequest,
@@ -406,7 +420,7 @@ export class SmppConnector implements SmscConnector {
         esmClass,
         priorityFlag: request.priority ?? 0,
         registeredDelivery: request.registeredDelivery ? 1 : 0,
-        // Explicit, and the body as bytes (TRAPS.md).
+        // Explicit, and the body as bytes (docs/architecture.md § SMPP).
         dataCoding: request.dataCoding,
         shortMessage: part,
         scheduleDeliveryTime: request.scheduleDeliveryTime,
@@ -521,8 +535,8 @@ export class SmppConnector implements SmscConnector {
 
   /**
    * Submits of one tick (a dispatcher's group) leave in one write instead of one system call each
-   * (each small write is costly here, TRAPS.md); their onWritten run right after that write, so a
-   * caller's commit follows its PDUs with nothing in between.
+   * (each small write is costly here, docs/architecture.md § SMPP); their onWritten run right after
+   * that write, so a caller's commit follows its PDUs with nothing in between.
    */
   private corkUntilNextTick(session: Session): void {
     if (this.corked) return;
@@ -537,7 +551,10 @@ export class SmppConnector implements SmscConnector {
     });
   }
 
-  /** Refuses new work, waits (≤ 5 s) for outstanding answers, unbinds and closes; never reconnects afterwards. */
+  /**
+   * Refuses new work, waits (≤ 5 s) for outstanding answers, unbinds and closes; never reconnects
+   * afterwards.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);

@@ -2,8 +2,9 @@ import * as smpp from 'smpp';
 
 /**
  * node-smpp decodes an incoming short_message into text with its own guess of the alphabet, which
- * changes GSM characters such as @ and $ (TRAPS.md). We need the bytes as sent, so decoding of
- * short_message and message_payload is turned off for this process: both arrive as Buffers.
+ * changes GSM characters such as @ and $ (docs/architecture.md § SMPP). We need the bytes as sent,
+ * so decoding of short_message and message_payload is turned off for this process: both arrive as
+ * Buffers.
  */
 let applied = false;
 export function useRawShortMessages(): typeof smpp {
@@ -32,7 +33,9 @@ export function statusName(status: number): string {
   return statusNames.get(status) ?? `ESME_0x${status.toString(16).padStart(4, '0')}`;
 }
 
-/** A C-octet string field of a decoded PDU (`system_id`, addresses, `message_id`), '' when absent. */
+/**
+ * A C-octet string field of a decoded PDU (`system_id`, addresses, `message_id`), '' when absent.
+ */
 export function pduText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('latin1');

@@ -8,8 +8,9 @@ import { normalizeSmscId } from './smsc-connector';
 const smpp = useRawShortMessages();
 
 /**
- * How the simulator writes its message ids. SMSCs differ here (TRAPS.md), so a test can reproduce
- * the one it worries about; the default is hex in submit_sm_resp and decimal in receipts.
+ * How the simulator writes its message ids. SMSCs differ here (docs/architecture.md § Receipts and
+ * message ids), so a test can reproduce the one it worries about; the default is hex in
+ * submit_sm_resp and decimal in receipts.
  */
 export interface SimulatedIdFormat {
   /** The id in submit_sm_resp (default hex). */
@@ -42,7 +43,10 @@ export interface SmppSimulatorOptions {
   receiptDelayMs?: number;
   /** Wait before delivering again a receipt the ESME answered with an error (default 200 ms). */
   receiptRetryMs?: number;
-  /** Send the receipt before the submit_sm_resp (as SMSCs with separate binds can), to test the hold-and-match. */
+  /**
+   * Send the receipt before the submit_sm_resp (as SMSCs with separate binds can), to test the
+   * hold-and-match.
+   */
   receiptBeforeResponse?: boolean;
   /**
    * Which session carries a receipt: the one the submit came on (default), or another bound session
@@ -52,12 +56,18 @@ export interface SmppSimulatorOptions {
   receiptSession?: 'same' | 'other';
   /** How ids are written in submit_sm_resp and in receipts. */
   idFormat?: SimulatedIdFormat;
-  /** The receipt's stat, fixed or per destination; unset or undefined: DELIVRD, or UNDELIV at undeliverableRate. */
+  /**
+   * The receipt's stat, fixed or per destination; unset or undefined: DELIVRD, or UNDELIV at
+   * undeliverableRate.
+   */
   receiptStat?: string | ((to: string) => string | undefined);
   /** Share of receipts (0–1) reporting UNDELIV when receiptStat does not decide. */
   undeliverableRate?: number;
   random?: () => number;
-  /** Told of every accepted submit_sm (embedded mode logs them, so a newcomer sees what the SMSC got). */
+  /**
+   * Told of every accepted submit_sm (embedded mode logs them, so a newcomer sees what the SMSC
+   * got).
+   */
   onReceived?: (submit: ReceivedSubmit, text: string) => void;
 }
 
@@ -122,10 +132,10 @@ interface BoundSession {
 }
 
 /**
- * An SMSC for tests, embedded mode and benchmarks, built on the same library as the connector.
- * By default ids are answered in hex and written in receipts in decimal, as real SMSCs do
- * (TRAPS.md); ids start at 0xa0000000, so their hex always has a letter and the connector's
- * automatic detection has something to detect.
+ * An SMSC for tests, embedded mode and benchmarks, built on the same library as the connector. By
+ * default ids are answered in hex and written in receipts in decimal, as real SMSCs do
+ * (docs/architecture.md § Receipts and message ids); ids start at 0xa0000000, so their hex always
+ * has a letter and the connector's automatic detection has something to detect.
  */
 export class SmppSimulator {
   readonly received: ReceivedSubmit[] = [];
@@ -145,6 +155,8 @@ export class SmppSimulator {
   private nextReceiver = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly random: () => number;
+  /** A hung SMSC: takes what arrives but answers nothing, not even enquire_link. */
+  private silent = false;
 
   constructor(private readonly options: SmppSimulatorOptions = {}) {
     this.random = options.random ?? Math.random;
@@ -224,7 +236,9 @@ export class SmppSimulator {
         session.send(pdu.response({ system_id: 'simulator' }));
       });
     }
-    session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
+    session.on('enquire_link', (pdu: PDU) => {
+      if (!this.silent) session.send(pdu.response());
+    });
     session.on('unbind', (pdu: PDU) => {
       this.unbinds++;
       this.bound.delete(session);
@@ -281,6 +295,10 @@ export class SmppSimulator {
     const systemId = this.bound.get(session)?.systemId ?? '';
     if (wantsReceipt && this.options.receiptBeforeResponse)
       this.sendReceipt(session, systemId, record!);
+    if (this.silent) {
+      this.outstanding--;
+      return;
+    }
     this.later(this.latency(), () => {
       this.outstanding--;
       if (!this.sessions.has(session)) return;
@@ -304,7 +322,9 @@ export class SmppSimulator {
     return '0'.repeat(leadingZeros) + (upperCase ? digits.toUpperCase() : digits);
   }
 
-  /** The session a receipt for a submit that came on `submitting` (bound as systemId) goes out on. */
+  /**
+   * The session a receipt for a submit that came on `submitting` (bound as systemId) goes out on.
+   */
   private receiptCarrier(submitting: Session, systemId: string): Session | undefined {
     if (this.options.receiptSession === 'other') {
       const others = [...this.bound]
@@ -430,6 +450,19 @@ export class SmppSimulator {
     this.options.throttleRate = rate;
   }
 
+  /**
+   * While silent, submits are taken (recorded, as the SMSC has them) but nothing is answered: no
+   * submit_sm_resp, no receipt, no enquire_link_resp; a hung SMSC as a client sees one.
+   */
+  setSilent(silent: boolean): void {
+    this.silent = silent;
+  }
+
+  /** Drops every session at once, as an SMSC restart or a network cut does; the port stays open. */
+  dropSessions(): void {
+    for (const session of this.sessions) session.socket.destroy();
+  }
+
   reset(): void {
     this.received.length = 0;
     this.receipts.length = 0;
@@ -450,7 +483,10 @@ export class SmppSimulator {
   }
 }
 
-/** Splits a short_message into its UDH (length octet included) and body when esm_class says it has one. */
+/**
+ * Splits a short_message into its UDH (length octet included) and body when esm_class says it has
+ * one.
+ */
 function stripUdh(shortMessage: Buffer, esmClass: number): { udh: Buffer | null; body: Buffer } {
   if ((esmClass & 0x40) === 0 || shortMessage.length === 0)
     return { udh: null, body: shortMessage };

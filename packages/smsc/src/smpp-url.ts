@@ -16,7 +16,10 @@ export interface SmppConnectorOptions {
   destNpi: number;
   responseTimeoutMs: number;
   enquireLinkMs: number;
-  /** How the SMSC writes ids in submit_sm_resp and in receipts (TRAPS.md: they often differ). */
+  /**
+   * How the SMSC writes ids in submit_sm_resp and in receipts (docs/architecture.md § Receipts and
+   * message ids: they often differ).
+   */
   idFormat: IdFormat;
   receiptIdFormat: IdFormat;
 }
@@ -65,7 +68,7 @@ const KNOWN = new Set([
   'receipt_id_format',
 ]);
 
-/** `smpp://system_id:password@host:port?window=50&throughput=0&…` (DESIGN.md 4.4). */
+/** `smpp://system_id:password@host:port?window=50&throughput=0&…` (docs/configuration.md). */
 export function parseSmscUrl(url: string): SmppConnectorOptions {
   let parsed: URL;
   try {

@@ -1,4 +1,5 @@
-// The npm `smpp` package ships no types (TRAPS.md); this declares only what we use.
+// The npm `smpp` package ships no types (docs/architecture.md § SMPP); this declares only what we
+// use.
 declare module 'smpp' {
   import { EventEmitter } from 'node:events';
   import type { Server as NetServer, Socket } from 'node:net';

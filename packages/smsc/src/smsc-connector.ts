@@ -1,7 +1,7 @@
 /**
- * The seam between the dispatcher and an SMSC (DESIGN.md 3: one interface, one implementation per
- * file). Connectors take already-encoded parts (see encoding.ts), so every connector sends exactly
- * the bytes and data_coding the gateway charged for.
+ * The seam between the dispatcher and an SMSC (docs/architecture.md § The parts: one interface, one
+ * implementation per file). Connectors take already-encoded parts (see encoding.ts), so every
+ * connector sends exactly the bytes and data_coding the gateway charged for.
  */
 
 export interface SubmitRequest {
@@ -9,7 +9,7 @@ export interface SubmitRequest {
   to: string;
   /** Sender; alphanumeric or digits. null lets the SMSC choose. */
   from: string | null;
-  /** SMPP data_coding, always explicit (TRAPS.md). */
+  /** SMPP data_coding, always explicit (docs/architecture.md § Receipts and message ids). */
   dataCoding: number;
   /** One short_message body per part, each already carrying its UDH when there are several. */
   parts: Buffer[];
@@ -62,7 +62,9 @@ export interface DeliveryReceipt {
 export class SmscError extends Error {
   override name = 'SmscError';
   constructor(
-    /** Stable code for logs, metrics and the message's error column, e.g. ESME_RTHROTTLED, TIMEOUT. */
+    /**
+     * Stable code for logs, metrics and the message's error column, e.g. ESME_RTHROTTLED, TIMEOUT.
+     */
     readonly code: string,
     /** true: retrying cannot help (bad destination, rejected content). false: try again later. */
     readonly permanent: boolean,
@@ -97,8 +99,9 @@ export interface SmscConnector {
 
 /**
  * SMSCs write the same id in hex in submit_sm_resp and in decimal in the receipt, or change case
- * and leading zeros (TRAPS.md). Ids of only hex digits are compared as numbers: a hex id containing
- * a-f and a decimal id of only digits are both read as what they most plausibly are.
+ * and leading zeros (docs/architecture.md § Receipts and message ids). Ids of only hex digits are
+ * compared as numbers: a hex id containing a-f and a decimal id of only digits are both read as
+ * what they most plausibly are.
  */
 export function normalizeSmscId(raw: string, hint: 'hex' | 'decimal' | 'auto' = 'auto'): string {
   const id = raw.trim().replace(/\0+$/, '');

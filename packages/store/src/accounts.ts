@@ -1,4 +1,8 @@
+import { MAX_SMS_COUNT } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
+
+/** The largest value of numeric(20, 6), the type of a balance. */
+const MAX_BALANCE = '99999999999999.999999';
 
 /**
  * Statements on `accounts` and `applications`.
@@ -170,8 +174,8 @@ export async function addAccountCredit(
                 sms_count = sms_count + $3::bigint,
                 updated_at = now()
           WHERE id = $1
-            AND (balance IS NULL OR balance + $2::numeric >= 0)
-            AND (sms_count IS NULL OR sms_count + $3::bigint >= 0)
+            AND (balance IS NULL OR balance + $2::numeric BETWEEN 0 AND ${MAX_BALANCE})
+            AND (sms_count IS NULL OR sms_count::numeric + $3::numeric BETWEEN 0 AND ${MAX_SMS_COUNT})
           RETURNING *`,
     [accountId, amount, smsCount],
   );

@@ -37,7 +37,10 @@ export interface BatchPlan {
 /** Errors listed in a 400; beyond this a batch is bad enough that more detail does not help. */
 const MAX_LISTED_ERRORS = 100;
 
-/** `YYYY-MM-DD HH:MM:SS` in the server's time zone (TZ), or `<seconds>s` from now (spec 2.4). */
+/**
+ * `YYYY-MM-DD HH:MM:SS` in the server's time zone (TZ), or `<seconds>s` from now
+ * (docs/architecture.md § Wire compatibility).
+ */
 export function parseScheduleAt(value: string, now: Date): Date | undefined {
   const relative = /^(\d+)s$/.exec(value);
   if (relative) return new Date(now.getTime() + Number(relative[1]) * 1000);

@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables api-gateway reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables api-gateway reads (docs/configuration.md); tests check deployments
+ * provide them.
+ */
 export const gatewayConfigShape = {
   PORT: envVars.PORT.default(8080),
   ...serviceEnv,
@@ -13,6 +16,8 @@ export const gatewayConfigShape = {
   MAX_BATCH_BYTES: envVars.MAX_BATCH_BYTES,
   MAX_BATCH_RECIPIENTS: envVars.MAX_BATCH_RECIPIENTS,
   MAX_SCHEDULE_DAYS: envVars.MAX_SCHEDULE_DAYS,
+  CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
+  TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

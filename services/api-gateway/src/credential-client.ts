@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  CLIENT_ADDRESS_HEADER,
   ErrorBodySchema,
   PrincipalSchema,
   type ErrorCode,
@@ -7,11 +8,20 @@ import {
   ERROR_STATUS,
 } from '@smsgw/contracts';
 import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
+import { gatewayDefaults } from './defaults';
+
+/** What the gateway knows of the client beside its credentials. */
+export interface ClientInfo {
+  address?: string | undefined;
+}
 
 /** What the gateway needs from auth: who is calling. */
 export interface CredentialVerifier {
-  verify(authorization: string | undefined): Promise<Principal>;
+  verify(authorization: string | undefined, client?: ClientInfo): Promise<Principal>;
 }
+
+/** Answers that say nothing against the credential: auth is away, or too busy to check it now. */
+const KEEP_CACHED_ON = new Set<ErrorCode>(['SERVICE_UNAVAILABLE', 'RATE_LIMITED']);
 
 interface CachedPrincipal {
   principal: Principal;
@@ -35,30 +45,33 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
   constructor(
     private readonly authUrl: string,
     private readonly internalToken: string,
-    cacheMs = 5_000,
-    private readonly timeoutMs = 5_000,
+    cacheMs: number = gatewayDefaults.credentials.cacheMs,
+    private readonly timeoutMs: number = gatewayDefaults.credentials.timeoutMs,
   ) {
-    this.cache = new CredentialCache({ max: 50_000, ttlMs: cacheMs });
-    this.refreshAfterMs = Math.floor(cacheMs * 0.6);
+    this.cache = new CredentialCache({
+      max: gatewayDefaults.credentials.maxEntries,
+      ttlMs: cacheMs,
+    });
+    this.refreshAfterMs = Math.floor(cacheMs * gatewayDefaults.credentials.refreshAfter);
   }
 
-  async verify(authorization: string | undefined): Promise<Principal> {
+  async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
     const key = createHash('sha256').update(authorization).digest('base64');
     const cached = this.cache.get(key);
-    if (!cached) return this.lookup(key, authorization);
+    if (!cached) return this.lookup(key, authorization, client);
     if (Date.now() >= cached.refreshAt && !this.inFlight.has(key)) {
       // Its outcome lands in the cache; a refused credential is evicted there.
-      this.lookup(key, authorization).catch(() => undefined);
+      this.lookup(key, authorization, client).catch(() => undefined);
     }
     return cached.principal;
   }
 
-  private lookup(key: string, authorization: string): Promise<Principal> {
+  private lookup(key: string, authorization: string, client: ClientInfo): Promise<Principal> {
     let pending = this.inFlight.get(key);
     if (pending) return pending;
     const ticket = this.cache.ticket();
-    pending = this.ask(authorization)
+    pending = this.ask(authorization, client)
       .then(
         (principal) => {
           const entry = { principal, refreshAt: Date.now() + this.refreshAfterMs };
@@ -67,9 +80,8 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
         },
         (err: unknown) => {
           // Auth said no (revoked, password changed): stop answering from the cache at once. While
-          // auth is unreachable, a cached answer stays good until it expires.
-          if (!(err instanceof HttpError) || err.code !== 'SERVICE_UNAVAILABLE')
-            this.cache.delete(key);
+          // auth is unreachable or busy, a cached answer stays good until it expires.
+          if (!(err instanceof HttpError) || !KEEP_CACHED_ON.has(err.code)) this.cache.delete(key);
           throw err;
         },
       )
@@ -91,12 +103,14 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
     this.inFlight.clear();
   }
 
-  private async ask(authorization: string): Promise<Principal> {
+  private async ask(authorization: string, client: ClientInfo): Promise<Principal> {
     let response: Response;
+    const request: Record<string, string> = { authorization };
+    if (client.address) request[CLIENT_ADDRESS_HEADER] = client.address;
     try {
       response = await fetch(new URL('/internal/v1/verify', this.authUrl), {
         method: 'POST',
-        headers: { authorization, 'x-internal-token': this.internalToken },
+        headers: { ...request, 'x-internal-token': this.internalToken },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch {
@@ -111,12 +125,16 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
     }
     if (response.ok) return PrincipalSchema.parse(body);
     const error = ErrorBodySchema.safeParse(body);
-    if (response.status < 500 && error.success && error.data.detail.code in ERROR_STATUS) {
+    // A limit's Retry-After reaches the client as auth gave it.
+    const retryAfter = response.headers.get('retry-after');
+    const headers: Record<string, string> =
+      retryAfter && /^\d{1,6}$/.test(retryAfter) ? { 'Retry-After': retryAfter } : {};
+    if (error.success && error.data.detail.code in ERROR_STATUS) {
       const code = error.data.detail.code as ErrorCode;
-      throw code === 'UNAUTHORIZED'
-        ? HttpError.unauthorized(error.data.detail.message)
-        : new HttpError(code, error.data.detail.message);
+      if (code === 'UNAUTHORIZED') throw HttpError.unauthorized(error.data.detail.message);
+      if (response.status < 500 || code === 'SERVICE_UNAVAILABLE')
+        throw new HttpError(code, error.data.detail.message, { headers });
     }
-    throw new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable');
+    throw new HttpError('SERVICE_UNAVAILABLE', 'Authentication service unavailable', { headers });
   }
 }

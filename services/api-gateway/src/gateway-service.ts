@@ -1,15 +1,12 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
-import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
-import { AcceptanceBatcher } from './acceptance-batcher';
+import { compileProxyTrust, type Bus, type Db, type Logger, type ShutdownStep } from '@smsgw/kit';
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
-import { MessageIntake } from './message-intake';
 import { MessageStore } from './message-store';
-import { JobOutbox } from './job-outbox';
-import { SubmitJobPublisher } from './submit-jobs';
+import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
 
 export interface GatewayOptions {
@@ -23,6 +20,9 @@ export interface GatewayOptions {
   maxBatchBytes: number;
   maxBatchRecipients: number;
   maxScheduleDays: number;
+  corsAllowedOrigins: readonly string[];
+  /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
+  trustedProxies: readonly string[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -32,9 +32,17 @@ export function gatewaySettings(config: {
   MAX_BATCH_BYTES: number;
   MAX_BATCH_RECIPIENTS: number;
   MAX_SCHEDULE_DAYS: number;
+  CORS_ALLOWED_ORIGINS: readonly string[];
+  TRUSTED_PROXIES: string[];
 }): Pick<
   GatewayOptions,
-  'maxParts' | 'maxBodyBytes' | 'maxBatchBytes' | 'maxBatchRecipients' | 'maxScheduleDays'
+  | 'maxParts'
+  | 'maxBodyBytes'
+  | 'maxBatchBytes'
+  | 'maxBatchRecipients'
+  | 'maxScheduleDays'
+  | 'corsAllowedOrigins'
+  | 'trustedProxies'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -42,23 +50,15 @@ export function gatewaySettings(config: {
     maxBatchBytes: config.MAX_BATCH_BYTES,
     maxBatchRecipients: config.MAX_BATCH_RECIPIENTS,
     maxScheduleDays: config.MAX_SCHEDULE_DAYS,
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+    trustedProxies: config.TRUSTED_PROXIES,
   };
 }
-
-/**
- * At most this much delivery latency is spent gathering a stream of single sends into group jobs
- * (a send that comes alone goes at once). At 2,000 sends/s one acceptance statement holds about
- * ten; a group of many statements costs the broker and the dispatcher (one claim, one answers
- * statement) about as much as a group of one. Measured at 32 connections: with 10 ms, group jobs
- * of ~40 and 441–454 µs of CPU per send over all processes; with 30 ms, full groups (100 from
- * ~3,300 sends/s) and 359–378 µs.
- */
-const SUBMIT_JOB_LINGER_MS = 30;
 
 export interface GatewayService {
   routes: Router;
   store: MessageStore;
-  intake: MessageIntake;
+  sends: SendPipeline;
   /** After the HTTP server stopped taking requests, before the bus and database close. */
   stopSteps: ShutdownStep[];
 }
@@ -66,16 +66,10 @@ export interface GatewayService {
 export function createGatewayService(options: GatewayOptions): GatewayService {
   const store = new MessageStore(options.db);
   const { accepted } = createGatewayMetrics(options.registry);
-  const outbox = new JobOutbox(store, options.logger);
-  const intake = new MessageIntake(
-    new AcceptanceBatcher(store, options.logger, { outbox }),
-    outbox,
-    // The answer does not wait for the confirm, so jobs may wait a little to share broker messages.
-    new SubmitJobPublisher(options.bus, { lingerMs: SUBMIT_JOB_LINGER_MS }),
-    options.logger,
-    options.maxParts,
-    () => accepted.inc({ kind: 'single' }),
-  );
+  const sends = SendPipeline.onBus(store, options.bus, options.logger, {
+    maxParts: options.maxParts,
+    onAccepted: () => accepted.inc({ kind: 'single' }),
+  });
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(
     batchStore,
@@ -90,21 +84,20 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   );
   const routes = createGatewayRoutes({
     verifier: options.verifier,
-    intake,
+    sends,
     store,
     batches,
     batchStore,
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
+    corsAllowedOrigins: options.corsAllowedOrigins,
+    trustedProxies: compileProxyTrust(options.trustedProxies),
   });
   return {
     routes,
     store,
-    intake,
-    stopSteps: [
-      { name: 'unconfirmed jobs', run: () => intake.drain() },
-      { name: 'job outbox', run: () => outbox.drain() },
-    ],
+    sends,
+    stopSteps: sends.stopSteps,
   };
 }

@@ -1,12 +1,7 @@
-export * from './gateway-service';
-export * from './credential-client';
-export * from './message-intake';
-export * from './message-store';
-export * from './acceptance-batcher';
-export * from './job-outbox';
-export * from './submit-jobs';
-export * from './routes';
-export * from './config';
-export * from './batch-intake';
-export * from './batch-plan';
-export * from './batch-store';
+// What other packages use: the service as both modes wire it, its environment for the deployment
+// tests, its routes for the API document test, and the batch store for the scheduler's tests.
+export { createGatewayService, gatewaySettings, type GatewayService } from './gateway-service';
+export { gatewayConfigShape } from './config';
+export { createGatewayRoutes } from './routes';
+export { BatchStore } from './batch-store';
+export type { PlannedEntry } from './batch-plan';

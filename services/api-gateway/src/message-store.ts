@@ -41,14 +41,14 @@ export class MessageStore {
   /**
    * Accepts messages of one or several accounts in one statement, answering one outcome per
    * message in the same order. A message whose account does not exist is refused as short of credit.
-   * The same statement deletes the job_outbox rows `clearedOutboxIds` (whose jobs are confirmed).
+   * The same statement deletes the job_outbox rows `publishedOutboxIds` (whose jobs are confirmed).
    */
   async acceptGroup(
     messages: readonly NewMessage[],
-    clearedOutboxIds: readonly string[] = [],
+    publishedOutboxIds: readonly string[] = [],
   ): Promise<AcceptOutcome[]> {
     if (messages.length === 0) {
-      await this.clearOutbox(clearedOutboxIds);
+      await this.deleteOutboxRows(publishedOutboxIds);
       return [];
     }
     const rows = await acceptMessages(
@@ -65,7 +65,7 @@ export class MessageStore {
         segments: messages.map((m) => m.segments),
         params: messages.map((m) => JSON.stringify(m.params)),
       },
-      clearedOutboxIds,
+      publishedOutboxIds,
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return messages.map((m): AcceptOutcome => {
@@ -93,8 +93,8 @@ export class MessageStore {
     return row && { rate: formatDecimal(row.rate), cost: formatDecimal(row.cost) };
   }
 
-  /** job_outbox rows whose jobs the broker confirmed (JobOutbox). */
-  async clearOutbox(outboxIds: readonly string[]): Promise<void> {
+  /** job_outbox rows whose jobs the broker confirmed (JobOutboxRows). */
+  async deleteOutboxRows(outboxIds: readonly string[]): Promise<void> {
     if (outboxIds.length === 0) return;
     await deleteJobOutboxRows(this.db, outboxIds);
   }

@@ -9,24 +9,35 @@ import {
   type MessageStatus,
   type SendResult,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import {
+  HttpError,
+  clientAddress,
+  createApiDocsRouter,
+  jsonBody,
+  parseInput,
+  type ProxyTrust,
+} from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
+import { crossSiteGuard } from './cross-site-guard';
 import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import type { CredentialVerifier } from './credential-client';
-import type { MessageIntake } from './message-intake';
 import type { MessageStore } from './message-store';
+import type { SendPipeline } from './send-pipeline/send-pipeline';
 
 export interface GatewayRoutesDeps {
   verifier: CredentialVerifier;
-  intake: MessageIntake;
+  sends: SendPipeline;
   store: MessageStore;
   batches: BatchIntake;
   batchStore: BatchStore;
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
+  /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
+  corsAllowedOrigins: readonly string[];
+  trustedProxies: ProxyTrust;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,7 +67,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   // Authentication comes before the body is read: an unauthenticated caller gets 401, not 400.
   const authenticate: RequestHandler = (req, res, next) => {
-    deps.verifier.verify(req.headers.authorization).then((principal) => {
+    const client = { address: clientAddress(req, deps.trustedProxies) };
+    deps.verifier.verify(req.headers.authorization, client).then((principal) => {
       res.locals['principal'] = principal;
       next();
     }, next);
@@ -64,14 +76,14 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   const accountId = (res: Response): string =>
     (res.locals['principal'] as { accountId: string }).accountId;
 
-  router.use('/secure', authenticate);
+  router.use('/secure', ...crossSiteGuard(deps.corsAllowedOrigins), authenticate);
 
   router.post(
     '/secure/send',
     ...jsonBody(deps.maxBodyBytes),
     wrap(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
-      const accepted = await deps.intake.accept(accountId(res), request);
+      const accepted = await deps.sends.accept(accountId(res), request);
       const body: SendResult = { data: sendSuccessText(accepted.id) };
       sendOkJson(res, body);
     }),

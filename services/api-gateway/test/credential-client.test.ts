@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@smsgw/kit/testing';
-import { HttpCredentialClient } from '../src';
+import { HttpCredentialClient } from '../src/credential-client';
 
 /** A stand-in for auth's /internal/v1/verify that answers what `answer` says, when `gate` opens. */
 let server: Server;
 let authUrl: string;
 let calls = 0;
-let answer: { status: number; body: unknown } = {
+let lastHeaders: Record<string, string | string[] | undefined> = {};
+let answer: { status: number; body: unknown; headers?: Record<string, string> } = {
   status: 200,
   body: { accountId: 'a1', username: 'alice', via: 'basic' },
 };
@@ -16,8 +17,9 @@ let gate: Promise<void> = Promise.resolve();
 beforeAll(async () => {
   server = createServer((req, res) => {
     calls++;
+    lastHeaders = req.headers;
     void gate.then(() => {
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify(answer.body));
     });
   });
@@ -34,7 +36,10 @@ beforeEach(() => {
 const basic = 'Basic YWxpY2U6czNjcmV0';
 const INTERNAL_TOKEN = 'unit-test-internal-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with room for a slow machine. */
+/**
+ * Entries refresh after 60 % of their life: these waits land between refresh point and expiry, with
+ * room for a slow machine.
+ */
 const TTL_MS = 2000;
 const PAST_REFRESH_MS = 1300;
 
@@ -97,5 +102,48 @@ describe('HttpCredentialClient', () => {
       status: 503,
     });
     await expect(client.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('tells auth the client address, so failed logins are limited per client', async () => {
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
+    await client.verify(basic, { address: '198.51.100.7' });
+    expect(lastHeaders['x-smsgw-client-address']).toBe('198.51.100.7');
+  });
+
+  it('passes a rate limit on with its Retry-After, and keeps a cached answer meanwhile', async () => {
+    const limited = {
+      status: 429,
+      body: { detail: { code: 'RATE_LIMITED', message: 'Too many failed logins' } },
+      headers: { 'retry-after': '42' },
+    };
+    const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN, TTL_MS);
+    await client.verify(basic);
+    await sleep(PAST_REFRESH_MS);
+    answer = limited;
+    await client.verify(basic); // still cached; starts the refresh
+    await waitFor(() => calls === 2);
+    await sleep(20);
+    expect((await client.verify(basic)).accountId).toBe('a1');
+    await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      extra: { headers: { 'Retry-After': '42' } },
+    });
+  });
+
+  it('passes the busy 503 of auth on with its Retry-After', async () => {
+    answer = {
+      status: 503,
+      body: { detail: { code: 'SERVICE_UNAVAILABLE', message: 'Too many logins at once' } },
+      headers: { 'retry-after': '1' },
+    };
+    await expect(
+      new HttpCredentialClient(authUrl, INTERNAL_TOKEN).verify(basic),
+    ).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      message: 'Too many logins at once',
+      extra: { headers: { 'Retry-After': '1' } },
+    });
   });
 });

@@ -48,7 +48,10 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
     wrap(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { password } = parseInput(SetPasswordSchema, req.body ?? {});
-      const account = found(await store.setPassword(username, await hasher.hash(password)), username);
+      const account = found(
+        await store.setPassword(username, await hasher.hash(password)),
+        username,
+      );
       await announcer.announce(account.id, 'password');
       res.json(account);
     }),

@@ -110,7 +110,8 @@ export class AccountStore {
   /**
    * Adds credit (or, with a negative amount, takes it back) on a limited balance; an unlimited
    * balance or quota stays unlimited. Undefined when the account does not exist; throws
-   * RangeError when it would go below zero.
+   * RangeError when it would go below zero or past what the columns hold (the sums are checked in
+   * numeric, so they cannot overflow before they are compared).
    */
   async credit(username: string, credit: Credit): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
@@ -118,7 +119,10 @@ export class AccountStore {
       if (!account) return undefined;
       const smsCount = credit.sms_count ?? 0;
       const row = await addAccountCredit(tx, account.id, credit.amount, smsCount);
-      if (!row) throw new RangeError('the credit would take the balance or quota below zero');
+      if (!row)
+        throw new RangeError(
+          'the credit would take the balance or quota below zero or past what an account can hold',
+        );
       await recordCredit(tx, account.id, credit.amount, smsCount);
       return toView(row);
     });

@@ -1,9 +1,22 @@
 import type { Router } from 'express';
-import { followAccountChanges, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
+import type { Registry } from 'prom-client';
+import {
+  compileProxyTrust,
+  followAccountChanges,
+  type Bus,
+  type Consumer,
+  type Db,
+  type Logger,
+} from '@smsgw/kit';
 import { AccountAnnouncer } from './account-announcer';
 import { AccountStore } from './account-store';
 import { CredentialVerifier } from './credential-verifier';
+import { KdfGate } from './kdf-gate';
+import { LoginGuard } from './login-guard';
+import { MemoryLoginThrottle, type LoginThrottle } from './login-throttle';
+import { createAuthMetrics } from './metrics';
 import { PasswordHasher } from './password-hasher';
+import { RedisLoginThrottle } from './redis-login-throttle';
 import { createAuthRoutes } from './routes';
 import { TokenIssuer } from './token-issuer';
 
@@ -11,13 +24,21 @@ export interface AuthServiceOptions {
   db: Db;
   /** Account changes are broadcast on it and heard from it (other auth replicas, gateways). */
   bus: Bus;
-  logger: Logger;
+  registry: Registry;
+  logger?: Logger;
   jwtSecret: string;
   tokenTtlSeconds: number;
   adminToken: string;
   /** The token api-gateway presents to the internal credential check; unset in embedded mode. */
   internalToken?: string | undefined;
   maxBodyBytes: number;
+  /** Unset: failed logins are counted in this process's memory. */
+  redisUrl?: string | undefined;
+  failuresPerName: number;
+  failuresPerAddress: number;
+  loginWindowSeconds: number;
+  kdfConcurrency: number;
+  trustedProxies: readonly string[];
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
 }
@@ -28,8 +49,12 @@ export interface AuthService {
   store: AccountStore;
   /** Follows account changes announced by any auth replica. */
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops following them and closes the shared counters' connection. */
+  close(): Promise<void>;
 }
+
+/** Logins that may wait for the KDF (in each line), per check that may run: enough to smooth a burst, not a queue. */
+const KDF_WAITING_PER_SLOT = 8;
 
 /** Auth's settings from its environment (distributed and embedded mode alike). */
 export function authSettings(config: {
@@ -38,13 +63,25 @@ export function authSettings(config: {
   ADMIN_TOKEN: string;
   INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
-}): Omit<AuthServiceOptions, 'db' | 'bus' | 'logger'> {
+  REDIS_URL?: string | undefined;
+  LOGIN_FAILURES_PER_NAME: number;
+  LOGIN_FAILURES_PER_ADDRESS: number;
+  LOGIN_WINDOW_SECONDS: number;
+  KDF_CONCURRENCY: number;
+  TRUSTED_PROXIES: string[];
+}): Omit<AuthServiceOptions, 'db' | 'bus' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
     adminToken: config.ADMIN_TOKEN,
     internalToken: config.INTERNAL_TOKEN,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    redisUrl: config.REDIS_URL,
+    failuresPerName: config.LOGIN_FAILURES_PER_NAME,
+    failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+    loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
+    kdfConcurrency: config.KDF_CONCURRENCY,
+    trustedProxies: config.TRUSTED_PROXIES,
   };
 }
 
@@ -52,17 +89,33 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const store = new AccountStore(options.db);
   const hasher = new PasswordHasher(options.kdfCost);
   const tokens = new TokenIssuer(options.jwtSecret, options.tokenTtlSeconds);
-  const verifier = new CredentialVerifier(store, hasher, tokens);
+  const windowMs = options.loginWindowSeconds * 1000;
+  const throttle: LoginThrottle = options.redisUrl
+    ? new RedisLoginThrottle(options.redisUrl, windowMs, options.logger)
+    : new MemoryLoginThrottle(windowMs);
+  const guard = new LoginGuard(
+    throttle,
+    new KdfGate(options.kdfConcurrency, options.kdfConcurrency * KDF_WAITING_PER_SLOT),
+    {
+      failuresPerName: options.failuresPerName,
+      failuresPerAddress: options.failuresPerAddress,
+      windowSeconds: options.loginWindowSeconds,
+    },
+    createAuthMetrics(options.registry),
+  );
+  const verifier = new CredentialVerifier(store, hasher, tokens, guard);
   const announcer = new AccountAnnouncer(verifier, options.bus, options.logger);
   const routes = createAuthRoutes({
     store,
     hasher,
     tokens,
     verifier,
+    guard,
     announcer,
     adminToken: options.adminToken,
     internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
+    trustedProxies: compileProxyTrust(options.trustedProxies),
   });
   let following: Consumer | undefined;
   return {
@@ -72,8 +125,9 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     async start() {
       following = await followAccountChanges(options.bus, [verifier], options.logger);
     },
-    async stop() {
+    async close() {
       await following?.cancel();
+      await throttle.close();
     },
   };
 }

@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables auth reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables auth reads (docs/configuration.md); tests check deployments provide
+ * them.
+ */
 export const authConfigShape = {
   PORT: envVars.PORT.default(8081),
   ...serviceEnv,
@@ -11,4 +14,10 @@ export const authConfigShape = {
   ADMIN_TOKEN: envVars.ADMIN_TOKEN,
   INTERNAL_TOKEN: envVars.INTERNAL_TOKEN,
   MAX_BODY_BYTES: envVars.MAX_BODY_BYTES,
+  REDIS_URL: envVars.REDIS_URL,
+  LOGIN_FAILURES_PER_NAME: envVars.LOGIN_FAILURES_PER_NAME,
+  LOGIN_FAILURES_PER_ADDRESS: envVars.LOGIN_FAILURES_PER_ADDRESS,
+  LOGIN_WINDOW_SECONDS: envVars.LOGIN_WINDOW_SECONDS,
+  KDF_CONCURRENCY: envVars.KDF_CONCURRENCY,
+  TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
 };

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import { SPEC_MESSAGES, type Principal } from '@smsgw/contracts';
+import { SPEC_MESSAGES, unusableCharacter, type Principal } from '@smsgw/contracts';
 import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
+import { credentialDigest, type LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
+import { authDefaults } from './defaults';
 
 /** Parses `Basic base64(user:pass)`; undefined when the header is not Basic or not well-formed. */
 export function parseBasic(header: string): { username: string; password: string } | undefined {
@@ -18,8 +19,14 @@ export function parseBasic(header: string): { username: string; password: string
 export interface VerifierOptions {
   /** How long a successful Basic check is remembered, so each request does not pay the KDF. */
   basicCacheMs?: number;
-  /** How long an application's state is remembered when no broadcast says it changed. */
+  /** How long an application's liveness is remembered; bounds how late a revocation takes effect. */
   applicationCacheMs?: number;
+}
+
+/** What the caller knows of the client beside its credentials. */
+export interface ClientInfo {
+  /** The client's address, for the limit on failed logins per address. */
+  address?: string | undefined;
 }
 
 /** The refusal of right credentials of a disabled account. */
@@ -54,51 +61,65 @@ export class CredentialVerifier implements ForgetsAccounts {
     private readonly store: AccountStore,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenIssuer,
+    private readonly guard: LoginGuard,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new CredentialCache({ max: 10_000, ttlMs: options.basicCacheMs ?? 60_000 });
+    this.basicCache = new CredentialCache({
+      max: authDefaults.cacheEntries,
+      ttlMs: options.basicCacheMs ?? authDefaults.basicCacheMs,
+    });
     this.applicationCache = new CredentialCache({
-      max: 10_000,
-      ttlMs: options.applicationCacheMs ?? 5_000,
+      max: authDefaults.cacheEntries,
+      ttlMs: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
     });
   }
 
-  async verify(authorization: string | undefined): Promise<Principal> {
+  async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
     if (/^Bearer\s/i.test(authorization))
       return this.verifyBearer(authorization.replace(/^Bearer\s+/i, '').trim());
     const basic = parseBasic(authorization);
     if (!basic)
       throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
-    const checked = await this.verifyBasic(basic.username, basic.password);
+    // Checked before any lookup: such a name cannot exist, and Postgres would refuse the query.
+    // The password is only hashed, never stored, so whatever it holds is left to the hash.
+    const unusable = unusableCharacter(basic.username);
+    if (unusable) throw HttpError.unauthorized(`User name: ${unusable}`);
+    const checked = await this.verifyBasic(basic.username, basic.password, client.address);
     if (checked.disabled) throw accountDisabled();
     return checked.principal;
   }
 
-  private async verifyBasic(username: string, password: string): Promise<CheckedPassword> {
-    // The key is a digest, so the cache never holds a password in clear.
-    const key = createHash('sha256')
-      .update(username)
-      .update('\0')
-      .update(password)
-      .digest('base64');
+  private async verifyBasic(
+    username: string,
+    password: string,
+    address: string | undefined,
+  ): Promise<CheckedPassword> {
+    // Cached right credentials are answered before any limit or gate: a flood of guesses cannot
+    // slow them. The key is a digest of name and password, so a wrong password never matches.
+    const key = credentialDigest(username, password);
     const cached = this.basicCache.get(key);
     if (cached) return cached;
     const ticket = this.basicCache.ticket();
-    const account = await this.store.findForLogin(username);
-    if (!account) {
-      // Spend the same work as for a known user, so timing does not reveal which usernames exist.
-      await this.hasher.verifyDummy(password);
-      throw HttpError.unauthorized('Wrong username or password');
-    }
-    if (!(await this.hasher.verify(password, account.passwordHash)))
-      throw HttpError.unauthorized('Wrong username or password');
-    // Disabled is told only to whoever knows the password, so it reveals nothing to a guesser.
-    const checked: CheckedPassword = {
-      principal: { accountId: account.id, username: account.username, via: 'basic' },
-      disabled: account.disabled,
-    };
-    this.basicCache.set(key, account.id, checked, ticket);
+    const checked = await this.guard.verify(
+      { name: username, secret: password, address },
+      async (): Promise<CheckedPassword | undefined> => {
+        const account = await this.store.findForLogin(username);
+        if (!account) {
+          // Spend the same work as for a known user, so timing does not reveal which names exist.
+          await this.hasher.verifyDummy(password);
+          return undefined;
+        }
+        if (!(await this.hasher.verify(password, account.passwordHash))) return undefined;
+        // Disabled is told only to whoever knows the password, so it reveals nothing to a guesser.
+        return {
+          principal: { accountId: account.id, username: account.username, via: 'basic' },
+          disabled: account.disabled,
+        };
+      },
+    );
+    if (!checked) throw HttpError.unauthorized('Wrong username or password');
+    this.basicCache.set(key, checked.principal.accountId, checked, ticket);
     return checked;
   }
 

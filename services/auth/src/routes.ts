@@ -1,21 +1,32 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import {
   CreateAccountSchema,
   CreateApplicationSchema,
+  ClientIdSchema,
   CreditSchema,
   SPEC_MESSAGES,
   TokenRequestSchema,
   UsernameSchema,
+  CLIENT_ADDRESS_HEADER,
   buildOpenApiDocument,
   type TokenResponse,
 } from '@smsgw/contracts';
-import { HttpError, createApiDocsRouter, jsonBody, parseInput } from '@smsgw/kit';
+import {
+  HttpError,
+  clientAddress,
+  createApiDocsRouter,
+  jsonBody,
+  parseInput,
+  type ProxyTrust,
+} from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
 import { addAccountControlRoutes } from './account-control-routes';
 import type { AccountStore } from './account-store';
 import { accountDisabled, type CredentialVerifier } from './credential-verifier';
+import type { LoginGuard } from './login-guard';
 import { requireInternalToken } from './internal-guard';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
@@ -26,11 +37,14 @@ export interface AuthRoutesDeps {
   hasher: PasswordHasher;
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
+  guard: LoginGuard;
   announcer: AccountAnnouncer;
   adminToken: string;
   /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
   internalToken?: string | undefined;
   maxBodyBytes: number;
+  /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
+  trustedProxies: ProxyTrust;
 }
 
 const wrap =
@@ -92,13 +106,24 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     ...formBody(deps.maxBodyBytes),
     wrap(async (req, res) => {
       const { client_id, client_secret } = parseInput(TokenRequestSchema, req.body ?? {});
-      const app = await store.findApplication(client_id);
-      if (!app || app.revoked_at !== null) {
-        await hasher.verifyDummy(client_secret);
+      const attempt = {
+        name: client_id,
+        secret: client_secret,
+        address: clientAddress(req, deps.trustedProxies),
+      };
+      const found = await store.findApplication(client_id);
+      const live = found && found.revoked_at === null ? found : undefined;
+      const app = await deps.guard.verify(attempt, async () => {
+        // Unknown and revoked applications cost a KDF too, and count as failures.
+        if (!live) {
+          await hasher.verifyDummy(client_secret);
+          return undefined;
+        }
+        return (await hasher.verify(client_secret, live.secret_hash)) ? live : undefined;
+      });
+      if (!live)
         throw new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
-      }
-      if (!(await hasher.verify(client_secret, app.secret_hash)))
-        throw HttpError.unauthorized('Wrong client secret');
+      if (!app) throw HttpError.unauthorized('Wrong client secret');
       if (app.disabled_at !== null) throw accountDisabled();
       const body: TokenResponse = {
         access_token: tokens.issue({
@@ -115,12 +140,18 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   );
 
   // Used by the api-gateway: it forwards the caller's Authorization header and gets the account.
+  // The internal token proves the caller is a gateway, so the client address it names is believed.
   if (deps.internalToken !== undefined)
     router.post(
       '/internal/v1/verify',
       requireInternalToken(deps.internalToken),
       wrap(async (req, res) => {
-        res.json(await verifier.verify(req.headers.authorization));
+        const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
+        const address =
+          typeof forwarded === 'string' && isIP(forwarded) !== 0
+            ? forwarded
+            : clientAddress(req, deps.trustedProxies);
+        res.json(await verifier.verify(req.headers.authorization, { address }));
       }),
     );
 
@@ -136,7 +167,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     }
     next();
   });
-  admin.use(jsonBody(deps.maxBodyBytes));
+  // Amounts and counts must not be rounded on the way in, so numbers are read exactly.
+  admin.use(jsonBody(deps.maxBodyBytes, { exactNumbers: true }));
 
   admin.post(
     '/accounts',
@@ -203,7 +235,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     '/accounts/:username/applications/:clientId',
     wrap(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
-      const clientId = String(req.params['clientId']);
+      const clientId = parseInput(ClientIdSchema, req.params['clientId']);
       const account = await store.getAccount(username);
       if (!account || !(await store.revokeApplication(account.id, clientId)))
         throw HttpError.notFound(`No application ${clientId} for ${username}`);

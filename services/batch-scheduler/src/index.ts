@@ -1,4 +1,4 @@
-export * from './scheduler-service';
-export * from './batch-expander';
-export * from './batch-scheduler';
-export * from './config';
+// What other packages use: the scheduler as both modes wire it, and its environment for the
+// deployment tests.
+export { createSchedulerService } from './scheduler-service';
+export { schedulerConfigShape } from './config';

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { createSchedulerMetrics } from './metrics';
+import { schedulerDefaults } from './defaults';
 
 export interface SchedulerServiceOptions {
   db: Db;
@@ -17,26 +18,30 @@ export interface SchedulerServiceOptions {
   maxUnsentPerBatch?: number;
 }
 
-/** Owns the batch lifecycle (DESIGN.md 2): scheduled → running → completed, or cancelled. */
+/**
+ * Owns the batch lifecycle (docs/architecture.md § The parts): scheduled → running → completed, or
+ * cancelled.
+ */
 export function createSchedulerService(options: SchedulerServiceOptions): {
   start(): Promise<void>;
   stop(): Promise<void>;
 } {
   const expander = new BatchExpander(options.db, {
-    chunkSize: options.chunkSize ?? 500,
-    maxUnsentPerBatch: options.maxUnsentPerBatch ?? 5000,
+    chunkSize: options.chunkSize ?? schedulerDefaults.chunkSize,
+    maxUnsentPerBatch: options.maxUnsentPerBatch ?? schedulerDefaults.maxUnsentPerBatch,
   });
   const metrics = createSchedulerMetrics(options.registry, {
     bus: options.bus,
     openBatches: () => countOpenBatches(options.db),
   });
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
-    pollIntervalMs: options.pollIntervalMs ?? 250,
+    pollIntervalMs: options.pollIntervalMs ?? schedulerDefaults.pollIntervalMs,
   });
   let consumer: Consumer | undefined;
   return {
     async start() {
-      // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is harmless.
+      // The event only wakes the scheduler; what to do is read from Postgres, so redelivery is
+      // harmless.
       consumer = await options.bus.consume(
         { queue: QUEUES.schedulerBatches, topic: TOPICS.batchAccepted },
         () => scheduler.wake(),

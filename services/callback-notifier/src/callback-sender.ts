@@ -11,8 +11,20 @@ export interface CallbackRequest {
   params: Record<string, string>;
 }
 
+/**
+ * What a customer is told about a failed callback. The full reason stays in the operator's logs:
+ * it may name the address a host resolved to, which is the operator's to know, not the customer's.
+ */
+export type FailureCategory =
+  'refused by policy' | 'connection failed' | 'timed out' | `HTTP status ${number}`;
+
 export type CallbackOutcome =
-  { ok: true; status: number } | { ok: false; retry: boolean; reason: string };
+  | { ok: true; status: number }
+  | { ok: false; retry: boolean; reason: string; category: FailureCategory };
+
+class CallbackTimeoutError extends Error {
+  override name = 'CallbackTimeoutError';
+}
 
 /** Most of a receiver's answer we read; the body is not used, only drained. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -52,15 +64,26 @@ export class CallbackSender {
     try {
       url = new URL(request.url);
     } catch {
-      return { ok: false, retry: false, reason: 'not a URL' };
+      return { ok: false, retry: false, reason: 'not a URL', category: 'refused by policy' };
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return { ok: false, retry: false, reason: `scheme ${url.protocol} is not allowed` };
+      return {
+        ok: false,
+        retry: false,
+        reason: `scheme ${url.protocol} is not allowed`,
+        category: 'refused by policy',
+      };
     // Sockets skip the DNS lookup (and so the guard) for an IP literal: check it here.
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal) !== 0) {
       const why = this.guard.refusal(literal, literal);
-      if (why) return { ok: false, retry: false, reason: `refused: ${why}` };
+      if (why)
+        return {
+          ok: false,
+          retry: false,
+          reason: `refused: ${why}`,
+          category: 'refused by policy',
+        };
     }
     const form = new URLSearchParams(request.params).toString();
     if (request.method === 'GET')
@@ -99,23 +122,37 @@ export class CallbackSender {
           res.on('close', () => {
             const status = res.statusCode ?? 0;
             if (status >= 200 && status < 300) resolve({ ok: true, status });
-            else resolve({ ok: false, retry: true, reason: `HTTP ${status}` });
+            else
+              resolve({
+                ok: false,
+                retry: true,
+                reason: `HTTP ${status}`,
+                category: `HTTP status ${status}`,
+              });
           });
         },
       );
       // A hard deadline as well: `timeout` only covers idle sockets.
-      const deadline = setTimeout(
-        () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
-        this.options.timeoutMs,
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
-      );
+      const timedOut = () =>
+        req.destroy(new CallbackTimeoutError(`no answer within ${this.options.timeoutMs} ms`));
+      const deadline = setTimeout(timedOut, this.options.timeoutMs);
+      req.on('timeout', timedOut);
       req.on('error', (err) => {
         clearTimeout(deadline);
         if (err instanceof UrlRefusedError)
-          resolve({ ok: false, retry: false, reason: `refused: ${err.message}` });
-        else resolve({ ok: false, retry: true, reason: err.message });
+          resolve({
+            ok: false,
+            retry: false,
+            reason: `refused: ${err.message}`,
+            category: 'refused by policy',
+          });
+        else
+          resolve({
+            ok: false,
+            retry: true,
+            reason: err.message,
+            category: err instanceof CallbackTimeoutError ? 'timed out' : 'connection failed',
+          });
       });
       req.on('close', () => clearTimeout(deadline));
       req.end(body);

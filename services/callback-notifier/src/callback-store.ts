@@ -41,14 +41,17 @@ export class CallbackStore {
     return scheduleCallbackRetry(this.db, a, outcome, delayMs);
   }
 
-  /** Gives up, and records it on the message so the customer's support can see what happened. */
-  async gaveUp(a: CallbackAttempt, outcome: string): Promise<void> {
+  /**
+   * Gives up, and records it on the message so the customer's support can see what happened: the
+   * full outcome for the operator, only its category for the customer.
+   */
+  async gaveUp(a: CallbackAttempt, outcome: string, category: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await markCallbackGivenUp(tx, a, outcome);
       await setCallbackError(
         tx,
         a.message_id,
-        `${a.kind} to ${new URL(a.url).host} given up after ${a.attempts + 1} attempts: ${outcome}`,
+        `${a.kind} to ${new URL(a.url).host} given up after ${a.attempts + 1} attempts: ${category}`,
       );
     });
   }

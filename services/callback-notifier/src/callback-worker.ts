@@ -2,10 +2,11 @@ import { PollingLoop, type Logger } from '@smsgw/kit';
 import type { CallbackSender } from './callback-sender';
 import type { CallbackAttempt, CallbackStore } from './callback-store';
 import type { NotifierMetrics } from './metrics';
+import { notifierDefaults } from './defaults';
 
 export interface CallbackWorkerOptions {
   maxAttempts: number;
-  /** First retry delay; each next one doubles, up to an hour. */
+  /** First retry delay; each next one doubles, up to notifierDefaults.maxRetryDelayMs. */
   retryBaseMs: number;
   pollIntervalMs: number;
   /** Requests in progress at once, over all hosts. */
@@ -37,7 +38,7 @@ export class CallbackWorker {
 
   private async round(): Promise<void> {
     // A lease longer than any request, so a request in progress is never taken twice.
-    const leaseMs = this.options.timeoutMs * 2 + 5000;
+    const leaseMs = this.options.timeoutMs * 2 + notifierDefaults.leaseMarginMs;
     for (let i = 0; i < 1000 && !this.loop.isStopped; i++) {
       const due = await this.store.takeDue(this.options.concurrency, leaseMs);
       if (due.length === 0) return;
@@ -67,11 +68,14 @@ export class CallbackWorker {
         { messageId: attempt.message_id, kind: attempt.kind, attempts, reason: outcome.reason },
         'callback given up',
       );
-      await this.store.gaveUp(attempt, outcome.reason);
+      await this.store.gaveUp(attempt, outcome.reason, outcome.category);
       return;
     }
     this.metrics.sent.inc({ ...labels, outcome: 'retry' });
-    const delay = Math.min(3_600_000, this.options.retryBaseMs * 2 ** (attempts - 1));
+    const delay = Math.min(
+      notifierDefaults.maxRetryDelayMs,
+      this.options.retryBaseMs * 2 ** (attempts - 1),
+    );
     await this.store.retryLater(attempt, outcome.reason, delay);
   }
 

@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables the callback-notifier reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables the callback-notifier reads (docs/configuration.md); tests check
+ * deployments provide them.
+ */
 export const notifierConfigShape = {
   PORT: envVars.PORT.default(8084),
   ...serviceEnv,

@@ -9,8 +9,8 @@ interface DlrRequest {
 }
 
 /**
- * Delivery reports to `dlr-url`, with the reference's parameter names (DESIGN.md 9): level 1
- * reports the SMSC's answer, level 2 the handset receipt, level 3 both.
+ * Delivery reports to `dlr-url`, with the reference's parameter names (docs/architecture.md § Wire
+ * compatibility): level 1 reports the SMSC's answer, level 2 the handset receipt, level 3 both.
  */
 export class DlrCallbacks {
   constructor(private readonly store: CallbackStore) {}

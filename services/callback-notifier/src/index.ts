@@ -1,5 +1,4 @@
-export * from './notifier-service';
-export * from './url-guard';
-export * from './callback-sender';
-export * from './callback-store';
-export * from './config';
+// What other packages use: the notifier as both modes wire it, and its environment for the
+// deployment tests.
+export { createNotifierService, notifierSettings } from './notifier-service';
+export { notifierConfigShape } from './config';

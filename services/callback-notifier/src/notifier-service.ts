@@ -9,6 +9,7 @@ import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
 import { UrlGuard } from './url-guard';
+import { notifierDefaults } from './defaults';
 
 export interface NotifierServiceOptions {
   db: Db;
@@ -45,7 +46,7 @@ export function notifierSettings(config: {
   };
 }
 
-/** Owns every outgoing request to customer URLs (DESIGN.md 2). */
+/** Owns every outgoing request to customer URLs (docs/architecture.md § The parts). */
 export function createNotifierService(options: NotifierServiceOptions): {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -63,8 +64,8 @@ export function createNotifierService(options: NotifierServiceOptions): {
     {
       maxAttempts: options.maxAttempts,
       retryBaseMs: options.retryBaseMs,
-      pollIntervalMs: options.pollIntervalMs ?? 500,
-      concurrency: 64,
+      pollIntervalMs: options.pollIntervalMs ?? notifierDefaults.pollIntervalMs,
+      concurrency: notifierDefaults.concurrency,
       timeoutMs: options.timeoutMs,
     },
   );
@@ -80,22 +81,33 @@ export function createNotifierService(options: NotifierServiceOptions): {
     },
   };
   const outbox = new OutcomeOutbox(options.db, handlers, options.logger, {
-    staleMs: options.outboxStaleMs ?? 30_000,
-    pollIntervalMs: Math.min(options.outboxStaleMs ?? 30_000, 10_000),
+    staleMs: options.outboxStaleMs ?? notifierDefaults.outboxStaleMs,
+    pollIntervalMs: Math.min(
+      options.outboxStaleMs ?? notifierDefaults.outboxStaleMs,
+      notifierDefaults.maxOutboxPollMs,
+    ),
   });
   const consumers: Consumer[] = [];
   return {
     async start() {
       consumers.push(
         await options.bus.consume(
-          { queue: QUEUES.notifierResults, topic: TOPICS.messageResult, prefetch: 64 },
+          {
+            queue: QUEUES.notifierResults,
+            topic: TOPICS.messageResult,
+            prefetch: notifierDefaults.prefetch,
+          },
           async (event) => {
             await handlers.result(event);
             await outbox.clear(event.messageId, TOPICS.messageResult);
           },
         ),
         await options.bus.consume(
-          { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr, prefetch: 64 },
+          {
+            queue: QUEUES.notifierDlr,
+            topic: TOPICS.messageDlr,
+            prefetch: notifierDefaults.prefetch,
+          },
           async (event) => {
             await handlers.dlr(event);
             await outbox.clear(event.messageId, TOPICS.messageDlr);

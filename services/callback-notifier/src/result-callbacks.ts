@@ -3,8 +3,9 @@ import { callbackSuccessText, type MessageResultEvent } from '@smsgw/contracts';
 import type { CallbackStore } from './callback-store';
 
 /**
- * Turns a batch message's outcome into its one callback (spec 6.1): callback_url when the SMSC
- * took it, errback_url when it failed for good. Query strings already in the URL are kept.
+ * Turns a batch message's outcome into its one callback (docs/architecture.md § Wire
+ * compatibility): callback_url when the SMSC took it, errback_url when it failed for good. Query
+ * strings already in the URL are kept.
  */
 export class ResultCallbacks {
   private readonly urls = new LRUCache<

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallbackSender, UrlGuard } from '../src';
+import { CallbackSender } from '../src/callback-sender';
+import { UrlGuard } from '../src/url-guard';
 
 describe('UrlGuard', () => {
   const guard = new UrlGuard([]);
@@ -87,11 +88,13 @@ describe('CallbackSender', () => {
       ok: false,
       retry: true,
       reason: 'HTTP 502',
+      category: 'HTTP status 502',
     });
     expect(await allowed.send({ url: `${base}/slow`, method: 'GET', params: {} })).toMatchObject({
       ok: false,
       retry: true,
       reason: expect.stringMatching(/300 ms/),
+      category: 'timed out',
     });
   });
 

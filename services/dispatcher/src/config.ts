@@ -1,6 +1,9 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
-/** The environment variables the dispatcher reads (DESIGN.md 4.4); tests check deployments provide them. */
+/**
+ * The environment variables the dispatcher reads (docs/configuration.md); tests check deployments
+ * provide them.
+ */
 export const dispatcherConfigShape = {
   PORT: envVars.PORT.default(8083),
   ...serviceEnv,

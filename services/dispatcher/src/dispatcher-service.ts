@@ -1,4 +1,4 @@
-import { QUEUES, SUBMIT_GROUP_MAX, TOPICS } from '@smsgw/contracts';
+import { QUEUES, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
 import type { SmscConnector } from '@smsgw/smsc';
 import { oldestWaitingAge } from '@smsgw/store';
@@ -6,7 +6,8 @@ import type { Registry } from 'prom-client';
 import { MessageClaims } from './message-claims';
 import { AccountCaps } from './throughput/account-caps';
 import type { RateLimiter } from './throughput/rate-limiter';
-import { DEFAULT_SMART_QOS, SmartQos } from './throughput/smart-qos';
+import { SmartQos } from './throughput/smart-qos';
+import { dispatcherDefaults } from './defaults';
 import { ThroughputGate } from './throughput/throughput-gate';
 import { MessageDispatcher } from './message-dispatcher';
 import type { SmscLink } from './smsc-link';
@@ -73,17 +74,21 @@ export function dispatcherSettings(config: {
 
 /** Retry delays sized so the bus gives up exactly when the dispatcher's attempt limit is reached. */
 export function submitRetryDelays(maxAttempts: number): number[] {
+  const retries = dispatcherDefaults.retries;
   return Array.from({ length: Math.max(0, maxAttempts - 1) }, (_, i) =>
-    Math.min(1000 * 4 ** i, 120_000),
+    Math.min(retries.firstDelayMs * retries.factor ** i, retries.maxDelayMs),
   );
 }
 
 export function createDispatcherService(options: DispatcherServiceOptions): DispatcherService {
   const { db, bus, connector, logger } = options;
   // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
-  const qosCeiling = options.throughputPerWorker || options.connectorThroughput || 1000;
+  const qosCeiling =
+    options.throughputPerWorker ||
+    options.connectorThroughput ||
+    dispatcherDefaults.uncappedQosRate;
   const qos = options.smartQos
-    ? new SmartQos({ ...DEFAULT_SMART_QOS, maxRate: qosCeiling })
+    ? new SmartQos({ ...dispatcherDefaults.smartQos, maxRate: qosCeiling })
     : undefined;
   const metrics = createDispatcherMetrics(
     options.registry,
@@ -126,12 +131,12 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
   );
   const receipts = new ReceiptMatcher(claims, bus, logger, metrics, {
     connector: connector.name,
-    holdMs: 30_000,
-    retryEveryMs: 250,
+    holdMs: dispatcherDefaults.receipts.holdMs,
+    retryEveryMs: dispatcherDefaults.receipts.retryEveryMs,
   });
   const sweeper = new RecoverySweeper(db, bus, logger, metrics, {
     intervalMs: options.sweepIntervalMs,
-    acceptedGraceMs: 30_000,
+    acceptedGraceMs: dispatcherDefaults.sweeper.acceptedGraceMs,
     submitStaleMs: options.submitStaleMs,
     republishQueuedAtStart: options.inProcessBus,
   });
@@ -147,13 +152,13 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       connector.onReceipt(receipts.receive);
       await connector.start();
       const retryDelaysMs = submitRetryDelays(options.maxAttempts);
+      const prefetch = dispatcherDefaults.prefetch;
       consumers.push(
         await bus.consume(
           {
             queue: QUEUES.dispatcherSubmit,
             topic: TOPICS.messageSubmit,
-            // Enough deliveries to keep the SMPP window full, bounded so a crash strands few.
-            prefetch: connector.window * 4,
+            prefetch: connector.window * prefetch.perWindowPlace,
             retryDelaysMs,
           },
           dispatcher.handle,
@@ -162,9 +167,10 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
           {
             queue: QUEUES.dispatcherSubmitGroup,
             topic: TOPICS.messageSubmitGroup,
-            // Batch chunks fill a group (SUBMIT_GROUP_MAX); the gateway's groups of single sends are
-            // smaller below ~3,300 sends/s (about a tenth at 2,000), and they too must keep the window full.
-            prefetch: Math.max(8, Math.ceil((connector.window * 4) / (SUBMIT_GROUP_MAX / 10))),
+            prefetch: Math.max(
+              prefetch.minGroupJobs,
+              Math.ceil((connector.window * prefetch.perWindowPlace) / prefetch.typicalGroupJob),
+            ),
             retryDelaysMs,
           },
           dispatcher.handleGroup,

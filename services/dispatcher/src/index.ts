@@ -1,15 +1,6 @@
-export * from './dispatcher-service';
-export * from './message-claims';
-export * from './message-dispatcher';
-export * from './receipt-matcher';
-export * from './recovery-sweeper';
-export * from './smsc-link';
-export * from './submit-request';
-export * from './config';
-export * from './throughput/gcra';
-export * from './throughput/rate-limiter';
-export * from './throughput/memory-rate-limiter';
-export * from './throughput/redis-rate-limiter';
-export * from './throughput/open-rate-limiter';
-export * from './throughput/smart-qos';
-export * from './throughput/throughput-gate';
+// What other packages use: the dispatcher as both modes wire it, its environment for the deployment
+// tests, its claims and retry delays for the black-box tests.
+export { dispatcherFromConfig, submitRetryDelays } from './dispatcher-service';
+export { openSmscLink } from './smsc-link';
+export { MessageClaims } from './message-claims';
+export { dispatcherConfigShape } from './config';

@@ -44,7 +44,7 @@ function receiptColumns(receipts: readonly PartReceipt[]): ReceiptColumns {
 
 /**
  * The dispatcher's state transitions. Each is a conditional UPDATE on the expected state, which is
- * what makes a redelivered job harmless (DESIGN.md 4.5, promise 2).
+ * what makes a redelivered job harmless (docs/architecture.md § States, promise 2).
  */
 export class MessageClaims {
   constructor(
@@ -54,9 +54,9 @@ export class MessageClaims {
   ) {}
 
   /**
-   * Takes messages for submission inside a transaction left open: the caller commits it right
-   * after their submit_sm are written (promise 2), so a crash before the writes leaves them queued
-   * (and they are sent later) instead of `submitting` (and never sent). One statement for the group.
+   * Takes messages for submission inside a transaction left open: the caller commits it right after
+   * their submit_sm are written (promise 2), so a crash before the writes leaves them queued (and
+   * they are sent later) instead of `submitting` (and never sent). One statement for the group.
    */
   async begin(ids: readonly string[]): Promise<GroupClaim> {
     return new Promise<GroupClaim>((resolve, reject) => {
@@ -161,7 +161,10 @@ export class MessageClaims {
     });
   }
 
-  /** The message.dlr event of a completed message: the status of its first failing part, else this receipt's. */
+  /**
+   * The message.dlr event of a completed message: the status of its first failing part, else this
+   * receipt's.
+   */
   private deliveryReport(
     messageId: string,
     final: { smsc_id: string; failure_stat: string | null },

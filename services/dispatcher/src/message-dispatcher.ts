@@ -13,13 +13,16 @@ import { buildSubmitRequest } from './submit-request';
 import type { AccountCaps } from './throughput/account-caps';
 import type { SmartQos } from './throughput/smart-qos';
 import type { ThroughputGate } from './throughput/throughput-gate';
+import { dispatcherDefaults } from './defaults';
 
 export interface DispatcherOptions {
   /** Attempts before a transiently failing message is given up (and refunded). */
   maxAttempts: number;
   /** A message still `submitting` after this long belongs to a dispatcher that died mid-submit. */
   submitStaleMs: number;
-  /** Submissions in progress at once; kept at the connector's window so nothing is claimed early. */
+  /**
+   * Submissions in progress at once; kept at the connector's window so nothing is claimed early.
+   */
   window: number;
   /** Messages per second this worker submits; 0 = unlimited (HTTP_THROUGHPUT_PER_WORKER). */
   throughputPerWorker: number;
@@ -58,7 +61,10 @@ interface Waiting {
  * docs/decisions.md, delivery guarantees).
  */
 export class MessageDispatcher {
-  /** Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time per job. */
+  /**
+   * Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time
+   * per job.
+   */
   private readonly pacer: Bottleneck | undefined;
   private readonly waiting: Waiting[] = [];
   private readonly submitted: GroupCommit<
@@ -90,7 +96,10 @@ export class MessageDispatcher {
         const moved = await claims.markSubmitted(messages);
         return messages.map((m) => ({ moved: moved.has(m.id), event: moved.get(m.id) ?? null }));
       },
-      { maxSize: 1000, concurrency: 2 },
+      {
+        maxSize: dispatcherDefaults.answers.maxGroup,
+        concurrency: dispatcherDefaults.answers.concurrency,
+      },
     );
   }
 
@@ -127,7 +136,8 @@ export class MessageDispatcher {
   /** Paces the job, then queues it for the next group; `done` settles with its outcome. */
   private async admit(job: MessageSubmitJob, info: DeliveryInfo): Promise<{ done: Promise<void> }> {
     if (this.pacing) {
-      // Cost is PDUs, not messages: a three-part message takes three places (issue: throughput).
+      // Cost is PDUs, not messages: a three-part message takes three places (docs/architecture.md §
+      // Throughput caps).
       await this.pacing.gate.pass(
         await this.pacing.accountCaps.of(job.accountId),
         job.segments ?? 1,
@@ -183,8 +193,9 @@ export class MessageDispatcher {
    * arriving meanwhile gather into it.
    */
   private claimGroup(): void {
-    if (this.claimsInFlight >= 2) return;
-    // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a window.
+    if (this.claimsInFlight >= dispatcherDefaults.claims.maxAhead) return;
+    // Answers not yet recorded are what a crash turns into SUBMIT_OUTCOME_UNKNOWN: keep them to a
+    // window.
     if (this.submitted.size >= this.options.window) return;
     // A second group goes when it is sizeable, or when the window has places for all that waits.
     const free = this.options.window - this.slotsInUse;

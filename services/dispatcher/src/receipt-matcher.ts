@@ -1,12 +1,14 @@
 import { TOPICS, type MessageState } from '@smsgw/contracts';
 import { GroupCommit, type Bus, type Logger } from '@smsgw/kit';
-import type { DeliveryReceipt, ReceiptState } from '@smsgw/smsc';
+import { receiptStatLabel, type DeliveryReceipt, type ReceiptState } from '@smsgw/smsc';
 import type { MessageClaims, PartReceipt, ReceiptMatch } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 
 export interface ReceiptMatcherOptions {
   connector: string;
-  /** How long a receipt without a matching submitted message is held (it may beat submit_sm_resp). */
+  /**
+   * How long a receipt without a matching submitted message is held (it may beat submit_sm_resp).
+   */
   holdMs: number;
   retryEveryMs: number;
 }
@@ -30,9 +32,9 @@ interface Held {
 }
 
 /**
- * Moves submitted messages to their final state from delivery receipts. A receipt can arrive
- * before the submit_sm_resp is recorded (TRAPS.md: Kannel lost ~5% that way), so an unmatched one
- * is held and tried again instead of dropped.
+ * Moves submitted messages to their final state from delivery receipts. A receipt can arrive before
+ * the submit_sm_resp is recorded (docs/architecture.md § Receipts and message ids: Kannel lost
+ * receipts that way), so an unmatched one is held and tried again instead of dropped.
  */
 export class ReceiptMatcher {
   private readonly held = new Map<string, Held>();
@@ -59,7 +61,7 @@ export class ReceiptMatcher {
   readonly receive = (receipt: DeliveryReceipt): Promise<void> => {
     this.metrics.receipts.inc({
       connector: this.options.connector,
-      status: receipt.stat || receipt.state,
+      status: receiptStatLabel(receipt.stat),
     });
     return new Promise<void>((resolve, reject) => {
       void this.match(receipt).then((outcome) => {
@@ -72,7 +74,8 @@ export class ReceiptMatcher {
   };
 
   private hold(entry: Held): void {
-    // A receipt the SMSC sent again replaces the held one, which is answered (it is the same receipt).
+    // A receipt the SMSC sent again replaces the held one, which is answered (it is the same
+    // receipt).
     this.held.get(entry.receipt.smscId)?.resolve();
     this.held.set(entry.receipt.smscId, entry);
     this.timer ??= setInterval(() => void this.retryHeld(), this.options.retryEveryMs);

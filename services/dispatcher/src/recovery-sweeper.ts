@@ -10,22 +10,29 @@ import {
   sweepWaitingMessages,
   type MessageJobRow,
 } from '@smsgw/store';
+import { dispatcherDefaults } from './defaults';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SweeperOptions {
   intervalMs: number;
-  /** A job_outbox row (or an `accepted` message) older than this was committed but its jobs were never confirmed. */
+  /**
+   * A job_outbox row (or an `accepted` message) older than this was committed but its jobs were
+   * never confirmed.
+   */
   acceptedGraceMs: number;
   submitStaleMs: number;
-  /** The in-process bus keeps nothing across a restart: re-publish `queued` messages once at start. */
+  /**
+   * The in-process bus keeps nothing across a restart: re-publish `queued` messages once at start.
+   */
   republishQueuedAtStart: boolean;
   batchSize?: number;
 }
 
 /**
- * Postgres is the source of truth; this re-publishes work a crash left in flight (DESIGN.md 6).
- * Marking waiting messages swept (messages.swept_at) keeps two sweepers from publishing the same
- * rows in the same round, and the dispatcher's conditional claim makes any duplicate harmless.
+ * Postgres is the source of truth; this re-publishes work a crash left in flight
+ * (docs/architecture.md § The parts). Marking waiting messages swept (messages.swept_at) keeps two
+ * sweepers from publishing the same rows in the same round, and the dispatcher's conditional claim
+ * makes any duplicate harmless.
  */
 export class RecoverySweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -41,7 +48,8 @@ export class RecoverySweeper {
 
   async start(): Promise<void> {
     if (this.options.republishQueuedAtStart) {
-      // Every queued message gets its job again here, so the outbox rows of before the restart are done.
+      // Every queued message gets its job again here, so the outbox rows of before the restart are
+      // done.
       await deleteAllJobOutboxRows(this.db);
       await this.sweepWaiting(WAITING_STATES, new Date(), 'queued');
     }
@@ -55,7 +63,8 @@ export class RecoverySweeper {
     try {
       const now = Date.now();
       await this.sweepOutbox(new Date(now - this.options.acceptedGraceMs));
-      // `accepted` rows come only from a gateway or scheduler of before the job outbox (migration 006).
+      // `accepted` rows come only from a gateway or scheduler of before the job outbox (migration
+      // 006).
       await this.sweepWaiting(
         ['accepted'],
         new Date(now - this.options.acceptedGraceMs),
@@ -63,7 +72,7 @@ export class RecoverySweeper {
       );
       await this.sweepSubmitting(new Date(now - this.options.submitStaleMs));
     } catch (err) {
-      this.logger.warn({ err }, 'recovery sweep failed; will try again');
+      this.logger.error({ err }, 'recovery sweep failed; will try again');
     }
   }
 
@@ -101,13 +110,16 @@ export class RecoverySweeper {
     return groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group)));
   }
 
-  /** Publishes jobs for messages in the given waiting states last changed and swept before the cutoff. */
+  /**
+   * Publishes jobs for messages in the given waiting states last changed and swept before the
+   * cutoff.
+   */
   private async sweepWaiting(
     states: readonly (typeof WAITING_STATES)[number][],
     cutoff: Date,
     label: string,
   ): Promise<void> {
-    const batchSize = this.options.batchSize ?? 1000;
+    const batchSize = this.options.batchSize ?? dispatcherDefaults.sweeper.batchSize;
     for (let round = 0; round < 1000; round++) {
       const rows = await sweepWaitingMessages(this.db, states, cutoff, batchSize);
       if (rows.length === 0) return;
@@ -121,7 +133,11 @@ export class RecoverySweeper {
    * they are not marked, so a second round would find the same ones.
    */
   private async sweepSubmitting(cutoff: Date): Promise<void> {
-    const rows = await staleSubmittingMessages(this.db, cutoff, this.options.batchSize ?? 1000);
+    const rows = await staleSubmittingMessages(
+      this.db,
+      cutoff,
+      this.options.batchSize ?? dispatcherDefaults.sweeper.batchSize,
+    );
     if (rows.length > 0) await this.publishSingles(rows, 'submitting');
   }
 

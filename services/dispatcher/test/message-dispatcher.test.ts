@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
-import { MessageClaims, MessageDispatcher } from '../src';
+import { MessageClaims } from '../src/message-claims';
+import { MessageDispatcher } from '../src/message-dispatcher';
 import { createDispatcherMetrics } from '../src/metrics';
 
 const logger = createLogger('test', 'silent');

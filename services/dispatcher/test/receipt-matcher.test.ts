@@ -3,7 +3,8 @@ import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import type { DeliveryReceipt } from '@smsgw/smsc';
-import { MessageClaims, ReceiptMatcher } from '../src';
+import { MessageClaims } from '../src/message-claims';
+import { ReceiptMatcher } from '../src/receipt-matcher';
 import { createDispatcherMetrics } from '../src/metrics';
 
 let db: Db;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
-import { RecoverySweeper } from '../src';
+import { RecoverySweeper } from '../src/recovery-sweeper';
 import { createDispatcherMetrics } from '../src/metrics';
 
 let db: Db;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RedisRateLimiter } from '../src';
+import { RedisRateLimiter } from '../src/throughput/redis-rate-limiter';
 
 // Runs with REDIS_URL (CI sets it); jest.config.js leaves this file out otherwise.
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -1,12 +1,10 @@
 import { createLogger } from '@smsgw/kit';
-import {
-  DEFAULT_SMART_QOS,
-  MemoryRateLimiter,
-  SmartQos,
-  ThroughputGate,
-  gcraReserve,
-  type RateLimiter,
-} from '../src';
+import { dispatcherDefaults } from '../src/defaults';
+import { gcraReserve } from '../src/throughput/gcra';
+import { MemoryRateLimiter } from '../src/throughput/memory-rate-limiter';
+import type { RateLimiter } from '../src/throughput/rate-limiter';
+import { SmartQos } from '../src/throughput/smart-qos';
+import { ThroughputGate } from '../src/throughput/throughput-gate';
 
 describe('GCRA reservations', () => {
   it('lets the first PDU go at once, then spaces the rest by the interval', () => {
@@ -50,7 +48,7 @@ describe('MemoryRateLimiter', () => {
 });
 
 describe('SmartQos', () => {
-  const options = { ...DEFAULT_SMART_QOS, maxRate: 100 };
+  const options = { ...dispatcherDefaults.smartQos, maxRate: 100 };
 
   it('halves on throttling, at most once a second, and recovers additively to the ceiling', () => {
     const qos = new SmartQos(options, 0);

@@ -44,7 +44,10 @@ export interface AmqpBusOptions {
 export const ATTEMPT_HEADER = 'x-attempt';
 /** Header with the last handler error, on retried and dead-lettered messages (for operators). */
 export const LAST_ERROR_HEADER = 'x-last-error';
-/** Header saying why a message sits in a dead-letter queue: `poison`, `retries-exhausted` or `invalid`. */
+/**
+ * Header saying why a message sits in a dead-letter queue: `poison`, `retries-exhausted` or
+ * `invalid`.
+ */
 export const DEAD_REASON_HEADER = 'x-dead-reason';
 /**
  * Redeliveries (consumer died without acking) after which the broker parks a message in the
@@ -53,7 +56,10 @@ export const DEAD_REASON_HEADER = 'x-dead-reason';
 export const AMQP_DELIVERY_LIMIT = 20;
 const DEFAULT_PREFETCH = 16;
 
-/** Thrown by `publish` when the broker stored the message in no queue: nobody declared one for the topic. */
+/**
+ * Thrown by `publish` when the broker stored the message in no queue: nobody declared one for the
+ * topic.
+ */
 export class UnroutableMessageError extends Error {
   override name = 'UnroutableMessageError';
 }
@@ -103,14 +109,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const bounded = (promise: Promise<unknown>, ms = 5000): Promise<unknown> =>
   Promise.race([promise.catch(() => undefined), sleep(ms)]);
 
-/** Heartbeats every 10 s unless the URL says otherwise, so a dead peer is noticed in ~20 s, not minutes. */
+/**
+ * Heartbeats every 10 s unless the URL says otherwise, so a dead peer is noticed in ~20 s, not
+ * minutes.
+ */
 function withHeartbeat(url: string): string {
   if (/[?&]heartbeat=/.test(url)) return url;
   return `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
 }
 
 /**
- * RabbitMQ as DESIGN.md 4.3 says.
+ * RabbitMQ as docs/architecture.md § The bus says.
  *
  * Topology of namespace `ns`, for each consumer queue `q` bound to topic `t`:
  * - `ns.events`: durable topic exchange; publishes go there with routing key `t`.
@@ -631,7 +640,8 @@ export class AmqpBus implements Bus {
       spec.channel = channel;
       const { consumerTag } = await channel.consume(this.queueName(queue), (msg) => {
         if (!msg) {
-          // The broker cancelled us (queue deleted, or a node went away): start over on a fresh channel.
+          // The broker cancelled us (queue deleted, or a node went away): start over on a fresh
+          // channel.
           this.logger.warn({ queue }, 'RabbitMQ cancelled the consumer; restarting it');
           void channel.close().catch(() => undefined);
           return;
@@ -748,7 +758,10 @@ export class AmqpBus implements Bus {
     }
   }
 
-  /** Copies a message to another queue with confirm, then acks the original: duplicates, never loses. */
+  /**
+   * Copies a message to another queue with confirm, then acks the original: duplicates, never
+   * loses.
+   */
   private async move(
     channel: Channel,
     isOpen: () => boolean,

@@ -65,7 +65,8 @@ export interface MemoryBusOptions {
  * each delivery gets its own copy, as a serialized message would.
  *
  * It keeps nothing across a restart: in embedded mode the dispatcher's recovery sweep re-publishes
- * from Postgres at start (DESIGN.md 6). Handlers start asynchronously, never inside `publish`.
+ * from Postgres at start (docs/architecture.md § The parts). Handlers start asynchronously, never
+ * inside `publish`.
  */
 export class MemoryBus implements Bus {
   private readonly queues = new Map<string, QueueState>();

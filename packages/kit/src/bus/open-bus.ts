@@ -11,7 +11,7 @@ export interface OpenBusOptions {
   logger: Logger;
 }
 
-/** RabbitMQ when AMQP_URL is set, else the in-process bus (DESIGN.md 6). */
+/** RabbitMQ when AMQP_URL is set, else the in-process bus (docs/architecture.md § The parts). */
 export async function openBus(options: OpenBusOptions): Promise<Bus> {
   if (options.amqpUrl) {
     const bus = await AmqpBus.connect({

@@ -8,7 +8,8 @@ export interface QueryOptions {
    * Plan the statement for each call's parameters and the table as it is now, instead of reusing
    * the connection's prepared plan. For statements that find rows by id in a table that grows fast:
    * a plan prepared while the table was nearly empty scans it whole, and Postgres keeps that plan
-   * until the next ANALYZE (up to a minute away), by when the table may hold many thousands of rows.
+   * until the next ANALYZE (up to a minute away), by when the table may hold many thousands of
+   * rows.
    */
   planEachCall?: boolean;
 }
@@ -22,8 +23,8 @@ export interface Queryable {
 }
 
 /**
- * One interface in front of node-postgres and PGlite (TRAPS.md: PGlite is not a drop-in for pg).
- * Both run the same plain-Postgres SQL.
+ * One interface in front of node-postgres and PGlite (docs/architecture.md § The embedded database:
+ * PGlite is not a drop-in for pg). Both run the same plain-Postgres SQL.
  */
 /** Inside a transaction: statements, and multi-statement SQL for migrations. */
 export interface Transaction extends Queryable {

@@ -6,8 +6,8 @@ import { PgliteDb } from './pglite-db';
 
 /**
  * Postgres when DATABASE_URL is set (distributed mode), else embedded Postgres (PGlite) persisted
- * under `<dataDir>/pgdata` (DESIGN.md 6). Does not migrate: call migrate() (embedded mode) or run
- * migrate-main (distributed mode).
+ * under `<dataDir>/pgdata` (docs/architecture.md § The parts). Does not migrate: call migrate()
+ * (embedded mode) or run migrate-main (distributed mode).
  */
 export async function openDb(options: {
   databaseUrl?: string | undefined;

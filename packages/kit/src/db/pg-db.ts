@@ -96,6 +96,7 @@ function toResult<R>(result: pg.QueryResult): QueryResult<R> {
 /** Db over a node-postgres pool. */
 export class PgDb implements Db {
   private readonly pool: pg.Pool;
+  private readonly logger: Logger | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: PgDbOptions) {
@@ -105,6 +106,7 @@ export class PgDb implements Db {
       connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
       types,
     });
+    this.logger = options.logger;
     // An idle client that loses its server emits here; without a listener the process would crash.
     // The pool drops that client and connects a new one when next needed.
     this.pool.on('error', (err) =>
@@ -122,6 +124,15 @@ export class PgDb implements Db {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no listener of the pool's: a server that ends its session while the
+    // transaction waits (the dispatcher holds one open across a submit) would crash the process.
+    // The error fails the transaction's next statement; the client is then destroyed, not reused.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => {
+      lost = err;
+      this.logger?.warn({ err }, 'Postgres connection lost during a transaction');
+    };
+    client.on('error', onError);
     let finished = false;
     const live = (): pg.PoolClient => {
       // The client goes back to the pool afterwards: a leaked tx must not write on someone else's.
@@ -154,8 +165,9 @@ export class PgDb implements Db {
       throw err;
     } finally {
       finished = true;
-      // A client whose ROLLBACK failed is destroyed rather than reused.
-      client.release(broken);
+      client.off('error', onError);
+      // A client whose ROLLBACK failed, or whose session was lost, is destroyed rather than reused.
+      client.release(broken || lost !== undefined);
     }
   }
 

@@ -33,15 +33,19 @@ function prepareParams(params: readonly unknown[]): unknown[] {
   });
 }
 
-/** A statement queued behind an open transaction from inside that transaction's callback waits forever. */
+/**
+ * A statement queued behind an open transaction from inside that transaction's callback waits
+ * forever.
+ */
 const DEADLOCK_WARNING_MS = 5000;
 
 /**
- * Db over embedded Postgres. PGlite has one connection (TRAPS.md): a statement issued while a
- * transaction is open would join it and be rolled back with it. So every use goes through one
- * promise chain, and a transaction holds the chain until it ends; statements inside a transaction
- * go through its `tx` (calling `db.query` from inside `db.transaction` waits for the transaction,
- * which waits for the callback: a deadlock, reported as a warning after 5 s).
+ * Db over embedded Postgres. PGlite has one connection (docs/architecture.md § The embedded
+ * database): a statement issued while a transaction is open would join it and be rolled back with
+ * it. So every use goes through one promise chain, and a transaction holds the chain until it ends;
+ * statements inside a transaction go through its `tx` (calling `db.query` from inside
+ * `db.transaction` waits for the transaction, which waits for the callback: a deadlock, reported as
+ * a warning after 5 s).
  */
 export class PgliteDb implements Db {
   private chain: Promise<unknown> = Promise.resolve();
@@ -149,7 +153,10 @@ export class PgliteDb implements Db {
     });
   }
 
-  /** False when the database does not answer within 2 s (also when a transaction holds it that long). */
+  /**
+   * False when the database does not answer within 2 s (also when a transaction holds it that
+   * long).
+   */
   async ping(): Promise<boolean> {
     try {
       await withTimeout(this.query('SELECT 1'), PING_TIMEOUT_MS, 'ping');

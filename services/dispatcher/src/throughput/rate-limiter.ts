@@ -4,7 +4,10 @@ export interface RateCap {
   perSecond: number;
 }
 
-/** Cluster-wide pacing (DESIGN.md 8): reserves `cost` PDUs on every cap and says how long to wait. */
+/**
+ * Cluster-wide pacing (docs/architecture.md § Throughput caps): reserves `cost` PDUs on every cap
+ * and says how long to wait.
+ */
 export interface RateLimiter {
   /** Milliseconds to wait before sending; rejects when the shared state cannot be reached. */
   reserve(caps: readonly RateCap[], cost: number): Promise<number>;

@@ -3,7 +3,8 @@ import { BURST, type RateCap, type RateLimiter } from './rate-limiter';
 
 /**
  * gcraReserve (gcra.ts) for every key at once, atomically, on Redis's clock (dispatchers' clocks
- * may differ). KEYS: the caps' keys; ARGV: cost, burst, then each cap's rate. Returns the wait in ms.
+ * may differ). KEYS: the caps' keys; ARGV: cost, burst, then each cap's rate. Returns the wait in
+ * ms.
  */
 const RESERVE = `
 local t = redis.call('TIME')
@@ -23,7 +24,10 @@ end
 return tostring(wait)
 `;
 
-/** The cluster-wide cap, shared by every dispatcher through Redis (not bottleneck's Redis mode: TRAPS.md). */
+/**
+ * The cluster-wide cap, shared by every dispatcher through Redis (not bottleneck's Redis mode:
+ * docs/architecture.md § Throughput caps).
+ */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 

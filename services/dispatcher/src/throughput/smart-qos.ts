@@ -11,17 +11,11 @@ export interface SmartQosOptions {
   latencyFactor: number;
 }
 
-export const DEFAULT_SMART_QOS: Omit<SmartQosOptions, 'maxRate'> = {
-  minRate: 1,
-  recoverPerSecond: 0.05,
-  throttleFactor: 0.5,
-  latencyFactor: 0.8,
-};
-
 /**
- * Adapts the submit rate to the SMSC (DESIGN.md 8): multiplicative back-off on throttling or on
- * rising response latency, additive recovery up to the configured rate. Decisions use smoothed
- * latency and at most one decrease per second, so a single slow answer does not move the rate.
+ * Adapts the submit rate to the SMSC (docs/architecture.md § Throughput caps): multiplicative
+ * back-off on throttling or on rising response latency, additive recovery up to the configured
+ * rate. Decisions use smoothed latency and at most one decrease per second, so a single slow answer
+ * does not move the rate.
  */
 export class SmartQos {
   private rate: number;
@@ -62,7 +56,8 @@ export class SmartQos {
   }
 
   private recover(now: number): void {
-    // No recovery in the second after a decrease; after it, +recoverPerSecond of the ceiling per second.
+    // No recovery in the second after a decrease; after it, +recoverPerSecond of the ceiling per
+    // second.
     const from = Math.max(this.lastTick, this.lastDecrease + 1000);
     this.lastTick = now;
     const seconds = (now - from) / 1000;

@@ -9,7 +9,7 @@ export interface GateMetrics {
 /**
  * Holds each submission until the connector's and the account's cluster-wide caps allow it. When
  * the shared state cannot be reached, it waits for it (dispatch pauses) instead of running
- * uncapped (issue: throughput).
+ * uncapped (docs/architecture.md § Throughput caps).
  */
 export class ThroughputGate {
   private pausedSince: number | undefined;

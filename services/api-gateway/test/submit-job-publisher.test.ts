@@ -8,7 +8,7 @@ import {
 } from '@smsgw/contracts';
 import { MemoryBus, type Bus } from '@smsgw/kit';
 import { waitFor } from '@smsgw/kit/testing';
-import { SubmitJobPublisher, type SubmitJob } from '../src';
+import { SubmitJobPublisher, type SubmitJob } from '../src/send-pipeline/submit-job-publisher';
 
 const job = (accountId: string, segments = 1): SubmitJob => ({
   messageId: randomUUID(),
@@ -141,7 +141,7 @@ describe('SubmitJobPublisher', () => {
         await bus.publish(topic, payload);
       },
     };
-    const publisher = new SubmitJobPublisher(refusing as Bus);
+    const publisher = new SubmitJobPublisher(refusing);
     const results = await Promise.allSettled(
       [job(alice), job(bob), job(alice), job(bob)].map((j) => publisher.publish(j)),
     );

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError, PgDb, PgliteDb, createLogger, migrate, type Db } from '@smsgw/kit';
 import { createTestDatabase, findTestDatabaseServer } from '@smsgw/kit/testing';
-import {
-  AcceptanceBatcher,
-  JobOutbox,
-  MessageStore,
-  type AcceptOutcome,
-  type NewMessage,
-} from '../src';
+import { MessageStore, type AcceptOutcome, type NewMessage } from '../src/message-store';
+import { AcceptanceGroupCommit } from '../src/send-pipeline/acceptance-group-commit';
+import { JobOutboxRows } from '../src/send-pipeline/job-outbox-rows';
 
 const logger = createLogger('test', 'silent');
 const server = findTestDatabaseServer();
@@ -36,7 +32,7 @@ const databases: [string, Harness][] = [
   ...(server ? [['Postgres', postgres(server.url)] as [string, Harness]] : []),
 ];
 
-describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
+describe.each(databases)('AcceptanceGroupCommit on %s', (name, harness) => {
   let db: Db;
   let store: MessageStore;
   let statements: number[];
@@ -53,9 +49,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     store = new MessageStore(db);
     statements = [];
     const acceptGroup = store.acceptGroup.bind(store);
-    jest.spyOn(store, 'acceptGroup').mockImplementation((messages, clearedOutboxIds) => {
+    jest.spyOn(store, 'acceptGroup').mockImplementation((messages, publishedOutboxIds) => {
       statements.push(messages.length);
-      return acceptGroup(messages, clearedOutboxIds);
+      return acceptGroup(messages, publishedOutboxIds);
     });
   });
 
@@ -96,9 +92,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     ...extra,
   });
 
-  /** Calls made in one tick join one group: the batcher sends them as one statement. */
-  const acceptTogether = (batcher: AcceptanceBatcher, messages: NewMessage[]) =>
-    Promise.allSettled(messages.map((m) => batcher.accept(m)));
+  /** Calls made in one tick join one group: the acceptances sends them as one statement. */
+  const acceptTogether = (acceptances: AcceptanceGroupCommit, messages: NewMessage[]) =>
+    Promise.allSettled(messages.map((m) => acceptances.accept(m)));
   /** The outbox row is looked at by the tests of it, not compared with the rest of an outcome. */
   const outcomes = (settled: PromiseSettledResult<AcceptOutcome>[]) =>
     settled.map((s) => {
@@ -157,7 +153,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     });
     const bob = await account({ balance: null, smsCount: 10, rate: '0.050000' });
     const carol = await account({ balance: null, smsCount: null, rate: '0.000000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
     const group = [
       message(alice, 2),
       message(bob, 3),
@@ -166,7 +162,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
       message(bob, 1),
     ];
 
-    const results = outcomes(await acceptTogether(batcher, group));
+    const results = outcomes(await acceptTogether(acceptances, group));
 
     expect(statements).toEqual([5]);
     expect(results).toEqual([
@@ -201,7 +197,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
 
   it('charges in arrival order when credit runs out mid-group, refusing only what no longer fits', async () => {
     const alice = await account({ balance: '0.350000', smsCount: null, rate: '0.100000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
     // 0.35: 1 part (0.25 left), 3 parts refused, 2 parts (0.05 left), then 1 part no longer fits.
     const group = [
       message(alice, 1),
@@ -211,7 +207,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
       message(alice, 1),
     ];
 
-    const results = outcomes(await acceptTogether(batcher, group));
+    const results = outcomes(await acceptTogether(acceptances, group));
 
     expect(statements).toEqual([5]);
     expect(results).toEqual([
@@ -234,7 +230,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
   it('spends the sms_count quota the same way, and names what ran out', async () => {
     const quota = await account({ balance: null, smsCount: 3, rate: '0.010000' });
     const both = await account({ balance: '0.010000', smsCount: 1, rate: '0.010000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
     const group = [
       message(quota, 2),
       message(both, 1),
@@ -243,7 +239,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
       message(quota, 1),
     ];
 
-    const results = outcomes(await acceptTogether(batcher, group));
+    const results = outcomes(await acceptTogether(acceptances, group));
 
     expect(results).toEqual([
       { ok: true, cost: '0.02', from: null },
@@ -260,9 +256,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
 
   it('refuses a message of an account that does not exist, as before', async () => {
     const alice = await account({ balance: null, smsCount: null, rate: '1.000000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
     const results = outcomes(
-      await acceptTogether(batcher, [message(randomUUID()), message(alice)]),
+      await acceptTogether(acceptances, [message(randomUUID()), message(alice)]),
     );
     expect(results).toEqual([
       { ok: false, reason: 'INSUFFICIENT_CREDIT' },
@@ -272,11 +268,11 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
 
   it('fails only the message the database refuses, with a clean 503, and charges the rest of its group', async () => {
     const alice = await account({ balance: '1.000000', smsCount: null, rate: '0.100000' });
-    const batcher = new AcceptanceBatcher(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
     // Postgres text cannot hold NUL: the group's statement fails as a whole.
     const group = [message(alice), message(alice, 1, { content: 'bad\u0000' }), message(alice)];
 
-    const settled = await acceptTogether(batcher, group);
+    const settled = await acceptTogether(acceptances, group);
 
     expect(statements).toEqual([3, 1, 1, 1]);
     expect([outcomes(settled)[0], outcomes(settled)[2]]).toEqual([
@@ -305,7 +301,7 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
     const broken = new MessageStore({
       query: () => Promise.reject(new Error('connection terminated unexpectedly')),
     } as unknown as Db);
-    const failing = new AcceptanceBatcher(broken, logger);
+    const failing = new AcceptanceGroupCommit(broken, logger);
     const settled = await acceptTogether(failing, [message(alice), message(alice)]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     for (const s of settled)
@@ -314,9 +310,9 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
         status: 503,
       });
 
-    const batcher = new AcceptanceBatcher(store, logger);
-    const first = acceptTogether(batcher, [message(alice, 1, { content: 'bad\u0000' })]);
-    const second = acceptTogether(batcher, [message(alice), message(alice)]);
+    const acceptances = new AcceptanceGroupCommit(store, logger);
+    const first = acceptTogether(acceptances, [message(alice, 1, { content: 'bad\u0000' })]);
+    const second = acceptTogether(acceptances, [message(alice), message(alice)]);
     expect((await first)[0].status).toBe('rejected');
     expect(outcomes(await second)).toEqual([
       { ok: true, cost: '0.1', from: null },
@@ -327,10 +323,10 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
 
   it('writes the accepted messages queued with one outbox row naming them, deleted once every job is confirmed', async () => {
     const alice = await account({ balance: '0.200000', smsCount: null, rate: '0.100000' });
-    const outbox = new JobOutbox(store, logger);
-    const batcher = new AcceptanceBatcher(store, logger, { outbox });
+    const outbox = new JobOutboxRows(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger, { outbox });
     const group = [message(alice), message(alice), message(alice)];
-    const settled = await acceptTogether(batcher, group);
+    const settled = await acceptTogether(acceptances, group);
 
     // The third did not fit: it is neither stored nor named by the row.
     const [first, second, third] = outboxIds(settled);
@@ -345,44 +341,44 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
       rows.has(group[2].id),
     ]).toEqual(['queued', 'queued', false]);
 
-    outbox.confirmed(first!);
-    await outbox.drain();
+    outbox.jobConfirmed(first!);
+    await outbox.flushDeletions();
     expect((await outboxRows()).has(first!)).toBe(true); // one job of it is not confirmed yet
-    outbox.confirmed(first!);
-    await outbox.drain();
+    outbox.jobConfirmed(first!);
+    await outbox.flushDeletions();
     expect((await outboxRows()).has(first!)).toBe(false);
   });
 
   it('keeps the outbox row of a job that failed to publish, for the recovery sweep', async () => {
     const alice = await account({ balance: null, smsCount: null, rate: '0.100000' });
-    const outbox = new JobOutbox(store, logger);
-    const batcher = new AcceptanceBatcher(store, logger, { outbox });
-    const [id] = outboxIds(await acceptTogether(batcher, [message(alice), message(alice)]));
+    const outbox = new JobOutboxRows(store, logger);
+    const acceptances = new AcceptanceGroupCommit(store, logger, { outbox });
+    const [id] = outboxIds(await acceptTogether(acceptances, [message(alice), message(alice)]));
 
-    outbox.failed(id!);
-    outbox.confirmed(id!);
-    await outbox.drain();
+    outbox.jobFailed(id!);
+    outbox.jobConfirmed(id!);
+    await outbox.flushDeletions();
     expect((await outboxRows()).has(id!)).toBe(true);
   });
 
   it('lets outbox deletions ride along with the next acceptance statement, and keeps them when it fails', async () => {
     const alice = await account({ balance: '1.000000', smsCount: null, rate: '0.100000' });
-    const clearOutbox = jest.spyOn(store, 'clearOutbox');
-    const outbox = new JobOutbox(store, logger, 60_000);
-    const batcher = new AcceptanceBatcher(store, logger, { outbox });
-    const first = outboxIds(await acceptTogether(batcher, [message(alice), message(alice)]));
-    for (const id of first) outbox.confirmed(id!);
+    const deleteOutboxRows = jest.spyOn(store, 'deleteOutboxRows');
+    const outbox = new JobOutboxRows(store, logger, 60_000);
+    const acceptances = new AcceptanceGroupCommit(store, logger, { outbox });
+    const first = outboxIds(await acceptTogether(acceptances, [message(alice), message(alice)]));
+    for (const id of first) outbox.jobConfirmed(id!);
 
     // The statement fails as a whole (NUL): the deletion is given back, then rides the next group.
-    await acceptTogether(batcher, [message(alice, 1, { content: 'bad\u0000' })]);
+    await acceptTogether(acceptances, [message(alice, 1, { content: 'bad\u0000' })]);
     expect((await outboxRows()).has(first[0]!)).toBe(true);
-    const [second] = outboxIds(await acceptTogether(batcher, [message(alice)]));
+    const [second] = outboxIds(await acceptTogether(acceptances, [message(alice)]));
 
     const rows = await outboxRows();
     expect([rows.has(first[0]!), rows.has(second!)]).toEqual([false, true]);
     expect(statements).toEqual([2, 1, 1]);
-    await outbox.drain();
-    expect(clearOutbox).not.toHaveBeenCalled();
+    await outbox.flushDeletions();
+    expect(deleteOutboxRows).not.toHaveBeenCalled();
     expect(await accountRow(alice)).toEqual({ balance: '0.700000', sms_count: null });
   });
 
@@ -393,8 +389,8 @@ describe.each(databases)('AcceptanceBatcher on %s', (name, harness) => {
       const other = await harness.open();
       try {
         const gateways = [
-          new AcceptanceBatcher(store, logger, { maxGroupSize: 7 }),
-          new AcceptanceBatcher(new MessageStore(other), logger, { maxGroupSize: 7 }),
+          new AcceptanceGroupCommit(store, logger, { maxGroupSize: 7 }),
+          new AcceptanceGroupCommit(new MessageStore(other), logger, { maxGroupSize: 7 }),
         ];
         const messages = Array.from({ length: 120 }, (_, i) =>
           message(i % 2 === 0 ? alice : bob, 1 + (i % 3)),

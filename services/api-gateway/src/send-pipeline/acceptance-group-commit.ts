@@ -1,12 +1,13 @@
 import { GroupCommit, HttpError, type Logger } from '@smsgw/kit';
-import type { AcceptOutcome, MessageStore, NewMessage } from './message-store';
-import type { JobOutbox } from './job-outbox';
+import { gatewayDefaults } from '../defaults';
+import type { AcceptOutcome, MessageStore, NewMessage } from '../message-store';
+import type { JobOutboxRows } from './job-outbox-rows';
 
-export interface AcceptanceBatcherOptions {
+export interface AcceptanceGroupCommitOptions {
   /** Most messages one statement accepts (bounds its size and how long it holds the account rows). */
   maxGroupSize?: number;
-  /** Told how many jobs each statement's outbox row holds; its confirmed rows are deleted by each statement. */
-  outbox?: Pick<JobOutbox, 'opened' | 'take' | 'giveBack'>;
+  /** Told which outbox row each statement wrote; the rows whose jobs are confirmed are deleted by it. */
+  outbox?: Pick<JobOutboxRows, 'committed' | 'takeDeletions' | 'deletionFailed'>;
 }
 
 /**
@@ -16,19 +17,19 @@ export interface AcceptanceBatcherOptions {
  * idle request still goes at once. The group keeps arrival order, which decides who is charged
  * when credit runs out mid-group (MessageStore.acceptGroup).
  */
-export class AcceptanceBatcher {
+export class AcceptanceGroupCommit {
   /** A caller's own failure travels as its result, so it fails that caller only. */
   private readonly groups: GroupCommit<NewMessage, AcceptOutcome | HttpError>;
-  private readonly outbox: AcceptanceBatcherOptions['outbox'];
+  private readonly outbox: AcceptanceGroupCommitOptions['outbox'];
 
   constructor(
-    private readonly store: MessageStore,
+    private readonly store: Pick<MessageStore, 'acceptGroup'>,
     private readonly logger: Logger,
-    options: AcceptanceBatcherOptions = {},
+    options: AcceptanceGroupCommitOptions = {},
   ) {
     this.outbox = options.outbox;
     this.groups = new GroupCommit((messages) => this.acceptGroup(messages), {
-      maxSize: options.maxGroupSize ?? 256,
+      maxSize: options.maxGroupSize ?? gatewayDefaults.sendPipeline.maxAcceptGroup,
     });
   }
 
@@ -39,18 +40,13 @@ export class AcceptanceBatcher {
     return outcome;
   }
 
-  /** Messages waiting for or inside a statement. */
-  get pending(): number {
-    return this.groups.size;
-  }
-
   private async acceptGroup(messages: NewMessage[]): Promise<(AcceptOutcome | HttpError)[]> {
-    const cleared = this.outbox?.take() ?? [];
+    const deletions = this.outbox?.takeDeletions() ?? [];
     try {
-      return this.opened(await this.store.acceptGroup(messages, cleared));
+      return this.committed(await this.store.acceptGroup(messages, deletions));
     } catch (err) {
       // Rolled back with the statement; they ride the next one.
-      this.outbox?.giveBack(cleared);
+      this.outbox?.deletionFailed(deletions);
       if (messages.length === 1) return [this.unrecorded(err, messages[0])];
       // One message the database refuses (say, a NUL character) must not fail the others that
       // shared its statement: the statement was rolled back as a whole, so each goes again alone.
@@ -63,17 +59,17 @@ export class AcceptanceBatcher {
   }
 
   /** Before any caller hears of its message, so no job can be confirmed before its row is counted. */
-  private opened<T extends AcceptOutcome | HttpError>(outcomes: T[]): T[] {
+  private committed<T extends AcceptOutcome | HttpError>(outcomes: T[]): T[] {
     const jobs = new Map<string, number>();
     for (const o of outcomes)
       if (!(o instanceof HttpError) && o.ok) jobs.set(o.outboxId, (jobs.get(o.outboxId) ?? 0) + 1);
-    for (const [outboxId, count] of jobs) this.outbox?.opened(outboxId, count);
+    for (const [outboxId, count] of jobs) this.outbox?.committed(outboxId, count);
     return outcomes;
   }
 
   private async acceptAlone(message: NewMessage): Promise<AcceptOutcome | HttpError> {
     try {
-      const [outcome] = this.opened(await this.store.acceptGroup([message]));
+      const [outcome] = this.committed(await this.store.acceptGroup([message]));
       return outcome;
     } catch (err) {
       return this.unrecorded(err, message);

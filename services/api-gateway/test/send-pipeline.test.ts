@@ -1,13 +1,8 @@
 import { createLogger, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
-import {
-  AcceptanceBatcher,
-  JobOutbox,
-  MessageIntake,
-  MessageStore,
-  type SubmitJob,
-  type SubmitJobPublisher,
-} from '../src';
+import { MessageStore } from '../src/message-store';
+import { SendPipeline } from '../src/send-pipeline/send-pipeline';
+import type { SubmitJob } from '../src/send-pipeline/submit-job-publisher';
 
 const logger = createLogger('test', 'silent');
 let db: Db;
@@ -28,22 +23,12 @@ class HeldBroker {
   }
 }
 
-function intake(broker: HeldBroker, maxUnconfirmed = 1000) {
-  const store = new MessageStore(db);
-  const outbox = new JobOutbox(store, logger, 0);
-  const batcher = new AcceptanceBatcher(store, logger, { outbox });
-  return {
-    outbox,
-    intake: new MessageIntake(
-      batcher,
-      outbox,
-      broker as unknown as SubmitJobPublisher,
-      logger,
-      10,
-      undefined,
-      maxUnconfirmed,
-    ),
-  };
+function pipeline(broker: HeldBroker, maxUnconfirmedJobs = 1000) {
+  return new SendPipeline(new MessageStore(db), broker, logger, {
+    maxParts: 10,
+    maxUnconfirmedJobs,
+    outboxIdleFlushMs: 0,
+  });
 }
 
 const outboxRows = async () =>
@@ -58,10 +43,10 @@ const settledSoon = async <T>(p: Promise<T>): Promise<boolean> => {
   return settled;
 };
 
-describe('MessageIntake and the broker confirm', () => {
+describe('SendPipeline and the broker confirm', () => {
   it('answers once the message and its outbox row are committed, before the broker confirms; the row goes at the confirm', async () => {
     const broker = new HeldBroker();
-    const { intake: gateway, outbox } = intake(broker);
+    const gateway = pipeline(broker);
 
     const accepted = await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
 
@@ -69,26 +54,26 @@ describe('MessageIntake and the broker confirm', () => {
     expect(gateway.unconfirmedJobs).toBe(1);
     expect(await outboxRows()).toBe(1);
     broker.jobs[0].confirm();
-    await gateway.drain();
-    await outbox.drain();
+    await gateway.waitForConfirms();
+    await gateway.flushOutboxDeletions();
     expect(gateway.unconfirmedJobs).toBe(0);
     expect(await outboxRows()).toBe(0);
   });
 
   it('leaves the outbox row for the sweep when the publish fails, and still answers', async () => {
     const broker = new HeldBroker();
-    const { intake: gateway, outbox } = intake(broker);
+    const gateway = pipeline(broker);
     await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
 
     broker.jobs[0].fail(new Error('broker gone'));
-    await gateway.drain();
-    await outbox.drain();
+    await gateway.waitForConfirms();
+    await gateway.flushOutboxDeletions();
     expect(await outboxRows()).toBe(1);
   });
 
   it('makes a request wait for its own confirm once too many jobs wait for the broker', async () => {
     const broker = new HeldBroker();
-    const { intake: gateway } = intake(broker, 2);
+    const gateway = pipeline(broker, 2);
     await gateway.accept(accountId, { to: '41790000001', content: 'one' });
     await gateway.accept(accountId, { to: '41790000001', content: 'two' });
 
@@ -98,7 +83,7 @@ describe('MessageIntake and the broker confirm', () => {
     broker.jobs[2].confirm();
     expect(await settledSoon(third)).toBe(true);
 
-    const drained = gateway.drain();
+    const drained = gateway.waitForConfirms();
     expect(await settledSoon(drained)).toBe(false);
     for (const j of broker.jobs.slice(0, 2)) j.confirm();
     await drained;

@@ -1,0 +1,30 @@
+import type { MessageParams, SendRequest } from '@smsgw/contracts';
+import type { NewMessage } from '../message-store';
+import type { MessagePlan } from '@smsgw/smsc';
+
+/** Dashed names as clients wrote them never reach storage: params are kept under canonical names. */
+function extraParams(m: MessageParams): Record<string, unknown> {
+  const { content: _c, hex_content: _h, coding: _k, from: _f, ...rest } = m;
+  return rest;
+}
+
+/** The row a single send asks to record, with the coding and parts its plan chose. */
+export function newMessage(
+  id: string,
+  accountId: string,
+  request: SendRequest,
+  plan: Pick<MessagePlan, 'coding' | 'segments'>,
+): NewMessage {
+  return {
+    id,
+    accountId,
+    batchId: null,
+    to: request.to,
+    from: request.from ?? null,
+    content: request.content ?? null,
+    hexContent: request.hex_content ?? null,
+    coding: plan.coding,
+    segments: plan.segments,
+    params: extraParams(request),
+  };
+}

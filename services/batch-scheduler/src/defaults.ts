@@ -1,0 +1,18 @@
+/**
+ * The scheduler's built-in tunings, next to the settings it reads from its environment
+ * (config.ts).
+ */
+export const schedulerDefaults = {
+  /**
+   * How often Postgres is asked for batches that are due or have room to expand; the
+   * batch.accepted event only makes a new batch start sooner.
+   */
+  pollIntervalMs: 250,
+  /** Recipients expanded into messages by one statement: one transaction per chunk. */
+  chunkSize: 500,
+  /**
+   * Messages of one batch waiting for the dispatcher before expansion pauses, so a large batch
+   * does not fill the queues ahead of other customers' messages.
+   */
+  maxUnsentPerBatch: 5000,
+} as const;

@@ -1,0 +1,26 @@
+/**
+ * The notifier's built-in tunings, next to the settings it reads from its environment
+ * (config.ts).
+ */
+export const notifierDefaults = {
+  /** How often due callback attempts are looked for when no event woke the worker. */
+  pollIntervalMs: 500,
+  /** Callback requests in flight at once over all hosts (each host is limited on its own too). */
+  concurrency: 64,
+  /** Outcome events handled at once per queue: enough to hide the round trips to Postgres. */
+  prefetch: 64,
+  /**
+   * An outcome event not seen this long after its state change is taken from the outcome outbox:
+   * long enough that the bus has almost surely delivered it, so the outbox rarely doubles it.
+   */
+  outboxStaleMs: 30_000,
+  /**
+   * Added to twice the request timeout for the lease on a callback attempt being sent: longer
+   * than any request, so a request in progress is never taken twice.
+   */
+  leaseMarginMs: 5_000,
+  /** Retry delays double from CALLBACK_RETRY_BASE_MS up to this, so a host down for long is still tried. */
+  maxRetryDelayMs: 3_600_000,
+  /** The outcome outbox is looked at at least this often, however long outboxStaleMs is. */
+  maxOutboxPollMs: 10_000,
+} as const;

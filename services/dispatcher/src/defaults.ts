@@ -1,0 +1,74 @@
+import { SUBMIT_GROUP_MAX } from '@smsgw/contracts';
+
+/**
+ * The dispatcher's built-in tunings, next to the settings it reads from its environment
+ * (config.ts).
+ */
+export const dispatcherDefaults = {
+  prefetch: {
+    /**
+     * Deliveries of message.submit per place of the SMPP window: enough to keep the window full,
+     * few enough that a crash strands few.
+     */
+    perWindowPlace: 4,
+    /**
+     * Messages a group job of message.submit-group carries, as the prefetch of that queue counts
+     * them. Batch chunks fill a group, but the gateway's groups of single sends are far from full
+     * at moderate load, and they too must keep the window full.
+     */
+    typicalGroupJob: SUBMIT_GROUP_MAX / 10,
+    /** Group jobs prefetched at least, whatever the window. */
+    minGroupJobs: 8,
+  },
+  claims: {
+    /**
+     * Groups claimed and not yet written: one is claimed while the previous waits for window
+     * places, so the claim's round trip to Postgres does not hold places idle.
+     */
+    maxAhead: 2,
+  },
+  answers: {
+    /** Most SMSC answers one statement records. */
+    maxGroup: 1000,
+    /** Answer statements in flight at once, so recording never trails the SMSC's answers. */
+    concurrency: 2,
+  },
+  retries: {
+    /** First delay before a transient submit failure is retried through the bus's delay queues. */
+    firstDelayMs: 1000,
+    /** Each next delay is this many times the previous one, so a struggling SMSC gets air. */
+    factor: 4,
+    /** No retry waits longer than this, so a message is not left for hours. */
+    maxDelayMs: 120_000,
+  },
+  receipts: {
+    /**
+     * How long a receipt that matches no message yet is held: an SMSC may send it before its
+     * submit_sm_resp has been recorded.
+     */
+    holdMs: 30_000,
+    /** How often held receipts are matched again. */
+    retryEveryMs: 250,
+  },
+  sweeper: {
+    /**
+     * A job outbox row or waiting message younger than this is left alone: its job is most likely
+     * still on the way, and re-publishing it would only make a duplicate.
+     */
+    acceptedGraceMs: 30_000,
+    /** Most rows one sweep statement takes, so a large backlog is swept in bounded steps. */
+    batchSize: 1000,
+  },
+  smartQos: {
+    /** Never paced below this many submits per second, so the rate can climb back. */
+    minRate: 1,
+    /** Share of the configured rate regained per second while the SMSC keeps up. */
+    recoverPerSecond: 0.05,
+    /** The rate is multiplied by this on a throttling answer. */
+    throttleFactor: 0.5,
+    /** The rate is multiplied by this when the SMSC's answers slow down. */
+    latencyFactor: 0.8,
+  },
+  /** The rate Smart QoS climbs back to when neither the worker nor the connector has a cap. */
+  uncappedQosRate: 1000,
+} as const;
