@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import { SetPasswordSchema, UsernameSchema, type AccountView } from '@smsgw/contracts';
+import {
+  ClientIdSchema,
+  SetPasswordSchema,
+  UsernameSchema,
+  type AccountView,
+} from '@smsgw/contracts';
 import { HttpError, parseInput } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
 import type { AccountStore } from './account-store';
@@ -12,9 +17,6 @@ export interface AccountControlDeps {
   hasher: PasswordHasher;
   announcer: AccountAnnouncer;
 }
-
-/** Client ids are hex from the admin API; anything else cannot name an application. */
-const ClientIdSchema = UsernameSchema;
 
 function found(account: AccountView | undefined, username: string): AccountView {
   if (!account) throw HttpError.notFound(`No account ${username}`);
