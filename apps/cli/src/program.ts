@@ -146,6 +146,37 @@ export function buildProgram(io: Io): Command {
         );
       else show(await adminClient().call<SenderRulesView>('GET', path, admin()));
     });
+  for (const [verb, description] of [
+    ['disable', 'refuse the account at once and hold its batches'],
+    ['enable', 'accept the account again and release its held batches'],
+  ] as const) {
+    accounts
+      .command(`${verb} <username>`)
+      .description(description)
+      .action(async (username: string) => {
+        show(
+          await adminClient().call<AccountView>(
+            'POST',
+            `/admin/v1/accounts/${encodeURIComponent(username)}/${verb}`,
+            admin(),
+          ),
+        );
+      });
+  }
+  accounts
+    .command('password <username>')
+    .description('set a new password; the old one and earlier access tokens stop working')
+    .requiredOption('--password <password>', 'the new password (at least 8 characters)')
+    .action(async (username: string, o: { password: string }) => {
+      show(
+        await adminClient().call<AccountView>(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/password`,
+          admin(),
+          { password: o.password },
+        ),
+      );
+    });
 
   const apps = program
     .command('apps')
@@ -193,6 +224,18 @@ export function buildProgram(io: Io): Command {
     .action(async (username: string, o: { graceSeconds?: number }) => {
       const body = o.graceSeconds !== undefined ? { grace_seconds: o.graceSeconds } : {};
       show(await adminClient().call('POST', secretPath(username), admin(), body));
+    });
+  apps
+    .command('rotate-secret <username> <clientId>')
+    .description('replace the secret (shown once); the old one and its tokens stop working')
+    .action(async (username: string, clientId: string) => {
+      show(
+        await adminClient().call(
+          'POST',
+          `/admin/v1/accounts/${encodeURIComponent(username)}/applications/${encodeURIComponent(clientId)}/secret`,
+          admin(),
+        ),
+      );
     });
 
   const credentials = (o: { user?: string; password?: string; token?: string }): string => {

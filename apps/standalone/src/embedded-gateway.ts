@@ -39,7 +39,7 @@ export async function startEmbeddedGateway(
   const bus = await openBus({ amqpUrl: config.AMQP_URL, namespace: config.BUS_NAMESPACE, logger });
   const smsc = await openSmscLink(config.SMSC_URL, logger);
 
-  const auth = createAuthService({ db, registry, logger, ...authSettings(config) });
+  const auth = createAuthService({ db, bus, registry, logger, ...authSettings(config) });
   const gateway = createGatewayService({
     registry,
     db,
@@ -71,6 +71,7 @@ export async function startEmbeddedGateway(
     }),
   });
 
+  await auth.start();
   await scheduler.start();
   await notifier.start();
   await dispatcher.start();
@@ -88,7 +89,7 @@ export async function startEmbeddedGateway(
       { name: 'scheduler', run: () => scheduler.stop() },
       { name: 'notifier', run: () => notifier.stop() },
       { name: 'smsc', run: () => smsc.close() },
-      { name: 'login-throttle', run: () => auth.close() },
+      { name: 'account changes and login-throttle', run: () => auth.close() },
       { name: 'bus', run: () => bus.close() },
       { name: 'database', run: () => db.close() },
     ],

@@ -27,9 +27,11 @@ export const UsernameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected 1 to 64 letters, digits or _ . @ -');
 
+export const PasswordSchema = storableText().min(8, 'must be at least 8 characters').max(256);
+
 export const CreateAccountSchema = z.strictObject({
   username: UsernameSchema,
-  password: storableText().min(8, 'must be at least 8 characters').max(256),
+  password: PasswordSchema,
   /** Omitted or null: unlimited. */
   balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative')
     .nullable()
@@ -42,6 +44,9 @@ export const CreateAccountSchema = z.strictObject({
   throughput: z.number().nonnegative().max(100000).optional(),
 });
 export type CreateAccount = z.output<typeof CreateAccountSchema>;
+
+export const SetPasswordSchema = z.strictObject({ password: PasswordSchema });
+export type SetPassword = z.output<typeof SetPasswordSchema>;
 
 export const CreditSchema = z.strictObject({
   amount: MoneySchema,
@@ -65,6 +70,8 @@ export const AccountViewSchema = z.object({
   default_from: z.string().nullable(),
   throughput: z.number(),
   created_at: z.string(),
+  /** When an operator disabled the account; null while it is enabled. */
+  disabled_at: z.string().nullable(),
 });
 export type AccountView = z.infer<typeof AccountViewSchema>;
 

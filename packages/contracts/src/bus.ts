@@ -112,3 +112,27 @@ export const BUS_SCHEMAS = {
   [TOPICS.batchAccepted]: BatchAcceptedEventSchema,
 } as const;
 export type BusPayload<T extends Topic> = z.infer<(typeof BUS_SCHEMAS)[T]>;
+
+/**
+ * Broadcasts: every process subscribed at the time gets each one, none is kept for a process that
+ * is not (no durable queue). For news that only matters to what a process holds in memory now.
+ */
+export const BROADCASTS = {
+  accountChanged: 'account.changed',
+} as const;
+export type Broadcast = (typeof BROADCASTS)[keyof typeof BROADCASTS];
+
+/** What an operator changed; every process drops what it remembers of the account's credentials. */
+export const AccountChangedEventSchema = z.object({
+  accountId: z.string().uuid(),
+  change: z.enum(['disabled', 'enabled', 'password', 'secret', 'application-revoked']),
+  /** The application, for a rotated secret or a revoked application. */
+  clientId: z.string().optional(),
+  at: z.string(),
+});
+export type AccountChangedEvent = z.infer<typeof AccountChangedEventSchema>;
+
+export const BROADCAST_SCHEMAS = {
+  [BROADCASTS.accountChanged]: AccountChangedEventSchema,
+} as const;
+export type BroadcastPayload<T extends Broadcast> = z.infer<(typeof BROADCAST_SCHEMAS)[T]>;

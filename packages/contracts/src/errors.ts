@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   /** The account may not send from this sender (its sender rules). */
   SENDER_NOT_ALLOWED: 403,
+  /** Right credentials of an account an operator has disabled. */
+  ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,

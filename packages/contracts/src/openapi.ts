@@ -5,6 +5,7 @@ import {
   CreateAccountSchema,
   CreateApplicationSchema,
   CreditSchema,
+  SetPasswordSchema,
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
@@ -60,7 +61,7 @@ const errors = {
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
   403: error(
-    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site), or a sender the account may not use (SENDER_NOT_ALLOWED)',
+    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
   ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
@@ -177,6 +178,7 @@ export function buildOpenApiDocument(): Json {
     CreateAccount: schemaOf(CreateAccountSchema),
     Credit: schemaOf(CreditSchema),
     CreateApplication: schemaOf(CreateApplicationSchema),
+    SetPassword: schemaOf(SetPasswordSchema),
     Account: schemaOf(AccountViewSchema),
     ApplicationCreated: schemaOf(ApplicationCreatedSchema),
     RotateCallbackSecret: schemaOf(RotateCallbackSecretSchema),
@@ -322,7 +324,7 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 404, 415, 429, 503),
+            ...pick(400, 401, 403, 404, 415, 429, 503),
           },
         },
       },
@@ -343,6 +345,55 @@ export function buildOpenApiDocument(): Json {
           security: admin,
           parameters: [pathParam('username', 'account')],
           responses: { 200: { description: 'The account', ...json('Account') }, ...pick(401, 404) },
+        },
+      },
+      '/admin/v1/accounts/{username}/disable': {
+        post: {
+          summary:
+            'Disable an account: every auth replica and gateway refuses it within a second (403 ACCOUNT_DISABLED), its access tokens stop working, its scheduled batches are held',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The account (disabled_at set)', ...json('Account') },
+            ...pick(401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/enable': {
+        post: {
+          summary:
+            'Enable an account again; its held batches start, access tokens issued before the disable stay refused',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The account (disabled_at null)', ...json('Account') },
+            ...pick(401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/password': {
+        post: {
+          summary:
+            'Set a new password: the old one and every access token of the account stop working within a second',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('SetPassword') },
+          responses: {
+            200: { description: 'The account', ...json('Account') },
+            ...pick(400, 401, 404),
+          },
+        },
+      },
+      '/admin/v1/accounts/{username}/applications/{clientId}/secret': {
+        post: {
+          summary:
+            "Rotate an application's secret (the new one is shown once); the old secret and its access tokens stop working within a second",
+          security: admin,
+          parameters: [pathParam('username', 'account'), pathParam('clientId', 'client_id')],
+          responses: {
+            200: { description: 'The new secret', ...json('ApplicationCreated') },
+            ...pick(400, 401, 404),
+          },
         },
       },
       '/admin/v1/accounts/{username}/credit': {

@@ -23,3 +23,5 @@ export * from './service-main';
 export * from './polling-loop';
 export * from './group-commit';
 export * from './api-docs';
+export * from './credential-cache';
+export * from './account-changes';

@@ -1,9 +1,9 @@
 import amqp from 'amqplib';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { TOPICS } from '@smsgw/contracts';
+import { BROADCASTS, TOPICS } from '@smsgw/contracts';
 import { AmqpBus, BusUnavailableError, UnroutableMessageError, createLogger } from '../src';
 import { waitFor } from '../src/testing';
-import { describeBusConformance, resultEvent } from './bus-conformance';
+import { accountChanged, describeBusConformance, resultEvent } from './bus-conformance';
 import { killConnection, resolveAmqpUrl } from './support/amqp';
 import { sleep } from './support/wait';
 
@@ -37,6 +37,30 @@ if (url) {
   describeBusConformance('AmqpBus (RabbitMQ)', () => open());
 
   describe('AmqpBus specifics', () => {
+    it('broadcasts to every process, and tells a subscription of the gap after a reconnect', async () => {
+      const [sender, first, second] = await Promise.all([open(), open(), open()]);
+      const seen: Record<string, string[]> = { first: [], second: [] };
+      let gaps = 0;
+      await first.subscribe(BROADCASTS.accountChanged, {
+        onMessage: (event) => void seen['first'].push(event.accountId),
+        onGap: () => void gaps++,
+      });
+      await second.subscribe(BROADCASTS.accountChanged, {
+        onMessage: (event) => void seen['second'].push(event.accountId),
+      });
+      const id = randomUUID();
+      await sender.broadcast(BROADCASTS.accountChanged, accountChanged(id));
+      await waitFor(() => seen['first'].length === 1 && seen['second'].length === 1, 5_000);
+      expect(seen).toEqual({ first: [id], second: [id] });
+
+      killConnection(first);
+      await waitFor(() => gaps === 1, 10_000, 'the gap after the reconnect');
+      const after = randomUUID();
+      await sender.broadcast(BROADCASTS.accountChanged, accountChanged(after));
+      await waitFor(() => seen['first'].includes(after), 5_000, 'a broadcast after the reconnect');
+      expect(seen['first']).toEqual([id, after]);
+    });
+
     it('redelivers a message left unacked by a consumer whose connection died, to another consumer', async () => {
       const first = await open();
       let release!: () => void;

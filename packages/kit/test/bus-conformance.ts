@@ -1,8 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { BUS_SCHEMAS, QUEUES, TOPICS, type MessageResultEvent } from '@smsgw/contracts';
+import {
+  BROADCASTS,
+  BUS_SCHEMAS,
+  QUEUES,
+  TOPICS,
+  type AccountChangedEvent,
+  type MessageResultEvent,
+} from '@smsgw/contracts';
 import { PoisonMessageError, type Bus, type Consumer, type DeliveryInfo } from '../src';
 import { waitFor } from '../src/testing';
 import { sleep } from './support/wait';
+
+export const accountChanged = (accountId = randomUUID()): AccountChangedEvent => ({
+  accountId,
+  change: 'disabled',
+  at: new Date().toISOString(),
+});
 
 export const resultEvent = (messageId = randomUUID()): MessageResultEvent => ({
   messageId,
@@ -316,6 +329,51 @@ export function describeBusConformance(
 
     it('uses the queue names of the contracts', () => {
       expect(Object.values(QUEUES).every((queue) => /^[a-z-]+\.[a-z-]+$/.test(queue))).toBe(true);
+    });
+
+    it('broadcasts to every subscription once, and needs none', async () => {
+      await bus.broadcast(BROADCASTS.accountChanged, accountChanged());
+      const first: string[] = [];
+      const second: string[] = [];
+      for (const seen of [first, second])
+        track(
+          await bus.subscribe(BROADCASTS.accountChanged, {
+            onMessage: (event) => void seen.push(event.accountId),
+          }),
+        );
+      const ids = [randomUUID(), randomUUID()];
+      for (const id of ids) await bus.broadcast(BROADCASTS.accountChanged, accountChanged(id));
+      await waitFor(() => first.length >= 2 && second.length >= 2, 5_000, 'both subscriptions');
+      // A third broadcast after the first two, so a duplicate of those would have arrived by now.
+      const last = randomUUID();
+      await bus.broadcast(BROADCASTS.accountChanged, accountChanged(last));
+      await waitFor(() => first.includes(last) && second.includes(last), 5_000, 'the last one');
+      expect(first).toEqual([...ids, last]);
+      expect(second).toEqual([...ids, last]);
+    });
+
+    it('stops delivering to a cancelled subscription, and validates broadcasts', async () => {
+      const kept: string[] = [];
+      const dropped: string[] = [];
+      track(
+        await bus.subscribe(BROADCASTS.accountChanged, {
+          onMessage: (event) => void kept.push(event.accountId),
+        }),
+      );
+      const cancelled = await bus.subscribe(BROADCASTS.accountChanged, {
+        onMessage: (event) => void dropped.push(event.accountId),
+      });
+      await cancelled.cancel();
+      const id = randomUUID();
+      await bus.broadcast(BROADCASTS.accountChanged, accountChanged(id));
+      await waitFor(() => kept.includes(id), 5_000, 'the kept subscription');
+      expect(dropped).toEqual([]);
+      await expect(
+        bus.broadcast(BROADCASTS.accountChanged, {
+          ...accountChanged(),
+          accountId: 'not-a-uuid',
+        }),
+      ).rejects.toThrow();
     });
   });
 

@@ -9,7 +9,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * Compound statements elsewhere that also touch `accounts`: messages.ts ACCEPT_MESSAGES_SQL
  * (locks and debits the accounts of a group), failMessage (refund) and requeueMessage (refund of a
  * message of a cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund);
- * sender-rules.ts findSenderRules (reads default_from).
+ * sender-rules.ts findSenderRules (reads default_from); batches.ts
+ * takeDueBatch (passes over disabled accounts).
  */
 
 export interface AccountRow {
@@ -25,6 +26,11 @@ export interface AccountRow {
   callback_secret_previous: string | null;
   callback_secret_previous_until: Date | null;
   created_at: Date;
+  /** Set while an operator has the account disabled. */
+  disabled_at: Date | null;
+  /** Raised by each disable and password change; access tokens carry the one they were issued under. */
+  credential_version: number;
+  credentials_changed_at: Date | null;
 }
 
 export interface ApplicationRow {
@@ -34,7 +40,20 @@ export interface ApplicationRow {
   secret_hash: string;
   name: string | null;
   revoked_at: Date | null;
+  /** Raised by each rotation of the secret; access tokens carry the one they were issued under. */
+  secret_version: number;
+  secret_changed_at: Date | null;
 }
+
+/** An application with what verifying its tokens needs of its account. */
+export type ApplicationWithAccount = ApplicationRow &
+  Pick<AccountRow, 'username' | 'disabled_at' | 'credential_version'>;
+
+/** What checking a password needs. */
+export type LoginRow = Pick<
+  AccountRow,
+  'id' | 'username' | 'password_hash' | 'disabled_at' | 'credential_version'
+>;
 
 export interface NewAccount {
   username: string;
@@ -94,10 +113,52 @@ export async function lockAccountByUsername(
 export async function findLoginByUsername(
   db: Queryable,
   username: string,
-): Promise<Pick<AccountRow, 'id' | 'username' | 'password_hash'> | undefined> {
-  const { rows } = await db.query<Pick<AccountRow, 'id' | 'username' | 'password_hash'>>(
-    'SELECT id, username, password_hash FROM accounts WHERE username = $1',
+): Promise<LoginRow | undefined> {
+  const { rows } = await db.query<LoginRow>(
+    'SELECT id, username, password_hash, disabled_at, credential_version FROM accounts WHERE username = $1',
     [username],
+  );
+  return rows[0];
+}
+
+/**
+ * Disables (keeping the first time it was disabled) or enables the account; disabling raises its
+ * credential version, so access tokens issued before stay refused after it is enabled again.
+ * Undefined when there is no such account.
+ */
+export async function setAccountDisabled(
+  db: Queryable,
+  username: string,
+  disabled: boolean,
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts
+        SET disabled_at = CASE WHEN $2::boolean THEN COALESCE(disabled_at, now()) END,
+            credential_version = credential_version
+                                 + CASE WHEN $2::boolean AND disabled_at IS NULL THEN 1 ELSE 0 END,
+            updated_at = now()
+      WHERE username = $1
+      RETURNING *`,
+    [username, disabled],
+  );
+  return rows[0];
+}
+
+/** Replaces the password and raises the credential version; undefined when there is no such account. */
+export async function setAccountPassword(
+  db: Queryable,
+  username: string,
+  passwordHash: string,
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts
+        SET password_hash = $2,
+            credential_version = credential_version + 1,
+            credentials_changed_at = now(),
+            updated_at = now()
+      WHERE username = $1
+      RETURNING *`,
+    [username, passwordHash],
   );
   return rows[0];
 }
@@ -189,14 +250,36 @@ export async function insertApplication(
   );
 }
 
-/** The application with its account's username. */
+/** The application with its account's username, state and credential version. */
 export async function findApplication(
   db: Queryable,
   clientId: string,
-): Promise<(ApplicationRow & { username: string }) | undefined> {
-  const { rows } = await db.query<ApplicationRow & { username: string }>(
-    `SELECT a.*, acc.username FROM applications a JOIN accounts acc ON acc.id = a.account_id WHERE a.client_id = $1`,
+): Promise<ApplicationWithAccount | undefined> {
+  const { rows } = await db.query<ApplicationWithAccount>(
+    `SELECT a.*, acc.username, acc.disabled_at, acc.credential_version
+       FROM applications a JOIN accounts acc ON acc.id = a.account_id
+      WHERE a.client_id = $1`,
     [clientId],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces a live application's secret and raises its secret version; undefined when there is no
+ * such live application of that account.
+ */
+export async function rotateApplicationSecret(
+  db: Queryable,
+  accountId: string,
+  clientId: string,
+  secretHash: string,
+): Promise<ApplicationRow | undefined> {
+  const { rows } = await db.query<ApplicationRow>(
+    `UPDATE applications
+        SET secret_hash = $3, secret_version = secret_version + 1, secret_changed_at = now()
+      WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL
+      RETURNING *`,
+    [accountId, clientId, secretHash],
   );
   return rows[0];
 }

@@ -223,7 +223,7 @@ export interface DueBatchRow {
 /**
  * The open batch due first that has recipients left and fewer than `maxWaiting` messages waiting
  * for a dispatcher (backpressure), locked until the end of the transaction `tx`; batches another
- * scheduler holds are passed over.
+ * scheduler holds, and batches of a disabled account (held until it is enabled), are passed over.
  */
 export async function takeDueBatch(
   tx: Queryable,
@@ -235,6 +235,7 @@ export async function takeDueBatch(
           WHERE b.state IN (${OPEN}) AND b.expanded < b.total
             AND (b.scheduled_at IS NULL OR b.scheduled_at <= now())
             AND ${inState('count', WAITING_STATES)} < $1
+            AND NOT EXISTS (SELECT 1 FROM accounts acc WHERE acc.id = b.account_id AND acc.disabled_at IS NOT NULL)
           ORDER BY COALESCE(b.scheduled_at, b.created_at)
           LIMIT 1
           FOR UPDATE OF b SKIP LOCKED`,

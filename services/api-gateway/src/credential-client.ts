@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import {
   CLIENT_ADDRESS_HEADER,
   ErrorBodySchema,
@@ -8,7 +7,7 @@ import {
   type Principal,
   ERROR_STATUS,
 } from '@smsgw/contracts';
-import { HttpError } from '@smsgw/kit';
+import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import { gatewayDefaults } from './defaults';
 
 /** What the gateway knows of the client beside its credentials. */
@@ -35,10 +34,11 @@ interface CachedPrincipal {
  * header), so a busy client costs auth one call every few seconds, not one per request. A busy
  * client also never waits for that call: its answer is refreshed in the background before it
  * expires, and concurrent requests with the same credentials share one call (no burst of calls,
- * and of KDFs in auth, when an entry runs out).
+ * and of KDFs in auth, when an entry runs out). An operator's change of an account drops its
+ * entries at once (followAccountChanges).
  */
-export class HttpCredentialClient implements CredentialVerifier {
-  private readonly cache: LRUCache<string, CachedPrincipal>;
+export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts {
+  private readonly cache: CredentialCache<CachedPrincipal>;
   private readonly inFlight = new Map<string, Promise<Principal>>();
   private readonly refreshAfterMs: number;
 
@@ -48,7 +48,10 @@ export class HttpCredentialClient implements CredentialVerifier {
     cacheMs: number = gatewayDefaults.credentials.cacheMs,
     private readonly timeoutMs: number = gatewayDefaults.credentials.timeoutMs,
   ) {
-    this.cache = new LRUCache({ max: gatewayDefaults.credentials.maxEntries, ttl: cacheMs });
+    this.cache = new CredentialCache({
+      max: gatewayDefaults.credentials.maxEntries,
+      ttlMs: cacheMs,
+    });
     this.refreshAfterMs = Math.floor(cacheMs * gatewayDefaults.credentials.refreshAfter);
   }
 
@@ -67,10 +70,12 @@ export class HttpCredentialClient implements CredentialVerifier {
   private lookup(key: string, authorization: string, client: ClientInfo): Promise<Principal> {
     let pending = this.inFlight.get(key);
     if (pending) return pending;
+    const ticket = this.cache.ticket();
     pending = this.ask(authorization, client)
       .then(
         (principal) => {
-          this.cache.set(key, { principal, refreshAt: Date.now() + this.refreshAfterMs });
+          const entry = { principal, refreshAt: Date.now() + this.refreshAfterMs };
+          this.cache.set(key, principal.accountId, entry, ticket);
           return principal;
         },
         (err: unknown) => {
@@ -80,9 +85,22 @@ export class HttpCredentialClient implements CredentialVerifier {
           throw err;
         },
       )
-      .finally(() => this.inFlight.delete(key));
+      .finally(() => {
+        if (this.inFlight.get(key) === pending) this.inFlight.delete(key);
+      });
     this.inFlight.set(key, pending);
     return pending;
+  }
+
+  forgetAccount(accountId: string): void {
+    this.cache.forgetAccount(accountId);
+    // A call under way may carry the old answer: later requests ask again instead of joining it.
+    this.inFlight.clear();
+  }
+
+  forgetAll(): void {
+    this.cache.clear();
+    this.inFlight.clear();
   }
 
   private async ask(authorization: string, client: ClientInfo): Promise<Principal> {

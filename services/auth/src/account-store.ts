@@ -15,17 +15,21 @@ import {
   recordOpeningCredit,
   revokeApplication,
   rotateCallbackSecret,
+  rotateApplicationSecret,
+  setAccountDisabled,
+  setAccountPassword,
   type AccountRow,
   type CallbackSecrets,
-  type ApplicationRow,
+  type ApplicationWithAccount,
 } from '@smsgw/store';
 
-export type { ApplicationRow } from '@smsgw/store';
+export type { ApplicationRow, ApplicationWithAccount } from '@smsgw/store';
 
 export interface StoredAccount {
   id: string;
   username: string;
   passwordHash: string;
+  disabled: boolean;
 }
 
 function toView(row: AccountRow): AccountView {
@@ -38,6 +42,7 @@ function toView(row: AccountRow): AccountView {
     default_from: row.default_from,
     throughput: row.throughput,
     created_at: row.created_at.toISOString(),
+    disabled_at: row.disabled_at?.toISOString() ?? null,
   };
 }
 
@@ -83,8 +88,35 @@ export class AccountStore {
   async findForLogin(username: string): Promise<StoredAccount | undefined> {
     const row = await findLoginByUsername(this.db, username);
     return row
-      ? { id: row.id, username: row.username, passwordHash: row.password_hash }
+      ? {
+          id: row.id,
+          username: row.username,
+          passwordHash: row.password_hash,
+          disabled: row.disabled_at !== null,
+        }
       : undefined;
+  }
+
+  /** Disables or enables the account; undefined when it does not exist. */
+  async setDisabled(username: string, disabled: boolean): Promise<AccountView | undefined> {
+    const row = await setAccountDisabled(this.db, username, disabled);
+    return row ? toView(row) : undefined;
+  }
+
+  /** Replaces the password; undefined when the account does not exist. */
+  async setPassword(username: string, passwordHash: string): Promise<AccountView | undefined> {
+    const row = await setAccountPassword(this.db, username, passwordHash);
+    return row ? toView(row) : undefined;
+  }
+
+  /** Replaces a live application's secret; undefined when there is no such application. */
+  async rotateSecret(
+    accountId: string,
+    clientId: string,
+    secretHash: string,
+  ): Promise<{ client_id: string; name: string | null } | undefined> {
+    const row = await rotateApplicationSecret(this.db, accountId, clientId, secretHash);
+    return row ? { client_id: row.client_id, name: row.name } : undefined;
   }
 
   /**
@@ -117,7 +149,7 @@ export class AccountStore {
     await insertApplication(this.db, { accountId, clientId, secretHash, name });
   }
 
-  findApplication(clientId: string): Promise<(ApplicationRow & { username: string }) | undefined> {
+  findApplication(clientId: string): Promise<ApplicationWithAccount | undefined> {
     return findApplication(this.db, clientId);
   }
 

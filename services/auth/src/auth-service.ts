@@ -1,6 +1,14 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
-import { compileProxyTrust, type Db, type Logger } from '@smsgw/kit';
+import {
+  compileProxyTrust,
+  followAccountChanges,
+  type Bus,
+  type Consumer,
+  type Db,
+  type Logger,
+} from '@smsgw/kit';
+import { AccountAnnouncer } from './account-announcer';
 import { AccountStore } from './account-store';
 import { CredentialVerifier } from './credential-verifier';
 import { KdfGate } from './kdf-gate';
@@ -15,6 +23,8 @@ import { TokenIssuer } from './token-issuer';
 
 export interface AuthServiceOptions {
   db: Db;
+  /** Account changes are broadcast on it and heard from it (other auth replicas, gateways). */
+  bus: Bus;
   registry: Registry;
   logger?: Logger;
   jwtSecret: string;
@@ -38,7 +48,9 @@ export interface AuthService {
   routes: Router;
   verifier: CredentialVerifier;
   store: AccountStore;
-  /** Closes the shared counters' connection. */
+  /** Follows account changes announced by any auth replica. */
+  start(): Promise<void>;
+  /** Stops following them and closes the shared counters' connection. */
   close(): Promise<void>;
 }
 
@@ -58,7 +70,7 @@ export function authSettings(config: {
   LOGIN_WINDOW_SECONDS: number;
   KDF_CONCURRENCY: number;
   TRUSTED_PROXIES: string[];
-}): Omit<AuthServiceOptions, 'db' | 'registry' | 'logger'> {
+}): Omit<AuthServiceOptions, 'db' | 'bus' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
     tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
@@ -93,6 +105,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     createAuthMetrics(options.registry),
   );
   const verifier = new CredentialVerifier(store, hasher, tokens, guard);
+  const announcer = new AccountAnnouncer(verifier, options.bus, options.logger);
   const routes = createAuthRoutes({
     store,
     senders: new SenderRulesStore(options.db),
@@ -100,10 +113,23 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     tokens,
     verifier,
     guard,
+    announcer,
     adminToken: options.adminToken,
     internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
     trustedProxies: compileProxyTrust(options.trustedProxies),
   });
-  return { routes, verifier, store, close: () => throttle.close() };
+  let following: Consumer | undefined;
+  return {
+    routes,
+    verifier,
+    store,
+    async start() {
+      following = await followAccountChanges(options.bus, [verifier], options.logger);
+    },
+    async close() {
+      await following?.cancel();
+      await throttle.close();
+    },
+  };
 }

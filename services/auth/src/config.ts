@@ -1,4 +1,4 @@
-import { envVars, serviceEnv } from '@smsgw/kit';
+import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 
 /**
  * The environment variables auth reads (docs/configuration.md); tests check deployments provide
@@ -7,6 +7,8 @@ import { envVars, serviceEnv } from '@smsgw/kit';
 export const authConfigShape = {
   PORT: envVars.PORT.default(8081),
   ...serviceEnv,
+  /** Account changes are broadcast to the other replicas and the gateways. */
+  ...busEnv,
   JWT_SECRET: envVars.JWT_SECRET,
   TOKEN_TTL_SECONDS: envVars.TOKEN_TTL_SECONDS,
   ADMIN_TOKEN: envVars.ADMIN_TOKEN,

@@ -1,6 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import { SPEC_MESSAGES, unusableCharacter, type Principal } from '@smsgw/contracts';
-import { HttpError } from '@smsgw/kit';
+import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import { credentialDigest, type LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
@@ -30,13 +29,33 @@ export interface ClientInfo {
   address?: string | undefined;
 }
 
-/** Turns an Authorization header (Basic or Bearer) into the calling account, or a 401. */
-export class CredentialVerifier {
-  private readonly basicCache: LRUCache<string, Principal>;
-  private readonly applicationCache: LRUCache<
-    string,
-    { live: boolean; accountId: string; username: string }
-  >;
+/** The refusal of right credentials of a disabled account. */
+export function accountDisabled(): HttpError {
+  return new HttpError('ACCOUNT_DISABLED', 'This account is disabled; ask the operator');
+}
+
+interface CheckedPassword {
+  principal: Principal;
+  disabled: boolean;
+}
+
+interface ApplicationState {
+  live: boolean;
+  accountId: string;
+  username: string;
+  disabled: boolean;
+  accountVersion: number;
+  secretVersion: number;
+}
+
+/**
+ * Turns an Authorization header (Basic or Bearer) into the calling account, or a 401 (a 403
+ * ACCOUNT_DISABLED for right credentials of a disabled account). What it remembers is dropped
+ * per account when an operator changes the account (followAccountChanges).
+ */
+export class CredentialVerifier implements ForgetsAccounts {
+  private readonly basicCache: CredentialCache<CheckedPassword>;
+  private readonly applicationCache: CredentialCache<ApplicationState>;
 
   constructor(
     private readonly store: AccountStore,
@@ -45,13 +64,13 @@ export class CredentialVerifier {
     private readonly guard: LoginGuard,
     options: VerifierOptions = {},
   ) {
-    this.basicCache = new LRUCache({
+    this.basicCache = new CredentialCache({
       max: authDefaults.cacheEntries,
-      ttl: options.basicCacheMs ?? authDefaults.basicCacheMs,
+      ttlMs: options.basicCacheMs ?? authDefaults.basicCacheMs,
     });
-    this.applicationCache = new LRUCache({
+    this.applicationCache = new CredentialCache({
       max: authDefaults.cacheEntries,
-      ttl: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
+      ttlMs: options.applicationCacheMs ?? authDefaults.applicationCacheMs,
     });
   }
 
@@ -66,22 +85,25 @@ export class CredentialVerifier {
     // The password is only hashed, never stored, so whatever it holds is left to the hash.
     const unusable = unusableCharacter(basic.username);
     if (unusable) throw HttpError.unauthorized(`User name: ${unusable}`);
-    return this.verifyBasic(basic.username, basic.password, client.address);
+    const checked = await this.verifyBasic(basic.username, basic.password, client.address);
+    if (checked.disabled) throw accountDisabled();
+    return checked.principal;
   }
 
   private async verifyBasic(
     username: string,
     password: string,
     address: string | undefined,
-  ): Promise<Principal> {
+  ): Promise<CheckedPassword> {
     // Cached right credentials are answered before any limit or gate: a flood of guesses cannot
     // slow them. The key is a digest of name and password, so a wrong password never matches.
     const key = credentialDigest(username, password);
     const cached = this.basicCache.get(key);
     if (cached) return cached;
-    const principal = await this.guard.verify(
+    const ticket = this.basicCache.ticket();
+    const checked = await this.guard.verify(
       { name: username, secret: password, address },
-      async (): Promise<Principal | undefined> => {
+      async (): Promise<CheckedPassword | undefined> => {
         const account = await this.store.findForLogin(username);
         if (!account) {
           // Spend the same work as for a known user, so timing does not reveal which names exist.
@@ -89,12 +111,16 @@ export class CredentialVerifier {
           return undefined;
         }
         if (!(await this.hasher.verify(password, account.passwordHash))) return undefined;
-        return { accountId: account.id, username: account.username, via: 'basic' };
+        // Disabled is told only to whoever knows the password, so it reveals nothing to a guesser.
+        return {
+          principal: { accountId: account.id, username: account.username, via: 'basic' },
+          disabled: account.disabled,
+        };
       },
     );
-    if (!principal) throw HttpError.unauthorized('Wrong username or password');
-    this.basicCache.set(key, principal);
-    return principal;
+    if (!checked) throw HttpError.unauthorized('Wrong username or password');
+    this.basicCache.set(key, checked.principal.accountId, checked, ticket);
+    return checked;
   }
 
   private async verifyBearer(token: string): Promise<Principal> {
@@ -104,27 +130,50 @@ export class CredentialVerifier {
         throw new HttpError('ACCESS_TOKEN_EXPIRED', SPEC_MESSAGES.ACCESS_TOKEN_EXPIRED);
       throw HttpError.unauthorized('Invalid access token');
     }
-    const app = await this.application(check.claims.cid);
-    if (!app.live || app.accountId !== check.claims.sub)
+    const { claims } = check;
+    const app = await this.application(claims.cid);
+    if (!app.live || app.accountId !== claims.sub)
+      throw HttpError.unauthorized('Access token has been revoked');
+    // While disabled, say so; once enabled, tokens from before the disable stay retired.
+    if (app.disabled) throw accountDisabled();
+    if (app.accountVersion !== claims.ver || app.secretVersion !== claims.sv)
       throw HttpError.unauthorized('Access token has been revoked');
     return { accountId: app.accountId, username: app.username, via: 'bearer' };
   }
 
-  private async application(
-    clientId: string,
-  ): Promise<{ live: boolean; accountId: string; username: string }> {
+  private async application(clientId: string): Promise<ApplicationState> {
     const cached = this.applicationCache.get(clientId);
     if (cached) return cached;
+    const ticket = this.applicationCache.ticket();
     const row = await this.store.findApplication(clientId);
-    const entry = row
-      ? { live: row.revoked_at === null, accountId: row.account_id, username: row.username }
-      : { live: false, accountId: '', username: '' };
-    this.applicationCache.set(clientId, entry);
+    const entry: ApplicationState = row
+      ? {
+          live: row.revoked_at === null,
+          accountId: row.account_id,
+          username: row.username,
+          disabled: row.disabled_at !== null,
+          accountVersion: row.credential_version,
+          secretVersion: row.secret_version,
+        }
+      : {
+          live: false,
+          accountId: '',
+          username: '',
+          disabled: false,
+          accountVersion: 0,
+          secretVersion: 0,
+        };
+    this.applicationCache.set(clientId, entry.accountId, entry, ticket);
     return entry;
   }
 
-  /** Forget what was cached for an application at once (this process only; others expire in applicationCacheMs). */
-  forgetApplication(clientId: string): void {
-    this.applicationCache.delete(clientId);
+  forgetAccount(accountId: string): void {
+    this.basicCache.forgetAccount(accountId);
+    this.applicationCache.forgetAccount(accountId);
+  }
+
+  forgetAll(): void {
+    this.basicCache.clear();
+    this.applicationCache.clear();
   }
 }

@@ -24,8 +24,10 @@ import {
   parseInput,
   type ProxyTrust,
 } from '@smsgw/kit';
+import type { AccountAnnouncer } from './account-announcer';
+import { addAccountControlRoutes } from './account-control-routes';
 import type { AccountStore } from './account-store';
-import type { CredentialVerifier } from './credential-verifier';
+import { accountDisabled, type CredentialVerifier } from './credential-verifier';
 import type { LoginGuard } from './login-guard';
 import { requireInternalToken } from './internal-guard';
 import type { SenderRulesStore } from './sender-rules-store';
@@ -41,6 +43,7 @@ export interface AuthRoutesDeps {
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
   guard: LoginGuard;
+  announcer: AccountAnnouncer;
   adminToken: string;
   /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
   internalToken?: string | undefined;
@@ -126,8 +129,14 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       if (!live)
         throw new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
       if (!app) throw HttpError.unauthorized('Wrong client secret');
+      if (app.disabled_at !== null) throw accountDisabled();
       const body: TokenResponse = {
-        access_token: tokens.issue({ sub: app.account_id, cid: app.client_id }),
+        access_token: tokens.issue({
+          sub: app.account_id,
+          cid: app.client_id,
+          ver: app.credential_version,
+          sv: app.secret_version,
+        }),
         token_type: 'bearer',
         expires_in: tokens.ttlSeconds,
       };
@@ -259,12 +268,14 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const account = await store.getAccount(username);
       if (!account || !(await store.revokeApplication(account.id, clientId)))
         throw HttpError.notFound(`No application ${clientId} for ${username}`);
-      verifier.forgetApplication(clientId);
+      await deps.announcer.announce(account.id, 'application-revoked', clientId);
       res.status(204).end();
     }),
   );
 
   admin.use(createSenderRoutes(deps.senders));
+  addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer });
+
   router.use('/admin/v1', admin);
   return router;
 }

@@ -6,6 +6,10 @@ export interface TokenClaims {
   sub: string;
   /** Client id of the application the token was issued to (revocation is per application). */
   cid: string;
+  /** The account's credential version at issue (a disable or new password raises it). */
+  ver: number;
+  /** The application's secret version at issue (a rotation raises it). */
+  sv: number;
 }
 
 export type TokenCheck =
@@ -21,7 +25,7 @@ export class TokenIssuer {
   ) {}
 
   issue(claims: TokenClaims): string {
-    return jwt.sign({ cid: claims.cid }, this.secret, {
+    return jwt.sign({ cid: claims.cid, ver: claims.ver, sv: claims.sv }, this.secret, {
       algorithm: TokenIssuer.ALGORITHM,
       subject: claims.sub,
       expiresIn: this.ttlSeconds,
@@ -43,7 +47,17 @@ export class TokenIssuer {
       ) {
         return { ok: false, reason: 'invalid' };
       }
-      return { ok: true, claims: { sub: payload.sub, cid: payload['cid'] } };
+      // Tokens from before versions existed carry none: they were issued under version 0.
+      const version = (claim: unknown) => (typeof claim === 'number' ? claim : 0);
+      return {
+        ok: true,
+        claims: {
+          sub: payload.sub,
+          cid: payload['cid'],
+          ver: version(payload['ver']),
+          sv: version(payload['sv']),
+        },
+      };
     } catch (err) {
       return { ok: false, reason: err instanceof jwt.TokenExpiredError ? 'expired' : 'invalid' };
     }

@@ -6,7 +6,15 @@ import amqp, {
   type Options,
 } from 'amqplib';
 import { randomUUID } from 'node:crypto';
-import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
+import {
+  BROADCASTS,
+  BROADCAST_SCHEMAS,
+  BUS_SCHEMAS,
+  type Broadcast,
+  type BroadcastPayload,
+  type BusPayload,
+  type Topic,
+} from '@smsgw/contracts';
 import type { Logger } from '../logger';
 import { ConsumerLag } from './consumer-lag';
 import { TurnCork, type Corkable } from './turn-cork';
@@ -18,6 +26,7 @@ import {
   type Consumer,
   type Handler,
   type QueueBinding,
+  type Subscriber,
 } from './bus';
 
 export interface AmqpBusOptions {
@@ -76,6 +85,18 @@ interface ConsumerSpec {
   cancelled: boolean;
 }
 
+interface SubscriptionSpec {
+  topic: Broadcast;
+  subscriber: Subscriber<Broadcast>;
+  channel?: Channel | undefined;
+  starting?: Promise<void> | undefined;
+  restartTimer?: NodeJS.Timeout | undefined;
+  restartAttempt: number;
+  /** Broadcasts may have been missed since the last start (the channel or connection was lost). */
+  gap: boolean;
+  cancelled: boolean;
+}
+
 /** Headers the broker owns; a message moved by us starts without them. */
 const BROKER_HEADERS = /^x-(death|first-death-|last-death-|delivery-count)/;
 
@@ -109,6 +130,11 @@ function withHeartbeat(url: string): string {
  *   so a retry reaches only the consumer that failed, never the other queues of the topic.
  * - `ns.q.dead`: quorum dead-letter queue.
  *
+ * Broadcast `b` goes to the durable fanout exchange `ns.broadcast.b`; each subscribing process
+ * binds an exclusive, auto-delete queue of its own (named by the broker), which goes away with
+ * its connection. Broadcasts are neither persistent nor mandatory: they matter only to processes
+ * running now, and a subscriber told of a gap (reconnect) drops what they would have invalidated.
+ *
  * Messages are persistent and confirmed; `publish` is mandatory, so a topic with no queue rejects
  * instead of being dropped silently. Moving a message (retry, dead letter) publishes the copy with
  * confirm first and acks the original after, so a crash in between duplicates, never loses.
@@ -117,6 +143,7 @@ export class AmqpBus implements Bus {
   private connection: ChannelModel | undefined;
   private publisher: ConfirmChannel | undefined;
   private readonly consumers = new Set<ConsumerSpec>();
+  private readonly subscriptions = new Set<SubscriptionSpec>();
   /** Message ids the broker returned as unroutable; their confirm then rejects. */
   private readonly returned = new Set<string>();
   private readonly pendingPublishes = new Set<Promise<void>>();
@@ -147,6 +174,9 @@ export class AmqpBus implements Bus {
   }
   private queueName(queue: string): string {
     return `${this.options.namespace}.${queue}`;
+  }
+  private broadcastExchange(topic: Broadcast): string {
+    return `${this.options.namespace}.broadcast.${topic}`;
   }
   private deadQueue(queue: string): string {
     return `${this.queueName(queue)}.dead`;
@@ -200,6 +230,8 @@ export class AmqpBus implements Bus {
       });
       await publisher.assertExchange(this.events, 'topic', { durable: true });
       await publisher.assertExchange(this.retries, 'direct', { durable: true });
+      for (const topic of Object.values(BROADCASTS))
+        await publisher.assertExchange(this.broadcastExchange(topic), 'fanout', { durable: true });
       if (this.closing) throw new BusUnavailableError('AMQP bus was closed while connecting');
       this.connection = connection;
       this.publisher = publisher;
@@ -211,6 +243,12 @@ export class AmqpBus implements Bus {
         await this.ensureConsumer(spec).catch((err: unknown) => {
           this.logger.error({ err, queue: spec.queue }, 'could not restart the consumer');
           this.scheduleConsumerRestart(spec);
+        });
+      }
+      for (const spec of this.subscriptions) {
+        await this.ensureSubscription(spec).catch((err: unknown) => {
+          this.logger.error({ err, topic: spec.topic }, 'could not restart the subscription');
+          this.scheduleSubscriptionRestart(spec);
         });
       }
     } catch (err) {
@@ -228,6 +266,10 @@ export class AmqpBus implements Bus {
     for (const spec of this.consumers) {
       spec.channel = undefined;
       spec.tag = undefined;
+    }
+    for (const spec of this.subscriptions) {
+      spec.channel = undefined;
+      spec.gap = true;
     }
     if (this.closing) return;
     this.logger.warn('AMQP connection lost; reconnecting');
@@ -412,6 +454,123 @@ export class AmqpBus implements Bus {
   async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
     const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
     await this.send(this.events, topic, Buffer.from(JSON.stringify(parsed)));
+  }
+
+  async broadcast<T extends Broadcast>(topic: T, payload: BroadcastPayload<T>): Promise<void> {
+    const parsed: unknown = BROADCAST_SCHEMAS[topic].parse(payload);
+    await this.send(this.broadcastExchange(topic), '', Buffer.from(JSON.stringify(parsed)), {
+      mandatory: false,
+      persistent: false,
+    });
+  }
+
+  // ---- broadcast subscriptions ----
+
+  async subscribe<T extends Broadcast>(topic: T, subscriber: Subscriber<T>): Promise<Consumer> {
+    this.requirePublisher();
+    const spec: SubscriptionSpec = {
+      topic,
+      subscriber,
+      restartAttempt: 0,
+      gap: false,
+      cancelled: false,
+    };
+    this.subscriptions.add(spec);
+    try {
+      await this.ensureSubscription(spec);
+    } catch (err) {
+      this.subscriptions.delete(spec);
+      spec.cancelled = true;
+      throw err;
+    }
+    return {
+      cancel: async () => {
+        spec.cancelled = true;
+        this.subscriptions.delete(spec);
+        clearTimeout(spec.restartTimer);
+        await spec.starting?.catch(() => undefined);
+        const channel = spec.channel;
+        spec.channel = undefined;
+        if (channel) await bounded(channel.close());
+      },
+    };
+  }
+
+  private ensureSubscription(spec: SubscriptionSpec): Promise<void> {
+    if (spec.cancelled || this.closing || spec.channel) return Promise.resolve();
+    spec.starting ??= this.startSubscription(spec).finally(() => (spec.starting = undefined));
+    return spec.starting;
+  }
+
+  private async startSubscription(spec: SubscriptionSpec): Promise<void> {
+    const { topic } = spec;
+    const channel = await this.requireConnection().createChannel();
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err, topic }, 'AMQP subscription channel error'),
+    );
+    channel.on('close', () => {
+      if (spec.channel !== channel) return;
+      spec.channel = undefined;
+      spec.gap = true;
+      if (!spec.cancelled && !this.closing) this.scheduleSubscriptionRestart(spec);
+    });
+    try {
+      const { queue } = await channel.assertQueue('', {
+        exclusive: true,
+        autoDelete: true,
+        durable: false,
+      });
+      await channel.bindQueue(queue, this.broadcastExchange(topic), '');
+      if (spec.cancelled || this.closing) {
+        await channel.close().catch(() => undefined);
+        return;
+      }
+      spec.channel = channel;
+      await channel.consume(
+        queue,
+        (msg) => {
+          if (!msg) {
+            void channel.close().catch(() => undefined);
+            return;
+          }
+          let payload: BroadcastPayload<Broadcast>;
+          try {
+            payload = BROADCAST_SCHEMAS[topic].parse(JSON.parse(msg.content.toString('utf8')));
+          } catch (err) {
+            this.logger.error({ err, topic }, 'invalid broadcast; ignored');
+            return;
+          }
+          try {
+            spec.subscriber.onMessage(payload);
+          } catch (err) {
+            this.logger.error({ err, topic }, 'broadcast subscriber failed');
+          }
+        },
+        { noAck: true },
+      );
+      spec.restartAttempt = 0;
+      if (spec.gap) {
+        spec.gap = false;
+        spec.subscriber.onGap?.();
+      }
+    } catch (err) {
+      if (spec.channel === channel) spec.channel = undefined;
+      await channel.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private scheduleSubscriptionRestart(spec: SubscriptionSpec): void {
+    if (spec.restartTimer) return;
+    spec.restartTimer = setTimeout(() => {
+      spec.restartTimer = undefined;
+      if (!this.connection) return; // the connection-level reconnect takes care of it
+      this.ensureSubscription(spec).catch((err: unknown) => {
+        this.logger.warn({ err, topic: spec.topic }, 'could not restart the subscription');
+        if (!spec.cancelled && !this.closing) this.scheduleSubscriptionRestart(spec);
+      });
+    }, this.backoff(spec.restartAttempt++));
+    spec.restartTimer.unref();
   }
 
   // ---- consuming ----
@@ -701,6 +860,8 @@ export class AmqpBus implements Bus {
       for (const name of names) await channel.deleteQueue(name);
       await channel.deleteExchange(this.events);
       await channel.deleteExchange(this.retries);
+      for (const topic of Object.values(BROADCASTS))
+        await channel.deleteExchange(this.broadcastExchange(topic));
     });
     declaredNames.delete(this.options.namespace);
   }
@@ -712,6 +873,11 @@ export class AmqpBus implements Bus {
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     await Promise.allSettled([...this.consumers].map((spec) => this.cancel(spec)));
+    for (const spec of this.subscriptions) {
+      spec.cancelled = true;
+      clearTimeout(spec.restartTimer);
+    }
+    this.subscriptions.clear();
     await Promise.race([Promise.allSettled([...this.pendingPublishes]), sleep(5000)]);
     await this.opening?.catch(() => undefined);
     const connection = this.connection;

@@ -1,4 +1,4 @@
-import type { BusPayload, Topic } from '@smsgw/contracts';
+import type { Broadcast, BroadcastPayload, BusPayload, Topic } from '@smsgw/contracts';
 
 export interface ConsumeOptions<T extends Topic> {
   /** The consumer's own queue (QUEUES in contracts). */
@@ -38,12 +38,29 @@ export interface QueueBinding<T extends Topic> {
   topic: T;
 }
 
+/** Receives a broadcast in this process. */
+export interface Subscriber<T extends Broadcast> {
+  onMessage(payload: BroadcastPayload<T>): void;
+  /**
+   * Called when the subscription starts again after the broker connection was lost: broadcasts of
+   * the time in between were missed, so whatever they would have invalidated must be dropped.
+   */
+  onGap?(): void;
+}
+
 export interface Bus {
   /** The queue exists and keeps its topic's messages from now on, whether or not anyone consumes yet. */
   declare<T extends Topic>(binding: QueueBinding<T>): Promise<void>;
   /** Resolves once the broker has confirmed the message is stored. */
   publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void>;
   consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer>;
+  /**
+   * Hands the payload to every process subscribed to the broadcast now, once each; nothing is
+   * stored for processes that are not (no subscriber is no error). Resolves once the broker has it.
+   */
+  broadcast<T extends Broadcast>(topic: T, payload: BroadcastPayload<T>): Promise<void>;
+  /** This process receives the broadcast from now on, through a queue of its own that dies with it. */
+  subscribe<T extends Broadcast>(topic: T, subscriber: Subscriber<T>): Promise<Consumer>;
   /** Messages waiting in a consumer's queue, not yet delivered (the queue-depth metric). */
   queueDepth(queue: string): Promise<number>;
   /**

@@ -1,4 +1,11 @@
-import { BUS_SCHEMAS, type BusPayload, type Topic } from '@smsgw/contracts';
+import {
+  BROADCAST_SCHEMAS,
+  BUS_SCHEMAS,
+  type Broadcast,
+  type BroadcastPayload,
+  type BusPayload,
+  type Topic,
+} from '@smsgw/contracts';
 import type { Logger } from '../logger';
 import { ConsumerLag } from './consumer-lag';
 import {
@@ -9,6 +16,7 @@ import {
   type Consumer,
   type Handler,
   type QueueBinding,
+  type Subscriber,
 } from './bus';
 
 const DEFAULT_PREFETCH = 16;
@@ -72,6 +80,7 @@ export class MemoryBus implements Bus {
    */
   private readonly pending = new Map<Topic, Envelope[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly subscribers = new Map<Broadcast, Set<Subscriber<Broadcast>>>();
   private readonly lag = new ConsumerLag();
   private readonly logger: Logger | undefined;
   private closed = false;
@@ -134,6 +143,41 @@ export class MemoryBus implements Bus {
           if (at >= 0) queue.consumers.splice(at, 1);
           await Promise.allSettled([...consumer.inFlight]);
         })()),
+    });
+  }
+
+  broadcast<T extends Broadcast>(topic: T, payload: BroadcastPayload<T>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('bus is closed'));
+    let parsed: unknown;
+    try {
+      parsed = BROADCAST_SCHEMAS[topic].parse(payload);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    for (const subscriber of this.subscribers.get(topic) ?? []) {
+      queueMicrotask(() => {
+        if (this.closed) return;
+        try {
+          subscriber.onMessage(structuredClone(parsed) as BroadcastPayload<Broadcast>);
+        } catch (err) {
+          this.logger?.error({ err, topic }, 'broadcast subscriber failed');
+        }
+      });
+    }
+    return Promise.resolve();
+  }
+
+  subscribe<T extends Broadcast>(topic: T, subscriber: Subscriber<T>): Promise<Consumer> {
+    if (this.closed) return Promise.reject(new Error('bus is closed'));
+    let set = this.subscribers.get(topic);
+    if (!set) this.subscribers.set(topic, (set = new Set()));
+    const own = subscriber as Subscriber<Broadcast>;
+    set.add(own);
+    return Promise.resolve({
+      cancel: () => {
+        set.delete(own);
+        return Promise.resolve();
+      },
     });
   }
 
