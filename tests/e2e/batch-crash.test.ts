@@ -5,6 +5,7 @@ import { request } from '../support/http';
 
 // 20,000 keeps the suite quick; E2E_BATCH_SIZE=100000 runs the issue's full figure (docs/performance.md).
 const COUNT = Number(process.env['E2E_BATCH_SIZE'] ?? 20_000);
+const WINDOW = 100;
 
 describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid-expansion', () => {
   const run = useDistributedRun();
@@ -14,7 +15,7 @@ describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid
     run.simulators.push(sim);
     const { port } = await sim.start();
     const dispatcherEnv = {
-      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=100`,
+      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=${WINDOW}`,
       SUBMIT_STALE_MS: '1500',
       SWEEP_INTERVAL_MS: '300',
     };
@@ -60,7 +61,11 @@ describe('a large batch survives SIGKILL of the scheduler and the dispatcher mid
         totalMs: Date.now() - started,
       });
     expect(distinct.size).toBe(COUNT);
-    expect(sim.received.length).toBe(COUNT);
+    // The one duplicate a crash may cause (docs/architecture.md § Promise 2): a claim group whose
+    // submit_sm had left when the SIGKILL landed before its commit. At most one window of them,
+    // and only when the kill hits that instant (a loaded machine widens it).
+    expect(sim.received.length - COUNT).toBeGreaterThanOrEqual(0);
+    expect(sim.received.length - COUNT).toBeLessThanOrEqual(WINDOW);
     expect(status.counts.sent + status.counts.failed).toBe(COUNT);
   }, 400_000);
 });
