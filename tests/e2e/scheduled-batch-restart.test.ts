@@ -7,18 +7,11 @@ import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
 import { basic, request } from '../support/http';
-import { freePort } from '../support/processes';
+import { SERVICE_NAMES, freePort, type ServiceName } from '../support/processes';
 import { CallbackReceiver } from '../support/receiver';
 
 const DELAY_S = 15;
 const RECIPIENTS = Array.from({ length: 40 }, (_, i) => String(41_790_050_000 + i));
-const NAMES = [
-  'auth',
-  'api-gateway',
-  'batch-scheduler',
-  'dispatcher',
-  'callback-notifier',
-] as const;
 
 describe('a scheduled batch survives SIGKILL and restart of every service', () => {
   const run = useDistributedRun();
@@ -31,9 +24,9 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     const { port: smppPort } = await sim.start();
     await receiver.start();
     const ports = Object.fromEntries(
-      await Promise.all(NAMES.map(async (name) => [name, await freePort()] as const)),
-    ) as Record<(typeof NAMES)[number], number>;
-    const env: Record<(typeof NAMES)[number], Record<string, string>> = {
+      await Promise.all(SERVICE_NAMES.map(async (name) => [name, await freePort()] as const)),
+    ) as Record<ServiceName, number>;
+    const env: Record<ServiceName, Record<string, string>> = {
       auth: { ADMIN_TOKEN: E2E_ADMIN_TOKEN, JWT_SECRET: E2E_JWT_SECRET },
       'api-gateway': { AUTH_URL: `http://127.0.0.1:${ports.auth}` },
       'batch-scheduler': {},
@@ -46,7 +39,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     };
     const startAll = () =>
       Promise.all(
-        NAMES.map((name) => run.start(name, { ...env[name], PORT: String(ports[name]) })),
+        SERVICE_NAMES.map((name) => run.start(name, { ...env[name], PORT: String(ports[name]) })),
       );
     const gateway = `http://127.0.0.1:${ports['api-gateway']}`;
 

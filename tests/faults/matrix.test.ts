@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { PrivatePostgres, PrivateRabbit, PrivateRedis } from './support/infra';
-import { runFault, SERVICES, type Fault, type Infra, type RunResult } from './support/fault-run';
+import { SERVICE_NAMES } from '../support/processes';
+import { runFault, type Fault, type Infra, type RunResult } from './support/fault-run';
 
 /**
  * The fault matrix (docs/reliability.md § The fault matrix): one fault per run, each against a
@@ -15,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const FAULTS: Fault[] = [
   { name: 'none', inject: () => Promise.resolve() },
-  ...SERVICES.map((service): Fault => ({
+  ...SERVICE_NAMES.map((service): Fault => ({
     name: `kill ${service}`,
     inject: (run) => run.restart(service, 3000),
   })),

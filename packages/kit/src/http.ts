@@ -1,4 +1,10 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { exactJsonParser } from './exact-json';
@@ -160,3 +166,10 @@ export function closeServer(server: Server): Promise<void> {
     server.closeIdleConnections();
   });
 }
+
+/** An async route handler whose rejection goes to the error middleware. */
+export const asyncRoute =
+  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };

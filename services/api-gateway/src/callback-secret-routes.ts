@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import {
   DEFAULT_SECRET_GRACE_SECONDS,
   RotateCallbackSecretSchema,
   type CallbackSecretView,
 } from '@smsgw/contracts';
-import { HttpError, jsonBody, parseInput, type Db } from '@smsgw/kit';
+import { asyncRoute, HttpError, jsonBody, parseInput, type Db } from '@smsgw/kit';
 import { accountCallbackSecrets, rotateCallbackSecret, type CallbackSecrets } from '@smsgw/store';
 
 export function callbackSecretView(secrets: CallbackSecrets): CallbackSecretView {
@@ -19,12 +19,6 @@ export function callbackSecretView(secrets: CallbackSecrets): CallbackSecretView
 /** 256 random bits, as hex. */
 export const newCallbackSecret = (): string => randomBytes(32).toString('hex');
 
-const wrap =
-  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res).catch(next);
-  };
-
 /**
  * The account reads and rotates the secret that signs its callbacks (X-Smsgw-Signature), with
  * the credentials it sends with. Mounted behind the /secure authentication.
@@ -37,7 +31,7 @@ export function createCallbackSecretRoutes(
   const router = Router();
   router.get(
     '/secure/callback-secret',
-    wrap(async (_req, res) => {
+    asyncRoute(async (_req, res) => {
       const secrets = await accountCallbackSecrets(db, accountIdOf(res));
       if (!secrets) throw HttpError.unauthorized('Account no longer exists');
       res.set('Cache-Control', 'no-store').json({ data: callbackSecretView(secrets) });
@@ -46,7 +40,7 @@ export function createCallbackSecretRoutes(
   router.post(
     '/secure/callback-secret',
     ...jsonBody(maxBodyBytes),
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       // Without a body (nothing to say), the default grace period.
       const { grace_seconds } = parseInput(RotateCallbackSecretSchema, req.body ?? {});
       const secrets = await rotateCallbackSecret(

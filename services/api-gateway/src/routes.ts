@@ -10,6 +10,7 @@ import {
   type SendResult,
 } from '@smsgw/contracts';
 import {
+  asyncRoute,
   HttpError,
   clientAddress,
   createApiDocsRouter,
@@ -65,12 +66,6 @@ function sendOkJson(res: Response, body: unknown): void {
     .end(text);
 }
 
-const wrap =
-  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res).catch(next);
-  };
-
 export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   const router = Router();
 
@@ -91,7 +86,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     '/secure/send',
     ...jsonBody(deps.maxBodyBytes),
     deps.idempotency.guard('send', accountId),
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
       const from = await deps.senders.senderFor(accountId(res), request.from);
       const { from: _asked, ...rest } = request;
@@ -110,7 +105,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     // With an Idempotency-Key the body is read whole first: its bytes are the request's fingerprint.
     deps.idempotency.rawGuard('sendbatch', accountId, deps.maxBatchBytes),
     // Read as it arrives (batch-reader.ts), not parsed whole: a large batch must not stall others.
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const length = req.headers['content-length'];
       const accepted = await deps.batches
         .receive(accountId(res), idempotentBody(res) ?? req, {
@@ -135,7 +130,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.get(
     '/secure/batches/:id',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const status = await deps.batchStore.status(accountId(res), batchId(req));
       if (!status) throw HttpError.notFound(`No batch ${String(req.params['id'])}`);
       const body: BatchStatus = { data: status };
@@ -145,7 +140,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.delete(
     '/secure/batches/:id',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const id = batchId(req);
       const result = await deps.batchStore.cancel(accountId(res), id);
       if (result.outcome !== 'cancelled') {
@@ -162,7 +157,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   router.post(
     '/secure/rate',
     ...jsonBody(deps.maxBodyBytes),
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
       const plan = planMessage(request, deps.maxParts);
       const price = await deps.store.price(accountId(res), plan.segments);
@@ -180,7 +175,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.get(
     '/secure/balance',
-    wrap(async (_req, res) => {
+    asyncRoute(async (_req, res) => {
       const balance = await deps.store.balance(accountId(res));
       if (!balance) throw HttpError.unauthorized('Account no longer exists');
       const body: BalanceResult = { data: balance };
@@ -190,7 +185,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   router.get(
     '/secure/messages/:id',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const id = String(req.params['id']);
       const status = UUID.test(id)
         ? await deps.store.status(accountId(res), id.toLowerCase())

@@ -6,11 +6,10 @@ import {
   UsernameSchema,
   type AccountView,
 } from '@smsgw/contracts';
-import { HttpError, parseInput } from '@smsgw/kit';
+import { asyncRoute, HttpError, parseInput } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
-import { wrap } from './wrap';
 
 export interface AccountControlDeps {
   store: AccountStore;
@@ -36,7 +35,7 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
   ] as const) {
     admin.post(
       `/accounts/:username/${path}`,
-      wrap(async (req, res) => {
+      asyncRoute(async (req, res) => {
         const username = parseInput(UsernameSchema, req.params['username']);
         const account = found(await store.setDisabled(username, disabled), username);
         await announcer.announce(account.id, disabled ? 'disabled' : 'enabled');
@@ -47,7 +46,7 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
 
   admin.post(
     '/accounts/:username/password',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { password } = parseInput(SetPasswordSchema, req.body ?? {});
       const account = found(
@@ -61,7 +60,7 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
 
   admin.post(
     '/accounts/:username/applications/:clientId/secret',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const clientId = parseInput(ClientIdSchema, req.params['clientId']);
       const account = found(await store.getAccount(username), username);

@@ -17,6 +17,7 @@ import {
   type TokenResponse,
 } from '@smsgw/contracts';
 import {
+  asyncRoute,
   HttpError,
   clientAddress,
   createApiDocsRouter,
@@ -51,12 +52,6 @@ export interface AuthRoutesDeps {
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: ProxyTrust;
 }
-
-const wrap =
-  (fn: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res).catch(next);
-  };
 
 /** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
 function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorRequestHandler> {
@@ -109,7 +104,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   router.post(
     '/auth/v1/login/application',
     ...formBody(deps.maxBodyBytes),
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const { client_id, client_secret } = parseInput(TokenRequestSchema, req.body ?? {});
       const attempt = {
         name: client_id,
@@ -150,7 +145,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     router.post(
       '/internal/v1/verify',
       requireInternalToken(deps.internalToken),
-      wrap(async (req, res) => {
+      asyncRoute(async (req, res) => {
         const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
         const address =
           typeof forwarded === 'string' && isIP(forwarded) !== 0
@@ -177,7 +172,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const input = parseInput(CreateAccountSchema, req.body);
       const account = await store.createAccount(input, await hasher.hash(input.password));
       if (!account)
@@ -190,7 +185,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.get(
     '/accounts/:username',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const account = await store.getAccount(username);
       if (!account) throw HttpError.notFound(`No account ${username}`);
@@ -200,7 +195,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts/:username/credit',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const credit = parseInput(CreditSchema, req.body);
       let account;
@@ -217,7 +212,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.get(
     '/accounts/:username/callback-secret',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const secret = await store.callbackSecret(username);
       if (!secret) throw HttpError.notFound(`No account ${username}`);
@@ -227,7 +222,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts/:username/callback-secret',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { grace_seconds } = parseInput(RotateCallbackSecretSchema, req.body ?? {});
       const secret = await store.rotateCallbackSecret(
@@ -241,7 +236,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts/:username/applications',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { name } = parseInput(CreateApplicationSchema, req.body ?? {});
       const account = await store.getAccount(username);
@@ -262,7 +257,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.delete(
     '/accounts/:username/applications/:clientId',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const clientId = parseInput(ClientIdSchema, req.params['clientId']);
       const account = await store.getAccount(username);

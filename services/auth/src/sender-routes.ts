@@ -1,13 +1,7 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { SenderRulesSchema, UsernameSchema } from '@smsgw/contracts';
-import { HttpError, parseInput } from '@smsgw/kit';
+import { asyncRoute, HttpError, parseInput } from '@smsgw/kit';
 import type { SenderRulesStore } from './sender-rules-store';
-
-const wrap =
-  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res).catch(next);
-  };
 
 /**
  * `/accounts/{username}/senders` under the admin router (which checked the admin token and read
@@ -23,7 +17,7 @@ export function createSenderRoutes(senders: SenderRulesStore): Router {
 
   router.get(
     '/accounts/:username/senders',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const name = username(req);
       res.json(found(await senders.view(name), name));
     }),
@@ -31,7 +25,7 @@ export function createSenderRoutes(senders: SenderRulesStore): Router {
 
   router.put(
     '/accounts/:username/senders',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const name = username(req);
       const rules = parseInput(SenderRulesSchema, req.body);
       res.json(found(await senders.replace(name, rules), name));
@@ -40,7 +34,7 @@ export function createSenderRoutes(senders: SenderRulesStore): Router {
 
   router.delete(
     '/accounts/:username/senders',
-    wrap(async (req, res) => {
+    asyncRoute(async (req, res) => {
       const name = username(req);
       res.json(found(await senders.remove(name), name));
     }),

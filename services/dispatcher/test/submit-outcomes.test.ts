@@ -101,6 +101,15 @@ async function refunds(id: string): Promise<number> {
   return rows[0].n;
 }
 
+/** The SMSC got it once, and it ended failed with the unknown outcome, not refunded. */
+async function expectSentOnceOutcomeUnknown(id: string): Promise<void> {
+  expect(sim.received).toHaveLength(1);
+  const row = await messageRow(id);
+  expect(row.state).toBe('failed');
+  expect(row.error).toBe('SUBMIT_OUTCOME_UNKNOWN');
+  expect(await refunds(id)).toBe(0);
+}
+
 describe('a submit_sm written and never answered', () => {
   it('is recorded with an unknown outcome: sent once, never again, not refunded', async () => {
     await start({ latencyMs: 1500 }, '&response_timeout_ms=1000');
@@ -114,11 +123,7 @@ describe('a submit_sm written and never answered', () => {
       { attempt: 2, redelivered: true },
     );
 
-    expect(sim.received).toHaveLength(1);
-    const row = await messageRow(id);
-    expect(row.state).toBe('failed');
-    expect(row.error).toBe('SUBMIT_OUTCOME_UNKNOWN');
-    expect(await refunds(id)).toBe(0);
+    await expectSentOnceOutcomeUnknown(id);
   }, 90_000);
 
   it('is recorded with an unknown outcome when the session is lost before the answer', async () => {
@@ -131,11 +136,7 @@ describe('a submit_sm written and never answered', () => {
     sim.dropSessions();
     await settled;
 
-    expect(sim.received).toHaveLength(1);
-    const row = await messageRow(id);
-    expect(row.state).toBe('failed');
-    expect(row.error).toBe('SUBMIT_OUTCOME_UNKNOWN');
-    expect(await refunds(id)).toBe(0);
+    await expectSentOnceOutcomeUnknown(id);
   }, 90_000);
 
   it('with on_no_answer=resend is sent again up to the attempt limit, then given up unrefunded', async () => {

@@ -10,15 +10,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { basic, request } from '../../support/http';
 import type { PrivatePostgres, PrivateRabbit, PrivateRedis } from './infra';
 import { WebhookReceiver } from './webhook';
-
-export const SERVICES = [
-  'auth',
-  'api-gateway',
-  'batch-scheduler',
-  'dispatcher',
-  'callback-notifier',
-] as const;
-export type ServiceName = (typeof SERVICES)[number];
+import { SERVICE_NAMES, type ServiceName } from '../../support/processes';
 
 export interface Infra {
   postgres: PrivatePostgres;
@@ -178,7 +170,7 @@ export async function runFault(
   };
   const db = new PgDb({ connectionString: database.url, max: 2 });
   try {
-    for (const name of SERVICES) await launch(name);
+    for (const name of SERVICE_NAMES) await launch(name);
     const gateway = () => services.get('api-gateway')!.url;
     const created = await request(services.get('auth')!.url, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
