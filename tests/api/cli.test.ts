@@ -2,30 +2,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { buildProgram } from '@smsgw/cli';
 import { SmppSimulator } from '@smsgw/smsc';
-import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { runSmsgw } from '../support/cli';
+import { startEmbedded, type RunningGateway } from '../support/embedded';
 
 let sim: SmppSimulator;
 let gw: RunningGateway;
 
 /** Runs one smsgw command in-process against the embedded gateway; returns what it printed. */
-async function smsgw(
+const smsgw = (
   args: string[],
   env: Record<string, string> = {},
   progress?: NodeJS.WritableStream,
-): Promise<string> {
-  const lines: string[] = [];
-  const program = buildProgram({
-    env: { SMSGW_URL: gw.base, SMSGW_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
-    print: (l) => lines.push(l),
-    printError: () => undefined,
-    pollMs: 100,
-    ...(progress && { progress }),
-  });
-  await program.parseAsync(['node', 'smsgw', ...args]);
-  return lines.join('\n');
-}
+) => runSmsgw(gw.base, args, env, progress);
 
 beforeAll(async () => {
   sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });

@@ -4,9 +4,9 @@
  * is refused at once on /secure/* and at login, and its scheduled batches are held until it is
  * enabled again; a new password or secret retires the old one and the access tokens issued under it.
  */
-import { buildProgram } from '@smsgw/cli';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
+import { runSmsgw } from '../support/cli';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request, type Reply } from '../support/http';
 
@@ -53,17 +53,7 @@ async function token(clientId: string, secret: string): Promise<string> {
 const balance = (auth: string) => call('GET', '/secure/balance', { auth });
 const code = (reply: Reply) => ({ status: reply.status, code: reply.body?.detail?.code });
 
-/** Runs one smsgw command in-process; returns what it printed. */
-async function smsgw(args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const program = buildProgram({
-    env: { SMSGW_URL: gw.base, SMSGW_ADMIN_URL: gw.base, SMSGW_ADMIN_TOKEN: ADMIN_TOKEN },
-    print: (l) => lines.push(l),
-    printError: () => undefined,
-  });
-  await program.parseAsync(['node', 'smsgw', ...args]);
-  return lines.join('\n');
-}
+const smsgw = (args: string[]) => runSmsgw(gw.base, args);
 
 beforeAll(async () => {
   sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { buildProgram } from '@smsgw/cli';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
+import { runSmsgw } from '../support/cli';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
@@ -189,15 +189,8 @@ describe('signed callbacks', () => {
 
   it("the CLI reads and rotates an account's secret", async () => {
     const { username, auth } = await account();
-    const smsgw = async (args: string[]): Promise<unknown> => {
-      const lines: string[] = [];
-      await buildProgram({
-        env: { SMSGW_URL: gw.base, SMSGW_ADMIN_TOKEN: ADMIN_TOKEN },
-        print: (line) => lines.push(line),
-        printError: () => undefined,
-      }).parseAsync(['node', 'smsgw', ...args]);
-      return JSON.parse(lines.join('\n'));
-    };
+    const smsgw = async (args: string[]): Promise<unknown> =>
+      JSON.parse(await runSmsgw(gw.base, args));
     const before = await secretOf(auth);
     expect(await smsgw(['callback-secret', 'get', username])).toEqual(before);
     const rotated = (await smsgw([
