@@ -7,6 +7,7 @@ export const TOPICS = {
   messageResult: 'message.result',
   messageDlr: 'message.dlr',
   batchAccepted: 'batch.accepted',
+  inboundReceived: 'inbound.received',
 } as const;
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
 
@@ -17,6 +18,7 @@ export const QUEUES = {
   schedulerBatches: 'batch-scheduler.batch-accepted',
   notifierResults: 'callback-notifier.message-result',
   notifierDlr: 'callback-notifier.message-dlr',
+  notifierInbound: 'callback-notifier.inbound-received',
 } as const;
 
 /** The job carries only the id: the dispatcher reads the message in the same UPDATE that claims it. */
@@ -104,12 +106,17 @@ export const MessageDlrEventSchema = z.object({
 });
 export type MessageDlrEvent = z.infer<typeof MessageDlrEventSchema>;
 
+/** An inbound message was recorded (and its parts joined); the notifier routes and delivers it. */
+export const InboundReceivedEventSchema = z.object({ inboundId: z.string().uuid() });
+export type InboundReceivedEvent = z.infer<typeof InboundReceivedEventSchema>;
+
 export const BUS_SCHEMAS = {
   [TOPICS.messageSubmit]: MessageSubmitJobSchema,
   [TOPICS.messageSubmitGroup]: MessageSubmitGroupJobSchema,
   [TOPICS.messageResult]: MessageResultEventSchema,
   [TOPICS.messageDlr]: MessageDlrEventSchema,
   [TOPICS.batchAccepted]: BatchAcceptedEventSchema,
+  [TOPICS.inboundReceived]: InboundReceivedEventSchema,
 } as const;
 export type BusPayload<T extends Topic> = z.infer<(typeof BUS_SCHEMAS)[T]>;
 
