@@ -7,3 +7,6 @@ export * from './outcome-outbox';
 export * from './callbacks';
 export * from './idempotency-keys';
 export * from './sender-rules';
+export * from './connectors';
+export * from './mt-routes';
+export * from './inbound-messages';

@@ -28,6 +28,9 @@ const MODULE_OF: Record<string, string> = {
   idempotency_keys: 'idempotency-keys.ts',
   sender_policies: 'sender-rules.ts',
   account_senders: 'sender-rules.ts',
+  inbound_messages: 'inbound-messages.ts',
+  connectors: 'connectors.ts',
+  mt_routes: 'mt-routes.ts',
 };
 
 function migrationTables(): string[] {
