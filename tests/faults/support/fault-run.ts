@@ -46,8 +46,10 @@ export interface RunResult {
   duplicated: number;
   /** Accepted messages that did not reach the SMSC and have no final outcome saying why. */
   lost: number;
-  /** Final as failed, with the SMSC holding them: the unknown-outcome rule (not refunded). */
+  /** Failed as SUBMIT_OUTCOME_UNKNOWN: written, never answered (the unknown-outcome rule, not refunded). */
   unknownOutcome: number;
+  /** Of those, the ones the SMSC never got (lost in a dropped session's buffers). */
+  unknownNotAtSmsc: number;
   /** Failed or rejected without reaching the SMSC, refunded. */
   failedRefunded: number;
   /** Refunded although the SMSC took them. */
@@ -79,6 +81,8 @@ const JWT_SECRET = 'faults-jwt-secret-0123456789-0123456789-0123456789';
 const START_BALANCE = '1000000.000000';
 /** A rate with fractions of a cent, so a rounding slip shows. */
 const RATE = '0.013700';
+/** The error of a message whose submit_sm was written and never answered (Promise 2). */
+const UNKNOWN_OUTCOME = 'SUBMIT_OUTCOME_UNKNOWN';
 
 /** Exact decimal arithmetic on numeric(20,6) strings, in millionths. */
 function micros(value: string | null | undefined): bigint {
@@ -285,6 +289,7 @@ export async function runFault(
       duplicated: 0,
       lost: 0,
       unknownOutcome: 0,
+      unknownNotAtSmsc: 0,
       failedRefunded: 0,
       refundedAndSent: 0,
       chargedNotSent: 0,
@@ -316,12 +321,18 @@ export async function runFault(
       } else if (unsentStates.has(m.state)) {
         result.stranded[m.state] = (result.stranded[m.state] ?? 0) + 1;
         if (times === 0) result.lost++;
+      } else if (m.state === 'failed' && m.error?.startsWith(UNKNOWN_OUTCOME)) {
+        // Written and never answered: the SMSC may or may not have it (a PDU in a dropped session's
+        // buffers never arrives), and Promise 2 neither resends nor refunds it.
+        result.unknownOutcome++;
+        if (times === 0) result.unknownNotAtSmsc++;
       } else if (times === 0) {
         // Final without reaching the SMSC: only an explained failure is an outcome.
         if (sentStates.has(m.state) || !m.error) result.lost++;
         else if (m.state !== 'cancelled') result.chargedNotSent++;
       } else if (m.state === 'failed') {
-        result.unknownOutcome++;
+        // At the SMSC yet failed for another reason than an unknown outcome.
+        result.chargedNotSent++;
       }
     }
     // Recipients never expanded were charged with the batch and never became messages.
