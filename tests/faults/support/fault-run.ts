@@ -56,6 +56,8 @@ export interface RunResult {
   refundedAndSent: number;
   /** Final, never at the SMSC and not refunded. */
   chargedNotSent: number;
+  /** Missing callbacks by kind and the state of their row (or `no-row` and the message's state). */
+  missingByKind: Record<string, number>;
   /** Still waiting (accepted, queued, submitting) at the end. */
   stranded: Record<string, number>;
   batchState: string;
@@ -228,7 +230,9 @@ export async function runFault(
     streaming = false;
     await stream;
 
-    // Settled: the batch finished, nothing waits to be sent, no receipt or callback outstanding.
+    // Settled: the batch finished, nothing waits to be sent, no receipt or callback outstanding, and
+    // no outcome event waits in the outbox (one whose publish died with its process is taken up by
+    // the notifier's sweep a while later).
     // Bounded: a run that does not settle is reported as it stands.
     let settled = true;
     try {
@@ -238,7 +242,8 @@ export async function runFault(
             `SELECT
                (SELECT count(*) FROM batches WHERE state <> 'completed')
              + (SELECT count(*) FROM messages WHERE state = ANY($1::text[]))
-             + (SELECT count(*) FROM callback_attempts WHERE state = 'pending') AS n`,
+             + (SELECT count(*) FROM callback_attempts WHERE state = 'pending')
+             + (SELECT count(*) FROM outcome_outbox) AS n`,
             [[...UNSENT_STATES]],
           );
           return open.rows[0].n === '0';
@@ -301,6 +306,7 @@ export async function runFault(
       callbacksDuplicated: 0,
       callbacksMissing: 0,
       callbacksGivenUp: 0,
+      missingByKind: {},
       moneyDifference: '0.000000',
       ledgerMismatch: '0.000000',
       errorLogLines: {},
@@ -367,7 +373,11 @@ export async function runFault(
       if (row.state === 'given_up') result.callbacksGivenUp++;
       if (made === 1) result.callbacksMadeOnce++;
       else if (made > 1) result.callbacksDuplicated++;
-      else result.callbacksMissing++;
+      else {
+        result.callbacksMissing++;
+        const why = `${row.kind}:${row.state}`;
+        result.missingByKind[why] = (result.missingByKind[why] ?? 0) + 1;
+      }
     }
     // A batch message that reached an outcome is owed its callback or errback even if no row says so.
     const kindsOf = new Map<string, Set<string>>();
@@ -384,6 +394,10 @@ export async function runFault(
         owed.push('dlr2');
       result.callbacksDue += owed.length;
       result.callbacksMissing += owed.length;
+      for (const kind of owed) {
+        const why = `${kind}:no-row:${m.state}`;
+        result.missingByKind[why] = (result.missingByKind[why] ?? 0) + 1;
+      }
     }
 
     const logDir = process.env['FAULTS_LOGS'];
