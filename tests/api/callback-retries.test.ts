@@ -1,7 +1,8 @@
 /**
  * Promise 4 at the receiver's end: a receiver that always fails is given up after
  * CALLBACK_MAX_ATTEMPTS and the give-up is counted on /metrics; one that answers too late
- * (after CALLBACK_TIMEOUT_MS) is retried and its later, prompt answer ends it.
+ * (after CALLBACK_TIMEOUT_MS) is retried and its later, prompt answer ends it. Every attempt of one
+ * callback names it with the same X-Smsgw-Callback-Id.
  */
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
@@ -84,6 +85,14 @@ describe('callback receivers that fail', () => {
     await settle();
     // Given up means no further attempt, and each message counted once.
     for (const to of recipients) expect(callsTo(to)).toHaveLength(MAX_ATTEMPTS);
+    // Every attempt of one callback carries the same id, and each callback its own: a receiver
+    // that keeps the ids it handled acts once even on a request made again.
+    const ids = recipients.map((to) => [
+      ...new Set(callsTo(to).map((c) => c.headers['x-smsgw-callback-id'])),
+    ]);
+    for (const own of ids)
+      expect(own).toEqual([expect.stringMatching(/^[0-9a-f-]{36}\.callback$/)]);
+    expect(ids[0][0]).not.toBe(ids[1][0]);
     expect(await givenUp()).toBe(before + recipients.length);
     for (const to of recipients) {
       const id = idOf(callsTo(to)[0].query['statusText']);

@@ -20,6 +20,13 @@ export const IdempotencyKeySchema = z
 /** The header on every outgoing callback: `t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=…]`. */
 export const CALLBACK_SIGNATURE_HEADER = 'X-Smsgw-Signature';
 
+/**
+ * The header on every outgoing callback naming it: the same on every attempt of one callback, so a
+ * receiver that keeps the ids it processed handles a callback once even when it is sent again
+ * (a notifier that died after the receiver answered and before recording it sends it again).
+ */
+export const CALLBACK_ID_HEADER = 'X-Smsgw-Callback-Id';
+
 /** How long the previous callback secret keeps signing after a rotation, unless the call says. */
 export const DEFAULT_SECRET_GRACE_SECONDS = 86_400;
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { CALLBACK_SIGNATURE_HEADER } from '@smsgw/contracts';
+import { CALLBACK_ID_HEADER, CALLBACK_SIGNATURE_HEADER } from '@smsgw/contracts';
 import { callbackSignature } from './callback-signature';
 import type { UrlGuard } from './url-guard';
 import { UrlRefusedError } from './url-guard';
@@ -13,6 +13,8 @@ export interface CallbackRequest {
   params: Record<string, string>;
   /** The account's secrets that sign the request (callback-signature.ts); none: unsigned. */
   secrets?: readonly string[];
+  /** Names the callback (CALLBACK_ID_HEADER), the same on every attempt. */
+  id?: string;
 }
 
 /**
@@ -116,7 +118,7 @@ export class CallbackSender {
               Math.floor(Date.now() / 1000),
             )
           : undefined;
-      return await this.exchange(url, request.method, body, signature);
+      return await this.exchange(url, request.method, body, signature, request.id);
     } finally {
       release();
     }
@@ -127,6 +129,7 @@ export class CallbackSender {
     method: string,
     body: string | undefined,
     signature: string | undefined,
+    id: string | undefined,
   ): Promise<CallbackOutcome> {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
@@ -139,6 +142,7 @@ export class CallbackSender {
           headers: {
             'user-agent': 'sms-gateway-callback/1',
             ...(signature !== undefined && { [CALLBACK_SIGNATURE_HEADER]: signature }),
+            ...(id !== undefined && { [CALLBACK_ID_HEADER]: id }),
             ...(body !== undefined && {
               'content-type': 'application/x-www-form-urlencoded',
               'content-length': Buffer.byteLength(body),

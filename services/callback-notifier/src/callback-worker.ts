@@ -84,6 +84,7 @@ export class CallbackWorker {
             method: attempt.method,
             params: attempt.query,
             secrets,
+            id: `${attempt.message_id}.${attempt.kind}`,
           })
         : null;
     if (outcome === null) {

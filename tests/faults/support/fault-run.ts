@@ -68,6 +68,8 @@ export interface RunResult {
   callbacksDuplicated: number;
   callbacksMissing: number;
   callbacksGivenUp: number;
+  /** Requests made again with the same X-Smsgw-Callback-Id (at least once, recognisable). */
+  callbacksRepeatedSameId: number;
   /** balance − (start − charges + refunds): zero when money is exact. */
   moneyDifference: string;
   /** Charges and refunds in the ledger against those the messages' states call for. */
@@ -306,6 +308,7 @@ export async function runFault(
       callbacksDuplicated: 0,
       callbacksMissing: 0,
       callbacksGivenUp: 0,
+      callbacksRepeatedSameId: receiver.repeats(),
       missingByKind: {},
       moneyDifference: '0.000000',
       ledgerMismatch: '0.000000',

@@ -6,11 +6,17 @@ export interface Webhook {
   query: Record<string, string>;
   /** What the receiver answered: only a 200 counts as a callback made. */
   status: number;
+  /** X-Smsgw-Callback-Id: the same on every attempt of one callback. */
+  id: string;
+  /** A 200 answered to an id this receiver had already answered 200 (an at-least-once repeat). */
+  repeat: boolean;
 }
 
 /** A customer's endpoint for every callback of a run; down() makes it answer 503 until up(). */
 export class WebhookReceiver {
   readonly calls: Webhook[] = [];
+  /** Ids answered 200, as a receiver that acts on each callback once keeps them. */
+  private readonly handled = new Set<string>();
   private server: Server | undefined;
   private isDown = false;
   base = '';
@@ -25,7 +31,10 @@ export class WebhookReceiver {
         // dlr-method POST sends the parameters as a form.
         if (body) Object.assign(query, Object.fromEntries(new URLSearchParams(body)));
         const status = this.isDown ? 503 : 200;
-        this.calls.push({ path: url.pathname, query, status });
+        const id = String(req.headers['x-smsgw-callback-id'] ?? '');
+        const repeat = status === 200 && id !== '' && this.handled.has(id);
+        if (status === 200 && id !== '') this.handled.add(id);
+        this.calls.push({ path: url.pathname, query, status, id, repeat });
         res.writeHead(status).end(status === 200 ? 'OK' : 'down');
       });
     });
@@ -41,15 +50,23 @@ export class WebhookReceiver {
     this.isDown = false;
   }
 
-  /** Calls answered 200, counted by key. */
+  /**
+   * Callbacks acted on (answered 200, an id's repeats left out), counted by key: more than one for
+   * a key is a duplicate the receiver could not recognise.
+   */
   made(path: string, key: (query: Record<string, string>) => string): Map<string, number> {
     const counts = new Map<string, number>();
     for (const call of this.calls)
-      if (call.path === path && call.status === 200) {
+      if (call.path === path && call.status === 200 && !call.repeat) {
         const k = key(call.query);
         counts.set(k, (counts.get(k) ?? 0) + 1);
       }
     return counts;
+  }
+
+  /** Requests answered 200 again for an id already handled. */
+  repeats(): number {
+    return this.calls.filter((c) => c.repeat).length;
   }
 
   async stop(): Promise<void> {
