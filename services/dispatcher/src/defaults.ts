@@ -26,6 +26,14 @@ export const dispatcherDefaults = {
      * places, so the claim's round trip to Postgres does not hold places idle.
      */
     maxAhead: 2,
+    /**
+     * How long a dispatcher keeps trying to record what the SMSC was given while the database is
+     * away (a restart, a failover): the claim of a written submit_sm that the database lost, or the
+     * SMSC's answer; after that the bus delivers the job again.
+     */
+    reclaimWrittenMs: 300_000,
+    /** The first pause between those tries; each next one doubles, up to 5 s. */
+    reclaimFirstDelayMs: 200,
   },
   answers: {
     /** Most SMSC answers one statement records. */

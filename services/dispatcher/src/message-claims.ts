@@ -78,6 +78,15 @@ export class MessageClaims {
     });
   }
 
+  /**
+   * Claims one message again as `submitting`, in a statement of its own: its submit_sm left while
+   * the claim that covered it was lost with the database session. False when it is no longer
+   * waiting (the lost claim did commit after all, or the message was cancelled meanwhile).
+   */
+  async claimWritten(id: string): Promise<boolean> {
+    return (await claimMessages(this.db, [id])).length === 1;
+  }
+
   current(id: string): Promise<{ state: MessageState; age_ms: number } | undefined> {
     return messageSubmitState(this.db, id);
   }

@@ -313,11 +313,10 @@ export class MessageDispatcher {
     // Committed once every submit_sm of the group has left (or failed before leaving).
     await Promise.all(writes);
     written();
-    await claim
-      .commit()
-      .catch((err: unknown) =>
-        this.logger.error({ err }, 'could not commit a claim; its messages will be sent again'),
-      );
+    await claim.commit().catch((err: unknown) =>
+      // Each written message of the claim is claimed again (committed()).
+      this.logger.warn({ err }, 'could not commit a claim'),
+    );
   }
 
   private async submit(
@@ -331,7 +330,7 @@ export class MessageDispatcher {
       request = buildSubmitRequest(message);
     } catch (err) {
       onWritten();
-      await claim.commit();
+      await this.committed(claim, message);
       await this.failed(message, `ENCODING: ${(err as Error).message}`, true);
       return;
     }
@@ -347,7 +346,7 @@ export class MessageDispatcher {
         onWritten,
       });
       answered();
-      await claim.commit();
+      await this.committed(claim, message);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.smscResponse.observe({ connector: this.connector.name, outcome: 'ok' }, seconds);
       this.pacing?.qos?.onResponse(seconds * 1000);
@@ -358,7 +357,9 @@ export class MessageDispatcher {
         smscIds = request.parts.map((_, i) => earlier[i + 1] ?? '');
         toSend.forEach((part, k) => (smscIds[part] = result.smscIds[k] ?? ''));
       }
-      const { moved, event } = await this.submitted.add({ id: message.id, smscIds });
+      const { moved, event } = await this.untilRecorded(message.id, () =>
+        this.submitted.add({ id: message.id, smscIds }),
+      );
       if (moved) {
         this.metrics.submitted.inc({ connector: this.connector.name });
         this.metrics.submittedPdus.inc({ connector: this.connector.name }, result.smscIds.length);
@@ -367,7 +368,7 @@ export class MessageDispatcher {
     } catch (err) {
       answered();
       // Written or not, the claim is committed before its outcome is recorded.
-      await claim.commit();
+      await this.committed(claim, message);
       if (!(err instanceof SmscError)) throw err;
       this.metrics.smscResponse.observe(
         { connector: this.connector.name, outcome: err.code },
@@ -375,6 +376,49 @@ export class MessageDispatcher {
       );
       if (err.code === 'ESME_RTHROTTLED') this.pacing?.qos?.onThrottled();
       await this.submitFailed(message, err, toSend, Object.keys(earlier).length > 0);
+    }
+  }
+
+  /**
+   * The group's claim committed. When the database lost it after the submit_sm left (the session
+   * ended by a restart or a failover), the message is back to waiting in the database while the
+   * SMSC may have it: it is claimed again as `submitting`, retried until the database answers, so
+   * the bus's next delivery of its job cannot send it a second time.
+   */
+  private async committed(claim: GroupClaim, message: ClaimedMessage): Promise<void> {
+    try {
+      await claim.commit();
+      return;
+    } catch (err) {
+      this.logger.warn(
+        { err, messageId: message.id },
+        'the claim of a written submit_sm was lost; claiming it again',
+      );
+    }
+    await this.untilRecorded(message.id, () => this.claims.claimWritten(message.id));
+  }
+
+  /**
+   * Runs a statement that records what the SMSC has already been given, again and again until the
+   * database answers (bounded): giving up early would leave the message to be sent again, or to
+   * end with an unknown outcome although its answer was in hand.
+   */
+  private async untilRecorded<T>(messageId: string, record: () => Promise<T>): Promise<T> {
+    const { reclaimWrittenMs, reclaimFirstDelayMs } = dispatcherDefaults.claims;
+    const deadline = Date.now() + reclaimWrittenMs;
+    for (let delay: number = reclaimFirstDelayMs; ; delay = Math.min(delay * 2, 5000)) {
+      try {
+        return await record();
+      } catch (err) {
+        if (Date.now() + delay > deadline) {
+          this.logger.error(
+            { err, messageId },
+            'could not record what the SMSC was given; the bus delivers its job again',
+          );
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
   }
 

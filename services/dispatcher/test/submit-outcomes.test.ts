@@ -213,3 +213,48 @@ describe('a message of a batch cancelled while it was being submitted', () => {
     expect(Number(rows[0].balance)).toBe(100);
   }, 90_000);
 });
+
+/**
+ * The database ends the claim's session after the submit_sm left (a restart): the claim is rolled
+ * back, so the message is `queued` again while the SMSC has it.
+ */
+class ClaimsLostOnCommit extends MessageClaims {
+  override async begin(ids: readonly string[]) {
+    const claim = await super.begin(ids);
+    await claim.commit();
+    // What the lost transaction leaves: the messages waiting again, as before the claim.
+    await db.query(
+      `UPDATE messages SET state = 'queued', attempts = attempts - 1 WHERE id = ANY($1::uuid[])`,
+      [claim.messages.map((m) => m.id)],
+    );
+    return {
+      messages: claim.messages,
+      commit: () => Promise.reject(new Error('Connection terminated unexpectedly')),
+    };
+  }
+}
+
+describe('a claim the database lost after its submit_sm left', () => {
+  it('is claimed again, so the next delivery of the job does not send it twice', async () => {
+    await start({ latencyMs: 0 });
+    const id = await queuedMessage();
+    const dispatcher = new MessageDispatcher(
+      new ClaimsLostOnCommit(db, 'test'),
+      connector,
+      new MemoryBus(),
+      logger,
+      createDispatcherMetrics(createRegistry(), connector),
+      { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
+    );
+    // The bus delivers a job again after any failure; bounded.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await dispatcher
+        .handle({ messageId: id, accountId, segments: 1 }, { attempt, redelivered: attempt > 1 })
+        .catch(() => undefined);
+    }
+
+    expect(sim.received).toHaveLength(1);
+    expect(await messageRow(id)).toMatchObject({ state: 'submitted', error: null });
+    expect(await refunds(id)).toBe(0);
+  });
+});
