@@ -75,6 +75,11 @@ export class MessageDispatcher {
   private claimsInFlight = 0;
   /** Jobs taken into a group and not yet settled (drain waits for them). */
   private inProgress = 0;
+  /**
+   * Messages this dispatcher claimed and has not settled: a second job of one (an outbox relay or
+   * the sweep publishing again after a database outage) must not take it for a dead dispatcher's.
+   */
+  private readonly holding = new Set<string>();
 
   constructor(
     private readonly claims: MessageClaims,
@@ -299,7 +304,10 @@ export class MessageDispatcher {
       } else {
         let onWritten!: () => void;
         const wrote = new Promise<void>((resolve) => (onWritten = resolve));
-        outcome = this.submit(message, claim, onWritten, free);
+        this.holding.add(message.id);
+        outcome = this.submit(message, claim, onWritten, free).finally(() =>
+          this.holding.delete(message.id),
+        );
         writes.push(Promise.race([wrote, outcome.then(noop, noop)]));
       }
       w.done(
@@ -474,6 +482,8 @@ export class MessageDispatcher {
 
   /** Redelivered or duplicate job: only a stale `submitting` needs anything done. */
   private async handleUnclaimed(id: string, info: DeliveryInfo): Promise<void> {
+    // Ours and still being recorded (the database was away longer than submitStaleMs).
+    if (this.holding.has(id)) return;
     const current = await this.claims.current(id);
     if (!current || current.state !== 'submitting') return;
     if (current.age_ms < this.options.submitStaleMs) {
