@@ -27,7 +27,13 @@ export interface Cluster {
 
 /** Distributed mode on this machine: each service a process, a fresh database and bus namespace. */
 export async function startCluster(
-  options: { dispatchers?: number; smscQuery?: string; latencyMs?: number } = {},
+  options: {
+    dispatchers?: number;
+    smscQuery?: string;
+    latencyMs?: number;
+    /** The simulator answers each submit_sm that asks for one with a delivery receipt. */
+    deliveryReceipts?: boolean;
+  } = {},
 ): Promise<Cluster> {
   const database = await createTestDatabase();
   const env = {
@@ -38,7 +44,12 @@ export async function startCluster(
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     LOG_LEVEL: 'warn',
   };
-  const sim = new SmppSimulator({ host: '127.0.0.1', port: 0, latencyMs: options.latencyMs ?? 0 });
+  const sim = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    latencyMs: options.latencyMs ?? 0,
+    deliveryReceipts: options.deliveryReceipts ?? false,
+  });
   const { port } = await sim.start();
   const started: ServiceProcess[] = [];
   // BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each

@@ -2,9 +2,10 @@ import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
 import { benchPacing } from './pacing';
 import { benchSend } from './send';
+import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|batch|pacing|credentials]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|batch|pacing|credentials|soak]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -13,12 +14,15 @@ const benches: Record<string, () => Promise<void>> = {
   batch: () => benchBatch(),
   pacing: () => benchPacing(),
   credentials: () => benchCredentials(),
+  soak: () => benchSoak(),
 };
 
 async function main(): Promise<void> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/postgres';
   const chosen = process.argv.slice(2);
-  for (const name of chosen.length > 0 ? chosen : Object.keys(benches)) {
+  // The soak runs only when named: it takes half an hour.
+  const every = Object.keys(benches).filter((name) => name !== 'soak');
+  for (const name of chosen.length > 0 ? chosen : every) {
     const bench = benches[name];
     if (!bench)
       throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(benches).join(', ')}`);
