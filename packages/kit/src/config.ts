@@ -102,6 +102,7 @@ export const envVars = {
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
   MAX_SUBMIT_ATTEMPTS: int(1, 100).default(5),
+  INBOUND_PART_TIMEOUT_MS: int(1000, 86_400_000).default(300_000),
   LOGIN_FAILURES_PER_NAME: int(1, 1_000_000).default(10),
   LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(100),
   LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),

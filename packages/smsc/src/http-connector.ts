@@ -1,5 +1,6 @@
 import type { Logger } from '@smsgw/kit';
 import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
+import type { InboundPdu } from './inbound';
 import { noAnswerPolicy } from './smpp-url';
 import {
   SmscError,
@@ -85,6 +86,10 @@ export class HttpConnector implements SmscConnector {
 
   onReceipt(_listener: (receipt: DeliveryReceipt) => void): void {
     // The simpler HTTP interface has no receipts on this path: messages stay `submitted`.
+  }
+
+  onInbound(_listener: (inbound: InboundPdu) => Promise<void>): void {
+    // An HTTP upstream has no session to deliver inbound messages on.
   }
 
   isUp(): boolean {

@@ -5,4 +5,6 @@ export * from './smpp-connector';
 export * from './smpp-simulator';
 export * from './http-connector';
 export * from './sender-address';
+export * from './inbound';
+export type { OriginateRequest } from './simulated-mo';
 export { receiptStatLabel } from './receipt-text';

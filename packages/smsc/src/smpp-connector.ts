@@ -1,5 +1,6 @@
 import type { Logger } from '@smsgw/kit';
 import type { PDU, Session } from 'smpp';
+import type { InboundPdu } from './inbound';
 import { parseReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
 import { SubmitSmPdu } from './submit-sm-pdu';
@@ -95,6 +96,7 @@ export class SmppConnector implements SmscConnector {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners: ((receipt: DeliveryReceipt) => void | Promise<void>)[] = [];
   private readonly sessionListeners: ((up: boolean) => void)[] = [];
+  private readonly inboundListeners: ((inbound: InboundPdu) => Promise<void>)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private firstBind: { resolve: () => void; reject: (err: Error) => void } | undefined;
@@ -126,6 +128,10 @@ export class SmppConnector implements SmscConnector {
 
   onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void {
     this.listeners.push(listener);
+  }
+
+  onInbound(listener: (inbound: InboundPdu) => Promise<void>): void {
+    this.inboundListeners.push(listener);
   }
 
   /** For the session gauge and logs. */
@@ -220,6 +226,7 @@ export class SmppConnector implements SmscConnector {
       this.closed(session);
     });
     session.on('deliver_sm', (pdu: PDU) => this.deliverSm(session, pdu));
+    session.on('data_sm', (pdu: PDU) => this.inbound(session, pdu));
     session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
     session.on('unknown', (pdu: PDU) => session.send(pdu.response()));
     session.on('unbind', (pdu: PDU) => {
@@ -310,11 +317,7 @@ export class SmppConnector implements SmscConnector {
     // recorded.
     const esmClass = Number(pdu['esm_class'] ?? 0);
     if ((esmClass & 0x3c) !== 0x04) {
-      session.send(pdu.response());
-      this.logger.debug(
-        { connector: this.name, esmClass },
-        'deliver_sm that is not a delivery receipt (mobile-originated) ignored',
-      );
+      this.inbound(session, pdu);
       return;
     }
     let bytes = shortMessageBytes(pdu['short_message']);
@@ -351,6 +354,43 @@ export class SmppConnector implements SmscConnector {
         this.logger.warn(
           { err, connector: this.name, smscId },
           'receipt not recorded; the SMSC is asked to deliver it again',
+        );
+        session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+      },
+    );
+  }
+
+  /**
+   * A mobile-originated message: acknowledged only once recorded, so one that cannot be recorded
+   * (or that nobody here takes) is delivered again by the SMSC.
+   */
+  private inbound(session: Session, pdu: PDU): void {
+    let bytes = shortMessageBytes(pdu['short_message']);
+    if (bytes.length === 0 && pdu['message_payload'] !== undefined)
+      bytes = shortMessageBytes(pdu['message_payload']);
+    const ref = pdu['sar_msg_ref_num'];
+    const total = pdu['sar_total_segments'];
+    const seq = pdu['sar_segment_seqnum'];
+    const inbound: InboundPdu = {
+      from: typeof pdu['source_addr'] === 'string' ? pdu['source_addr'] : '',
+      to: typeof pdu['destination_addr'] === 'string' ? pdu['destination_addr'] : '',
+      dataCoding: Number(pdu['data_coding'] ?? 0),
+      esmClass: Number(pdu['esm_class'] ?? 0),
+      bytes,
+      ...(typeof ref === 'number' &&
+        typeof total === 'number' &&
+        typeof seq === 'number' && { sar: { ref, total, seq } }),
+    };
+    if (this.inboundListeners.length === 0) {
+      session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+      return;
+    }
+    Promise.all(this.inboundListeners.map((listener) => listener(inbound))).then(
+      () => session.send(pdu.response()),
+      (err: unknown) => {
+        this.logger.warn(
+          { err, connector: this.name, from: inbound.from, to: inbound.to },
+          'inbound message not recorded; the SMSC is asked to deliver it again',
         );
         session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
       },

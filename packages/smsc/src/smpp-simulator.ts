@@ -4,6 +4,7 @@ import { decodeText } from './encoding';
 import { formatReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, useRawShortMessages } from './smpp-raw';
 import { normalizeSmscId } from './smsc-connector';
+import { moPdus, type OriginateRequest } from './simulated-mo';
 
 const smpp = useRawShortMessages();
 
@@ -436,6 +437,28 @@ export class SmppSimulator {
       });
     }
     return out.sort((a, b) => a.order - b.order).map(({ order: _order, ...message }) => message);
+  }
+
+  private nextMoRef = 1;
+
+  /**
+   * Delivers a mobile-originated message to a bound client that may receive (one deliver_sm per
+   * part, in the request's order), each after the answer to the one before; answers the
+   * command_status of each. Rejects when no such client is bound.
+   */
+  async originate(request: OriginateRequest): Promise<number[]> {
+    const session = [...this.bound].find(([, b]) => b.receives)?.[0];
+    if (!session) throw new Error('no client bound to receive a mobile-originated message');
+    const ref = this.nextMoRef;
+    this.nextMoRef = (this.nextMoRef % 255) + 1;
+    const statuses: number[] = [];
+    for (const pdu of moPdus(request, ref))
+      statuses.push(
+        await new Promise<number>((resolve) =>
+          session.deliver_sm({ ...pdu }, (response) => resolve(response.command_status)),
+        ),
+      );
+    return statuses;
   }
 
   /** Resolves once at least count submit_sm were accepted; bounded in time. */

@@ -1,3 +1,5 @@
+import type { InboundPdu } from './inbound';
+
 /**
  * The seam between the dispatcher and an SMSC (docs/architecture.md § The parts: one interface, one
  * implementation per file). Connectors take already-encoded parts (see encoding.ts), so every
@@ -125,6 +127,12 @@ export interface SmscConnector {
    * delivers it again later), so a receipt is acknowledged only once it is recorded.
    */
   onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void;
+  /**
+   * Called for every mobile-originated message (or part of one) the SMSC delivers, acknowledged
+   * like receipts: OK once the listeners resolve, a temporary error when one rejects. With no
+   * listener an inbound message is refused with a temporary error, never acknowledged and dropped.
+   */
+  onInbound(listener: (inbound: InboundPdu) => Promise<void>): void;
   /** true while bound (for /readyz and the smsgw_smsc_session_up gauge). */
   isUp(): boolean;
   /** Waits for outstanding responses (bounded), unbinds and closes. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '@smsgw/kit';
 
-/** Statements on `inbound_messages` (migration 016). */
+/** Statements on `inbound_messages` (migration 016) and `inbound_parts` (migration 018). */
 
 export interface InboundMessageRow {
   id: string;
@@ -32,4 +32,135 @@ export async function findInboundMessage(
     [id],
   );
   return rows[0];
+}
+
+/** What the receiving side records of a whole inbound message. */
+export interface NewInboundMessage {
+  id: string;
+  connector: string;
+  from: string;
+  to: string;
+  coding: number;
+  content: string | null;
+  hexContent: string | null;
+  partsExpected: number;
+  partsReceived: number;
+  incomplete: boolean;
+  keyword: string | null;
+  /**
+   * The duplicate keys of this message in the current time window and in the one before: an SMSC
+   * delivering the same message again within a window is recognised (docs/inbound.md § Duplicates).
+   */
+  dedupKey: string;
+  previousDedupKey: string;
+}
+
+/** Records the message unless it is a repeat; true when it was recorded now. */
+export async function recordInboundMessage(db: Queryable, m: NewInboundMessage): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO inbound_messages (id, connector, from_addr, to_addr, coding, content, hex_content,
+                                   parts_expected, parts_received, incomplete, keyword, dedup_key)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+      WHERE NOT EXISTS (SELECT 1 FROM inbound_messages WHERE dedup_key = $13)
+     ON CONFLICT (dedup_key) DO NOTHING
+     RETURNING id`,
+    [
+      m.id,
+      m.connector,
+      m.from,
+      m.to,
+      m.coding,
+      m.content,
+      m.hexContent,
+      m.partsExpected,
+      m.partsReceived,
+      m.incomplete,
+      m.keyword,
+      m.dedupKey,
+      m.previousDedupKey,
+    ],
+  );
+  return rows.length === 1;
+}
+
+/** One part of a concatenated inbound message, as inbound_parts keeps it. */
+export interface InboundPartRow {
+  connector: string;
+  from_addr: string;
+  to_addr: string;
+  ref: number;
+  total: number;
+  seq: number;
+  coding: number;
+  body: Buffer;
+}
+
+/**
+ * Keeps a part (a repeat of one already kept changes nothing) and, when every part of its message
+ * is there, takes them all out, in part order; else answers none. Inside the caller's transaction,
+ * under a lock on the message so two dispatchers receiving its parts at once join it once.
+ */
+export async function addInboundPart(
+  tx: Queryable,
+  part: InboundPartRow,
+): Promise<InboundPartRow[]> {
+  const key = [part.connector, part.from_addr, part.to_addr, part.ref, part.total];
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [JSON.stringify(key)]);
+  await tx.query(
+    `INSERT INTO inbound_parts (connector, from_addr, to_addr, ref, total, seq, coding, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT DO NOTHING`,
+    [...key, part.seq, part.coding, part.body],
+  );
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM inbound_parts
+      WHERE connector = $1 AND from_addr = $2 AND to_addr = $3 AND ref = $4 AND total = $5`,
+    key,
+  );
+  if (rows[0].n < part.total) return [];
+  return takeInboundParts(tx, key);
+}
+
+async function takeInboundParts(
+  tx: Queryable,
+  key: readonly (string | number)[],
+): Promise<InboundPartRow[]> {
+  const { rows } = await tx.query<InboundPartRow>(
+    `DELETE FROM inbound_parts
+      WHERE connector = $1 AND from_addr = $2 AND to_addr = $3 AND ref = $4 AND total = $5
+      RETURNING connector, from_addr, to_addr, ref, total, seq, coding, body`,
+    key,
+  );
+  return rows.sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Takes out the parts of every message whose first part arrived before `olderThanMs` ago, grouped
+ * per message in part order, to be delivered incomplete. One sweeper at a time (the others find
+ * the lock taken and answer nothing).
+ */
+export async function takeExpiredInboundParts(
+  tx: Queryable,
+  olderThanMs: number,
+): Promise<InboundPartRow[][]> {
+  const { rows: lock } = await tx.query<{ ok: boolean }>(
+    `SELECT pg_try_advisory_xact_lock(hashtext('smsgw inbound part sweep')) AS ok`,
+  );
+  if (!lock[0].ok) return [];
+  const { rows } = await tx.query<InboundPartRow>(
+    `DELETE FROM inbound_parts p
+      USING (SELECT connector, from_addr, to_addr, ref, total FROM inbound_parts
+              GROUP BY connector, from_addr, to_addr, ref, total
+             HAVING min(received_at) < now() - make_interval(secs => $1::float8 / 1000)) old
+      WHERE p.connector = old.connector AND p.from_addr = old.from_addr AND p.to_addr = old.to_addr
+        AND p.ref = old.ref AND p.total = old.total
+      RETURNING p.connector, p.from_addr, p.to_addr, p.ref, p.total, p.seq, p.coding, p.body`,
+    [olderThanMs],
+  );
+  const groups = new Map<string, InboundPartRow[]>();
+  for (const row of rows) {
+    const key = [row.connector, row.from_addr, row.to_addr, row.ref, row.total].join('\u0000');
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  return [...groups.values()].map((parts) => parts.sort((a, b) => a.seq - b.seq));
 }

@@ -29,6 +29,7 @@ const MODULE_OF: Record<string, string> = {
   sender_policies: 'sender-rules.ts',
   account_senders: 'sender-rules.ts',
   inbound_messages: 'inbound-messages.ts',
+  inbound_parts: 'inbound-messages.ts',
   connectors: 'connectors.ts',
   mt_routes: 'mt-routes.ts',
 };

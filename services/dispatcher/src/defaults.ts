@@ -79,4 +79,13 @@ export const dispatcherDefaults = {
   },
   /** The rate Smart QoS climbs back to when neither the worker nor the connector has a cap. */
   uncappedQosRate: 1000,
+  inbound: {
+    /**
+     * An SMSC that got no answer delivers a message again after its own timeout, seconds to
+     * minutes later: the same bytes from the same number within this window are one message.
+     */
+    dedupWindowMs: 600_000,
+    /** How often parts that waited INBOUND_PART_TIMEOUT_MS are looked for. */
+    sweepEveryMs: 10_000,
+  },
 } as const;

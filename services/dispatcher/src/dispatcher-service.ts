@@ -15,6 +15,7 @@ import { openRateLimiter } from './throughput/open-rate-limiter';
 import { createDispatcherMetrics } from './metrics';
 import { ReceiptMatcher } from './receipt-matcher';
 import { RecoverySweeper } from './recovery-sweeper';
+import { InboundReceiver, createInboundMetrics } from './inbound-receiver';
 
 export interface DispatcherServiceOptions {
   db: Db;
@@ -32,6 +33,8 @@ export interface DispatcherServiceOptions {
   rateLimiter: RateLimiter;
   connectorThroughput: number;
   smartQos: boolean;
+  /** Parts of an inbound message still missing after this long: delivered as what arrived. */
+  inboundPartTimeoutMs: number;
 }
 
 export interface DispatcherService {
@@ -51,6 +54,7 @@ type Settings = Pick<
   | 'sweepIntervalMs'
   | 'inProcessBus'
   | 'smartQos'
+  | 'inboundPartTimeoutMs'
 >;
 
 /** The dispatcher's settings from its environment (distributed and embedded mode alike). */
@@ -60,6 +64,7 @@ export function dispatcherSettings(config: {
   HTTP_THROUGHPUT_PER_WORKER: number;
   SWEEP_INTERVAL_MS: number;
   SMART_QOS: boolean;
+  INBOUND_PART_TIMEOUT_MS: number;
   AMQP_URL?: string | undefined;
 }): Settings {
   return {
@@ -69,6 +74,7 @@ export function dispatcherSettings(config: {
     sweepIntervalMs: config.SWEEP_INTERVAL_MS,
     inProcessBus: config.AMQP_URL === undefined,
     smartQos: config.SMART_QOS,
+    inboundPartTimeoutMs: config.INBOUND_PART_TIMEOUT_MS,
   };
 }
 
@@ -150,6 +156,12 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     queuedStaleMs: queuedStaleMs(options.maxAttempts, options.submitStaleMs),
     republishQueuedAtStart: options.inProcessBus,
   });
+  const inbound = new InboundReceiver(db, bus, logger, createInboundMetrics(options.registry), {
+    connector: connector.name,
+    partTimeoutMs: options.inboundPartTimeoutMs,
+    dedupWindowMs: dispatcherDefaults.inbound.dedupWindowMs,
+    sweepEveryMs: Math.min(dispatcherDefaults.inbound.sweepEveryMs, options.inboundPartTimeoutMs),
+  });
   const consumers: Consumer[] = [];
 
   return {
@@ -160,6 +172,8 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     }),
     async start() {
       connector.onReceipt(receipts.receive);
+      connector.onInbound(inbound.receive);
+      inbound.start();
       await connector.start();
       const retryDelaysMs = submitRetryDelays(options.maxAttempts);
       const prefetch = dispatcherDefaults.prefetch;
@@ -193,6 +207,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       await sweeper.stop();
       await dispatcher.drain();
       receipts.stop();
+      inbound.stop();
       await connector.stop();
       await options.rateLimiter.close();
     },

@@ -1,0 +1,67 @@
+import { decodeText, stripUdh } from './encoding';
+import { TEXT_CODINGS } from './encoding';
+
+/** A mobile-originated message as one deliver_sm or data_sm carried it (one part of it, if long). */
+export interface InboundPdu {
+  /** Sender, the subscriber's number (digits, as the SMSC wrote it). */
+  from: string;
+  /** The number the subscriber wrote to (a short code, a long number). */
+  to: string;
+  dataCoding: number;
+  esmClass: number;
+  /** short_message, or message_payload when short_message is empty, UDH included. */
+  bytes: Buffer;
+  /** The SAR TLVs, when the SMSC carries concatenation in them instead of a UDH. */
+  sar?: { ref: number; total: number; seq: number };
+}
+
+/** Where a part belongs: its message's reference and its place. */
+export interface Concatenation {
+  ref: number;
+  total: number;
+  seq: number;
+}
+
+/** The part's body without UDH, and its concatenation if it is one part of several. */
+export interface InboundPart {
+  body: Buffer;
+  concatenation: Concatenation | null;
+}
+
+/**
+ * Reads the concatenation of a part: a UDH information element 0x00 (8-bit reference) or 0x08
+ * (16-bit reference), else the SAR TLVs. A "message" of one part is not concatenated.
+ */
+export function inboundPart(pdu: InboundPdu): InboundPart {
+  const { udh, body } = stripUdh(pdu.bytes, pdu.esmClass);
+  let concatenation: Concatenation | null = null;
+  if (udh) {
+    // udh[0] is the header's length; then IEI, length, data, repeated.
+    for (let at = 1; at + 1 < udh.length;) {
+      const iei = udh[at];
+      const length = udh[at + 1];
+      const data = udh.subarray(at + 2, at + 2 + length);
+      if (iei === 0x00 && length === 3 && data.length === 3)
+        concatenation = { ref: data[0], total: data[1], seq: data[2] };
+      if (iei === 0x08 && length === 4 && data.length === 4)
+        concatenation = { ref: data.readUInt16BE(0), total: data[2], seq: data[3] };
+      at += 2 + length;
+    }
+  } else if (pdu.sar) {
+    concatenation = pdu.sar;
+  }
+  if (concatenation && (concatenation.total < 2 || concatenation.seq < 1)) concatenation = null;
+  return { body, concatenation };
+}
+
+/** Text of a whole message's bytes, or null when its coding is not text (kept as hex). */
+export function inboundText(bytes: Buffer, dataCoding: number): string | null {
+  if (!TEXT_CODINGS.includes(dataCoding)) return null;
+  return decodeText(bytes, dataCoding);
+}
+
+/** The first word of a text, upper-cased: what keyword routing and opt-out look at. */
+export function keywordOf(text: string | null): string | null {
+  const word = text?.trim().split(/\s+/)[0];
+  return word ? word.toUpperCase() : null;
+}

@@ -1,0 +1,180 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { TOPICS } from '@smsgw/contracts';
+import type { Bus, Db, Logger } from '@smsgw/kit';
+import { inboundPart, inboundText, keywordOf, type InboundPdu } from '@smsgw/smsc';
+import {
+  addInboundPart,
+  recordInboundMessage,
+  takeExpiredInboundParts,
+  type InboundPartRow,
+  type NewInboundMessage,
+} from '@smsgw/store';
+import { Counter, type Registry } from 'prom-client';
+
+export interface InboundReceiverOptions {
+  /** The connector the messages come through (inbound_messages.connector). */
+  connector: string;
+  /** Parts still missing after this long: the message is delivered as what arrived. */
+  partTimeoutMs: number;
+  /** The same message delivered again within this window is recognised as a repeat. */
+  dedupWindowMs: number;
+  /** How often the sweep for expired parts runs. */
+  sweepEveryMs: number;
+}
+
+/** Names as docs/metrics.md lists them. */
+export function createInboundMetrics(registry: Registry) {
+  return {
+    received: new Counter({
+      name: 'smsgw_inbound_received_total',
+      help: 'Inbound PDUs (deliver_sm or data_sm that is not a receipt) recorded, single or part',
+      labelNames: ['connector', 'kind'] as const,
+      registers: [registry],
+    }),
+    messages: new Counter({
+      name: 'smsgw_inbound_messages_total',
+      help: 'Inbound messages recorded whole: single, joined from parts, or incomplete',
+      labelNames: ['connector', 'kind'] as const,
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: 'smsgw_inbound_duplicates_total',
+      help: 'Inbound messages the SMSC delivered again, recognised and not recorded twice',
+      labelNames: ['connector'] as const,
+      registers: [registry],
+    }),
+  };
+}
+export type InboundMetrics = ReturnType<typeof createInboundMetrics>;
+
+/**
+ * Records each mobile-originated message before the SMSC gets its answer: a single one at once, a
+ * part among its message's parts until all are there (then the message, joined in part order, and
+ * the parts gone, in one transaction), then tells the notifier (inbound.received). The event only
+ * brings the message sooner: the notifier also sweeps for messages left `received`.
+ */
+export class InboundReceiver {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly metrics: InboundMetrics,
+    private readonly options: InboundReceiverOptions,
+  ) {}
+
+  readonly receive = async (pdu: InboundPdu): Promise<void> => {
+    const { connector } = this.options;
+    const { body, concatenation } = inboundPart(pdu);
+    if (!concatenation) {
+      this.metrics.received.inc({ connector, kind: 'single' });
+      const message = this.message([{ coding: pdu.dataCoding, body }], pdu.from, pdu.to, 1);
+      await this.recorded(message, 'single', await recordInboundMessage(this.db, message));
+      return;
+    }
+    this.metrics.received.inc({ connector, kind: 'part' });
+    // The part, and the message once it is whole, in one transaction: a crash keeps one or the other.
+    const joined = await this.db.transaction(async (tx) => {
+      const parts = await addInboundPart(tx, {
+        connector,
+        from_addr: pdu.from,
+        to_addr: pdu.to,
+        ...concatenation,
+        coding: pdu.dataCoding,
+        body,
+      });
+      if (parts.length === 0) return undefined;
+      const message = this.message(parts, pdu.from, pdu.to, concatenation.total);
+      return { message, fresh: await recordInboundMessage(tx, message) };
+    });
+    if (joined) await this.recorded(joined.message, 'joined', joined.fresh);
+  };
+
+  /** Delivers as incomplete the messages whose missing parts did not come in time. */
+  async sweep(): Promise<number> {
+    const recorded = await this.db.transaction(async (tx) => {
+      const groups = await takeExpiredInboundParts(tx, this.options.partTimeoutMs);
+      const out: { message: NewInboundMessage; fresh: boolean }[] = [];
+      for (const parts of groups) {
+        const message = this.message(parts, parts[0].from_addr, parts[0].to_addr, parts[0].total);
+        out.push({ message, fresh: await recordInboundMessage(tx, message) });
+      }
+      return out;
+    });
+    for (const { message, fresh } of recorded) await this.recorded(message, 'incomplete', fresh);
+    return recorded.length;
+  }
+
+  /** The whole message of these parts (in part order), decoded by its coding. */
+  private message(
+    parts: readonly Pick<InboundPartRow, 'coding' | 'body'>[],
+    from: string,
+    to: string,
+    expected: number,
+  ): NewInboundMessage {
+    const { connector } = this.options;
+    const coding = parts[0].coding;
+    // Joined as bytes before decoding: a UCS-2 surrogate pair may straddle two parts.
+    const bytes = Buffer.concat(parts.map((p) => p.body));
+    const content = inboundText(bytes, coding);
+    const window = Math.floor(Date.now() / this.options.dedupWindowMs);
+    const digest = createHash('sha256')
+      .update([connector, from, to, coding, bytes.toString('hex')].join('\u0000'))
+      .digest('hex');
+    return {
+      id: randomUUID(),
+      connector,
+      from,
+      to,
+      coding,
+      content,
+      hexContent: content === null ? bytes.toString('hex') : null,
+      partsExpected: expected,
+      partsReceived: parts.length,
+      incomplete: parts.length < expected,
+      keyword: keywordOf(content),
+      dedupKey: `${digest}:${window}`,
+      previousDedupKey: `${digest}:${window - 1}`,
+    };
+  }
+
+  /** Counts it and tells the notifier, once committed; a repeat is only counted. */
+  private async recorded(
+    message: NewInboundMessage,
+    kind: 'single' | 'joined' | 'incomplete',
+    fresh: boolean,
+  ): Promise<void> {
+    const { connector } = this.options;
+    if (!fresh) {
+      this.metrics.duplicates.inc({ connector });
+      this.logger.info(
+        { connector, from: message.from, to: message.to },
+        'inbound message delivered again; recorded once',
+      );
+      return;
+    }
+    this.metrics.messages.inc({ connector, kind });
+    await this.bus
+      .publish(TOPICS.inboundReceived, { inboundId: message.id })
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { err, inboundId: message.id },
+          'could not publish inbound.received; the sweep finds it',
+        ),
+      );
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((err: unknown) =>
+        this.logger.warn({ err }, 'inbound part sweep failed; tried again next time'),
+      );
+    }, this.options.sweepEveryMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
