@@ -16,12 +16,14 @@ export interface ReceivedCall {
 
 /**
  * A customer's callback endpoint on loopback. Paths choose the behaviour: /ok answers 200,
- * /flaky fails twice per `to` then answers 200, /down always answers 500.
+ * /flaky fails twice per `to` then answers 200, /down always answers 500, /jasmin answers
+ * `ACK/Jasmin` as a Jasmin MO receiver does; a path set down() answers 503 until up().
  */
 export class CallbackReceiver {
   readonly calls: ReceivedCall[] = [];
   private server: Server | undefined;
   private readonly failures = new Map<string, number>();
+  private readonly downPaths = new Set<string>();
   base = '';
 
   async start(): Promise<void> {
@@ -49,11 +51,21 @@ export class CallbackReceiver {
           this.failures.set(key, seen + 1);
           if (seen < 2) status = 503;
         }
-        res.writeHead(status).end(status === 200 ? 'OK' : 'no');
+        if (this.downPaths.has(url.pathname)) status = 503;
+        const ok = url.pathname.startsWith('/jasmin') ? 'ACK/Jasmin' : 'OK';
+        res.writeHead(status).end(status === 200 ? ok : 'no');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  down(path: string): void {
+    this.downPaths.add(path);
+  }
+
+  up(path: string): void {
+    this.downPaths.delete(path);
   }
 
   on(path: string): ReceivedCall[] {

@@ -88,6 +88,8 @@ export const BatchStatusSchema = z.object({
       delivered: z.number().int(),
       failed: z.number().int(),
       cancelled: z.number().int(),
+      /** Recipients left out at acceptance because they opted out: neither charged nor sent. */
+      optedOut: z.number().int(),
     }),
   }),
 });

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   /** The account may not send from this sender (its sender rules). */
   SENDER_NOT_ALLOWED: 403,
+  /** The recipient opted out of the account's messages (STOP), or the account put it on its list. */
+  RECIPIENT_OPTED_OUT: 403,
   /** Right credentials of an account an operator has disabled. */
   ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,

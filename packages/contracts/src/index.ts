@@ -11,3 +11,4 @@ export * from './bus';
 export * from './openapi';
 export * from './request-safety';
 export * from './senders';
+export * from './inbound';

@@ -1,3 +1,5 @@
+import { inboundPaths } from './openapi-inbound';
+import { MoRouteSchema, OptOutRequestSchema } from './inbound';
 import { z } from 'zod';
 import {
   AccountViewSchema,
@@ -61,7 +63,7 @@ const errors = {
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
   403: error(
-    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
+    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); a recipient on the opt-out list of the account (RECIPIENT_OPTED_OUT); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
   ),
   404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
   409: error('Conflict (CONFLICT)'),
@@ -190,6 +192,8 @@ export function buildOpenApiDocument(): Json {
     },
     SenderRules: schemaOf(SenderRulesSchema),
     SenderRulesView: schemaOf(SenderRulesViewSchema),
+    OptOutRequest: schemaOf(OptOutRequestSchema),
+    MoRoute: schemaOf(MoRouteSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -213,6 +217,7 @@ export function buildOpenApiDocument(): Json {
       },
     },
     paths: {
+      ...inboundPaths({ json, pick, client, admin, pathParam }),
       '/secure/send': {
         post: {
           summary: 'Send one SMS',

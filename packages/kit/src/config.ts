@@ -71,6 +71,14 @@ export const envVars = {
     .transform((v) => v === '1')
     .default(false),
   CALLBACK_ALLOWED_HOSTS: z.string().default('').transform(commaList),
+  OPTOUT_KEYWORDS: z
+    .string()
+    .default('STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT')
+    .transform((s) => commaList(s).map((k) => k.toUpperCase())),
+  OPTIN_KEYWORDS: z
+    .string()
+    .default('START,UNSTOP')
+    .transform((s) => commaList(s).map((k) => k.toUpperCase())),
   /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
   CORS_ALLOWED_ORIGINS: z.string().default('').transform(commaList),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),

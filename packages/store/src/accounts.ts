@@ -10,7 +10,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * (locks and debits the accounts of a group), failMessage (refund) and requeueMessage (refund of a
  * message of a cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund);
  * sender-rules.ts findSenderRules (reads default_from); batches.ts
- * takeDueBatch (passes over disabled accounts).
+ * takeDueBatch (passes over disabled accounts); mo-routes.ts listMoRoutes (the username of each
+ * route's account).
  */
 
 export interface AccountRow {

@@ -44,6 +44,8 @@ export interface NewBatch {
   errbackUrl: string | null;
   scheduledAt: Date | null;
   entries: readonly BatchEntryInput[];
+  /** Recipients left out because they opted out (counted in the batch's status). */
+  optedOut: number;
 }
 
 /**
@@ -63,8 +65,8 @@ export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<strin
             AND (sms_count IS NULL OR sms_count >= $3::bigint)
           RETURNING id, rate, rate * $3::bigint AS cost, default_from
        ), batch AS (
-         INSERT INTO batches (id, account_id, state, callback_url, errback_url, scheduled_at, total, cost, segments)
-         SELECT $1, debit.id, CASE WHEN $6::timestamptz IS NULL THEN 'running' ELSE 'scheduled' END, $4, $5, $6, $7, debit.cost, $3
+         INSERT INTO batches (id, account_id, state, callback_url, errback_url, scheduled_at, total, cost, segments, opted_out)
+         SELECT $1, debit.id, CASE WHEN $6::timestamptz IS NULL THEN 'running' ELSE 'scheduled' END, $4, $5, $6, $7, debit.cost, $3, $9
            FROM debit
          RETURNING id, account_id, cost, segments
        ), entries AS (
@@ -88,6 +90,7 @@ export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<strin
       batch.scheduledAt,
       batch.recipients,
       JSON.stringify(batch.entries),
+      batch.optedOut,
     ],
   );
   return rows[0]?.cost;
@@ -101,6 +104,7 @@ export interface BatchStatusRow {
   completed_at: Date | null;
   total: number;
   expanded: number;
+  opted_out: number;
   /** Counts of the batch's messages (not of recipients still to expand), as int8 text. */
   queued: string;
   sent: string;
@@ -116,7 +120,7 @@ export async function batchStatus(
   batchId: string,
 ): Promise<BatchStatusRow | undefined> {
   const { rows } = await db.query<BatchStatusRow>(
-    `SELECT b.id, b.state, b.scheduled_at, b.created_at, b.completed_at, b.total, b.expanded,
+    `SELECT b.id, b.state, b.scheduled_at, b.created_at, b.completed_at, b.total, b.expanded, b.opted_out,
               count(*) FILTER (WHERE m.state IN (${sqlList(UNSENT_STATES)})) AS queued,
               count(*) FILTER (WHERE m.state IN (${sqlList(SENT_STATES)})) AS sent,
               count(*) FILTER (WHERE m.state = 'delivered') AS delivered,

@@ -5,7 +5,10 @@ import type { Queryable } from '@smsgw/kit';
  * so a redelivered event adds nothing, and a request is retried from Postgres, not from memory.
  */
 
-export type CallbackKind = 'callback' | 'errback' | 'dlr1' | 'dlr2';
+export type CallbackKind = 'callback' | 'errback' | 'dlr1' | 'dlr2' | 'mo';
+
+/** How the parameters travel (migration 019): form fields, a JSON body, or Jasmin's MO form. */
+export type CallbackFormat = 'form' | 'json' | 'jasmin';
 
 export interface CallbackAttempt {
   message_id: string;
@@ -14,6 +17,7 @@ export interface CallbackAttempt {
   method: 'GET' | 'POST';
   query: Record<string, string>;
   attempts: number;
+  format?: CallbackFormat;
 }
 
 /** true when the request is new. */
@@ -22,9 +26,9 @@ export async function insertCallbackAttempt(
   a: Omit<CallbackAttempt, 'attempts'>,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `INSERT INTO callback_attempts (message_id, kind, url, method, query, state)
-       VALUES ($1, $2, $3, $4, $5::jsonb, 'pending') ON CONFLICT (message_id, kind) DO NOTHING`,
-    [a.message_id, a.kind, a.url, a.method, JSON.stringify(a.query)],
+    `INSERT INTO callback_attempts (message_id, kind, url, method, query, state, format)
+       VALUES ($1, $2, $3, $4, $5::jsonb, 'pending', $6) ON CONFLICT (message_id, kind) DO NOTHING`,
+    [a.message_id, a.kind, a.url, a.method, JSON.stringify(a.query), a.format ?? 'form'],
   );
   return rowCount === 1;
 }
@@ -53,7 +57,7 @@ export async function takeDueCallbacks(
                   AND (cardinality($3::text[]) = 0 OR ${URL_HOST} <> ALL($3::text[]))
                 ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
         WHERE c.message_id = due.message_id AND c.kind = due.kind
-        RETURNING c.message_id, c.kind, c.url, c.method, c.query, c.attempts`,
+        RETURNING c.message_id, c.kind, c.url, c.method, c.query, c.attempts, c.format`,
     [limit, leaseMs, skipHosts.map((h) => h.toLowerCase())],
   );
   return rows;

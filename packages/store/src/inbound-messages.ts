@@ -164,3 +164,101 @@ export async function takeExpiredInboundParts(
   }
   return [...groups.values()].map((parts) => parts.sort((a, b) => a.seq - b.seq));
 }
+
+/**
+ * Records where the message goes: the account a route gave it to (state routed), or none
+ * (unrouted). Only from `received`, so a repeated event routes it once; true when it moved.
+ */
+export async function routeInboundMessage(
+  tx: Queryable,
+  id: string,
+  to: { accountId: string; moRoute: string } | null,
+): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE inbound_messages SET state = $2, account_id = $3, mo_route = $4, updated_at = now()
+      WHERE id = $1 AND state = 'received'`,
+    [id, to ? 'routed' : 'unrouted', to?.accountId ?? null, to?.moRoute ?? null],
+  );
+  return rowCount === 1;
+}
+
+/** The webhook took it (delivered) or was given up (failed). */
+export async function setInboundDelivery(
+  db: Queryable,
+  id: string,
+  state: 'delivered' | 'failed',
+): Promise<void> {
+  await db.query(
+    `UPDATE inbound_messages SET state = $2, updated_at = now() WHERE id = $1 AND state = 'routed'`,
+    [id, state],
+  );
+}
+
+/** Messages still `received` after olderThanMs: their event was lost (the sweep routes them). */
+export async function staleReceivedInbound(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM inbound_messages
+      WHERE state = 'received' AND received_at < now() - make_interval(secs => $1::float8 / 1000)
+      ORDER BY received_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface InboundQuery {
+  limit: number;
+  /** The cursor: messages received before this one (newest first). */
+  before?: { receivedAt: Date; id: string };
+  to?: string;
+  from?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** The account's messages, newest first, with the filters that are set. */
+export async function listInboundOfAccount(
+  db: Queryable,
+  accountId: string,
+  q: InboundQuery,
+): Promise<InboundMessageRow[]> {
+  const { rows } = await db.query<InboundMessageRow>(
+    `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
+            parts_received, incomplete, state, account_id, mo_route, keyword, received_at
+       FROM inbound_messages
+      WHERE account_id = $1
+        AND ($2::timestamptz IS NULL OR (received_at, id) < ($2::timestamptz, $3::uuid))
+        AND ($4::text IS NULL OR to_addr = $4) AND ($5::text IS NULL OR from_addr = $5)
+        AND ($6::timestamptz IS NULL OR received_at >= $6)
+        AND ($7::timestamptz IS NULL OR received_at < $7)
+      ORDER BY received_at DESC, id DESC LIMIT $8`,
+    [
+      accountId,
+      q.before?.receivedAt ?? null,
+      q.before?.id ?? null,
+      q.to ?? null,
+      q.from ?? null,
+      q.since ?? null,
+      q.until ?? null,
+      q.limit,
+    ],
+  );
+  return rows;
+}
+
+/** Messages no route took, newest first (the admin's view). */
+export async function listUnroutedInbound(
+  db: Queryable,
+  limit: number,
+): Promise<InboundMessageRow[]> {
+  const { rows } = await db.query<InboundMessageRow>(
+    `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
+            parts_received, incomplete, state, account_id, mo_route, keyword, received_at
+       FROM inbound_messages WHERE state = 'unrouted' ORDER BY received_at DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}

@@ -10,3 +10,5 @@ export * from './sender-rules';
 export * from './connectors';
 export * from './mt-routes';
 export * from './inbound-messages';
+export * from './mo-routes';
+export * from './optouts';

@@ -32,6 +32,8 @@ const MODULE_OF: Record<string, string> = {
   inbound_parts: 'inbound-messages.ts',
   connectors: 'connectors.ts',
   mt_routes: 'mt-routes.ts',
+  mo_routes: 'mo-routes.ts',
+  optouts: 'optouts.ts',
 };
 
 function migrationTables(): string[] {

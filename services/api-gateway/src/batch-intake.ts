@@ -8,6 +8,7 @@ import type { BatchStore } from './batch-store';
 import { shortfall } from './credit-snapshot';
 import { LargeBatchGate } from './large-batch-gate';
 import { notAllowed, type SenderGuard } from './sender-guard';
+import type { OptOutGuard } from './optout-guard';
 
 export interface BatchIntakeLimits extends BatchLimits {
   maxBytes: number;
@@ -38,6 +39,7 @@ export class BatchIntake {
     private readonly logger: Logger,
     private readonly limits: BatchIntakeLimits,
     private readonly senders: SenderGuard,
+    private readonly optOuts: OptOutGuard,
     private readonly onAccepted: (recipients: number) => void = () => undefined,
   ) {}
 
@@ -84,6 +86,7 @@ export class BatchIntake {
   ): Promise<{ batchId: string; messageCount: number }> {
     const plan = await planBatchInSlices(body, this.limits, new Date());
     await this.applySenderRules(accountId, plan);
+    await this.leaveOutOptedOut(accountId, plan);
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
     if (!outcome.ok) throw new HttpError(outcome.reason, SHORT_MESSAGE[outcome.reason]);
@@ -102,6 +105,33 @@ export class BatchIntake {
       'batch accepted',
     );
     return { batchId, messageCount: plan.recipients };
+  }
+
+  /**
+   * Recipients on the account's opt-out list are left out, not charged, and counted; a batch with
+   * nobody left to send to is refused.
+   */
+  private async leaveOutOptedOut(accountId: string, plan: BatchPlan): Promise<void> {
+    const out = await this.optOuts.optedOut(
+      accountId,
+      plan.entries.flatMap((e) => e.recipients),
+    );
+    if (out.size === 0) return;
+    let left = 0;
+    for (const entry of plan.entries) {
+      const kept = entry.recipients.filter((to) => !out.has(to));
+      left += entry.recipients.length - kept.length;
+      plan.recipients -= entry.recipients.length - kept.length;
+      plan.segments -= (entry.recipients.length - kept.length) * entry.segments;
+      entry.recipients = kept;
+    }
+    plan.entries = plan.entries.filter((e) => e.recipients.length > 0);
+    plan.optedOut = left;
+    if (plan.recipients === 0)
+      throw new HttpError(
+        'RECIPIENT_OPTED_OUT',
+        "Every recipient of the batch opted out of this account's messages; nothing was charged",
+      );
   }
 
   /** Every message's sender (globals applied) is checked; one refused refuses the whole batch. */

@@ -32,6 +32,8 @@ export interface BatchPlan {
   scheduledAt: Date | null;
   callbackUrl: string | null;
   errbackUrl: string | null;
+  /** Recipients left out because they opted out (set at acceptance, after planning). */
+  optedOut?: number;
 }
 
 /** Errors listed in a 400; beyond this a batch is bad enough that more detail does not help. */

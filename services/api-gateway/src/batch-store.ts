@@ -61,6 +61,7 @@ export class BatchStore {
       errbackUrl: plan.errbackUrl,
       scheduledAt: plan.scheduledAt,
       entries,
+      optedOut: plan.optedOut ?? 0,
     });
     if (cost !== undefined) return { ok: true, cost: formatDecimal(cost) };
     const shortOfCredit = await isShortOfCredit(this.db, accountId, plan.segments);
@@ -103,6 +104,7 @@ export class BatchStore {
         delivered: Number(r.delivered),
         failed: Number(r.failed),
         cancelled: Number(r.cancelled) + (cancelled ? unexpanded : 0),
+        optedOut: r.opted_out,
       },
     };
   }

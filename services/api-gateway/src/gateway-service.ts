@@ -12,6 +12,7 @@ import { createGatewayRoutes } from './routes';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { SenderGuard } from './sender-guard';
+import { OptOutGuard } from './optout-guard';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -97,6 +98,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     onAccepted: () => accepted.inc({ kind: 'single' }),
   });
   const senders = new SenderGuard(options.db, options.unlistedSenders);
+  const optOuts = new OptOutGuard(options.db);
   const batchStore = new BatchStore(options.db);
   const batches = new BatchIntake(
     batchStore,
@@ -110,6 +112,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
       largeBytes: options.largeBatchBytes,
     },
     senders,
+    optOuts,
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const idempotency = new IdempotentRequests(options.db, options.logger, {
@@ -128,6 +131,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     batches,
     batchStore,
     senders,
+    optOuts,
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,

@@ -26,10 +26,12 @@ import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
+import { createInboundRoutes } from './inbound-routes';
 import type { CredentialVerifier } from './credential-client';
 import { idempotentBody, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
 import type { SenderGuard } from './sender-guard';
+import type { OptOutGuard } from './optout-guard';
 import type { SendPipeline } from './send-pipeline/send-pipeline';
 
 export interface GatewayRoutesDeps {
@@ -42,6 +44,7 @@ export interface GatewayRoutesDeps {
   /** For the account's own callback secret. */
   db: Db;
   senders: SenderGuard;
+  optOuts: OptOutGuard;
   maxBodyBytes: number;
   maxBatchBytes: number;
   maxParts: number;
@@ -89,6 +92,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     asyncRoute(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
       const from = await deps.senders.senderFor(accountId(res), request.from);
+      await deps.optOuts.check(accountId(res), request.to);
       const { from: _asked, ...rest } = request;
       const accepted = await deps.sends.accept(
         accountId(res),
@@ -197,6 +201,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   );
 
   router.use(createCallbackSecretRoutes(deps.db, accountId, deps.maxBodyBytes));
+  router.use(createInboundRoutes(deps.db, accountId, deps.maxBodyBytes));
 
   // Last: every request walks the routes in order, and /secure/send is the one that comes by the thousand.
   router.use(createApiDocsRouter(buildOpenApiDocument()));

@@ -109,6 +109,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const routes = createAuthRoutes({
     store,
     senders: new SenderRulesStore(options.db),
+    db: options.db,
     hasher,
     tokens,
     verifier,

@@ -23,6 +23,7 @@ import {
   createApiDocsRouter,
   jsonBody,
   parseInput,
+  type Db,
   type ProxyTrust,
 } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
@@ -33,6 +34,7 @@ import type { LoginGuard } from './login-guard';
 import { requireInternalToken } from './internal-guard';
 import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
+import { createInboundAdminRoutes } from './inbound-admin-routes';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
@@ -40,6 +42,8 @@ import type { TokenIssuer } from './token-issuer';
 export interface AuthRoutesDeps {
   store: AccountStore;
   senders: SenderRulesStore;
+  /** For the inbound routes, unrouted messages and opt-out lists. */
+  db: Db;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
   verifier: CredentialVerifier;
@@ -269,6 +273,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   );
 
   admin.use(createSenderRoutes(deps.senders));
+  admin.use(createInboundAdminRoutes(deps.db));
   addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer });
 
   router.use('/admin/v1', admin);

@@ -15,7 +15,16 @@ export interface CallbackRequest {
   secrets?: readonly string[];
   /** Names the callback (CALLBACK_ID_HEADER), the same on every attempt. */
   id?: string;
+  /**
+   * form (default): a query string or form body as `method` says; json: a POST of a JSON object;
+   * jasmin: a form POST whose receiver acknowledges with a body starting `ACK/Jasmin`, as Jasmin's
+   * HTTP API expects of MO receivers (anything else is retried).
+   */
+  format?: 'form' | 'json' | 'jasmin';
 }
+
+/** The body a Jasmin MO receiver answers when it took the message. */
+const JASMIN_ACK = 'ACK/Jasmin';
 
 /**
  * What a customer is told about a failed callback. The full reason stays in the operator's logs:
@@ -102,10 +111,16 @@ export class CallbackSender {
           category: 'refused by policy',
         };
     }
+    const format = request.format ?? 'form';
+    const json = format === 'json';
     const form = new URLSearchParams(request.params).toString();
-    if (request.method === 'GET')
+    if (request.method === 'GET' && !json)
       for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
-    const body = request.method === 'POST' ? form : undefined;
+    const body = json
+      ? JSON.stringify(request.params)
+      : request.method === 'POST' || format === 'jasmin'
+        ? form
+        : undefined;
     const release = this.slot(url.host);
     if (!release) return null;
     try {
@@ -118,7 +133,17 @@ export class CallbackSender {
               Math.floor(Date.now() / 1000),
             )
           : undefined;
-      return await this.exchange(url, request.method, body, signature, request.id);
+      return await this.exchange(
+        url,
+        json || format === 'jasmin' ? 'POST' : request.method,
+        body,
+        signature,
+        request.id,
+        {
+          contentType: json ? 'application/json' : 'application/x-www-form-urlencoded',
+          jasmin: format === 'jasmin',
+        },
+      );
     } finally {
       release();
     }
@@ -130,6 +155,7 @@ export class CallbackSender {
     body: string | undefined,
     signature: string | undefined,
     id: string | undefined,
+    how: { contentType: string; jasmin: boolean },
   ): Promise<CallbackOutcome> {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
@@ -144,20 +170,30 @@ export class CallbackSender {
             ...(signature !== undefined && { [CALLBACK_SIGNATURE_HEADER]: signature }),
             ...(id !== undefined && { [CALLBACK_ID_HEADER]: id }),
             ...(body !== undefined && {
-              'content-type': 'application/x-www-form-urlencoded',
+              'content-type': how.contentType,
               'content-length': Buffer.byteLength(body),
             }),
           },
         },
         (res) => {
           let read = 0;
+          // Only a Jasmin receiver's answer is read, and only its start.
+          let head = '';
           res.on('data', (chunk: Buffer) => {
             read += chunk.length;
+            if (how.jasmin && head.length < JASMIN_ACK.length) head += chunk.toString('latin1');
             if (read > MAX_RESPONSE_BYTES) res.destroy();
           });
           res.on('close', () => {
             const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) resolve({ ok: true, status });
+            if (status >= 200 && status < 300 && how.jasmin && !head.startsWith(JASMIN_ACK))
+              resolve({
+                ok: false,
+                retry: true,
+                reason: `HTTP ${status} without ${JASMIN_ACK}`,
+                category: `HTTP status ${status}`,
+              });
+            else if (status >= 200 && status < 300) resolve({ ok: true, status });
             else
               resolve({
                 ok: false,

@@ -1,5 +1,8 @@
-import type { Db } from '@smsgw/kit';
+import type { Db, Queryable } from '@smsgw/kit';
 import {
+  accountCallbackSecrets,
+  findInboundMessage,
+  setInboundDelivery,
   batchCallbackUrls,
   callbackSecretsOfMessage,
   insertCallbackAttempt,
@@ -27,6 +30,11 @@ export class CallbackStore {
     return insertCallbackAttempt(this.db, a);
   }
 
+  /** The same, inside the caller's transaction (an inbound message's route and its webhook call). */
+  enqueueIn(tx: Queryable, a: Omit<CallbackAttempt, 'attempts'>): Promise<boolean> {
+    return insertCallbackAttempt(tx, a);
+  }
+
   /**
    * Takes due requests and leases them for leaseMs, so another notifier does not send them too;
    * a notifier that dies mid-request leaves them to be taken again when the lease ends.
@@ -44,8 +52,13 @@ export class CallbackStore {
     return releaseCallbackLease(this.db, a, delayMs);
   }
 
-  succeeded(a: CallbackAttempt, outcome: string): Promise<void> {
-    return markCallbackDone(this.db, a, outcome);
+  /** Done; an inbound message's webhook call also marks the message delivered. */
+  async succeeded(a: CallbackAttempt, outcome: string): Promise<void> {
+    if (a.kind !== 'mo') return markCallbackDone(this.db, a, outcome);
+    await this.db.transaction(async (tx) => {
+      await markCallbackDone(tx, a, outcome);
+      await setInboundDelivery(tx, a.message_id, 'delivered');
+    });
   }
 
   retryLater(a: CallbackAttempt, outcome: string, delayMs: number): Promise<void> {
@@ -59,6 +72,10 @@ export class CallbackStore {
   async gaveUp(a: CallbackAttempt, outcome: string, category: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await markCallbackGivenUp(tx, a, outcome);
+      if (a.kind === 'mo') {
+        await setInboundDelivery(tx, a.message_id, 'failed');
+        return;
+      }
       await setCallbackError(
         tx,
         a.message_id,
@@ -68,8 +85,15 @@ export class CallbackStore {
   }
 
   /** The secrets that sign the message's callbacks: its account's, and the previous one in its grace. */
-  async signingSecrets(messageId: string): Promise<string[]> {
-    const secrets = await callbackSecretsOfMessage(this.db, messageId);
+  async signingSecrets(messageId: string, kind?: string): Promise<string[]> {
+    const accountId =
+      kind === 'mo' ? (await findInboundMessage(this.db, messageId))?.account_id : undefined;
+    const secrets =
+      kind !== 'mo'
+        ? await callbackSecretsOfMessage(this.db, messageId)
+        : accountId
+          ? await accountCallbackSecrets(this.db, accountId)
+          : undefined;
     if (!secrets) return [];
     return secrets.previous === null ? [secrets.secret] : [secrets.secret, secrets.previous];
   }

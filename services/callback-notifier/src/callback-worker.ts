@@ -76,7 +76,7 @@ export class CallbackWorker {
 
   private async deliver(attempt: CallbackAttempt, startBy: number): Promise<void> {
     // Read at each attempt: a retry after a rotation is signed with the new secret.
-    const secrets = await this.store.signingSecrets(attempt.message_id);
+    const secrets = await this.store.signingSecrets(attempt.message_id, attempt.kind);
     const outcome =
       Date.now() <= startBy
         ? await this.sender.send({
@@ -85,6 +85,7 @@ export class CallbackWorker {
             params: attempt.query,
             secrets,
             id: `${attempt.message_id}.${attempt.kind}`,
+            format: attempt.format ?? 'form',
           })
         : null;
     if (outcome === null) {

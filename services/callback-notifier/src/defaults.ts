@@ -26,4 +26,12 @@ export const notifierDefaults = {
   maxRetryDelayMs: 3_600_000,
   /** The outcome outbox is looked at at least this often, however long outboxStaleMs is. */
   maxOutboxPollMs: 10_000,
+  inbound: {
+    /** The MO route table is read again after this long: a change takes effect within it. */
+    routesTtlMs: 2_000,
+    /** An inbound message still `received` this long after it was recorded lost its event. */
+    staleMs: 30_000,
+    /** How often such messages are looked for. */
+    sweepEveryMs: 10_000,
+  },
 } as const;

@@ -2,16 +2,19 @@ import { QUEUES } from '@smsgw/contracts';
 import { exportQueueMetrics, type Bus, type Db } from '@smsgw/kit';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { countPendingCallbacks } from '@smsgw/store';
+import { createInboundRouteMetrics } from './inbound-router';
 
 export interface NotifierMetrics {
   sent: Counter<'kind' | 'outcome'>;
   givenUp: Counter<'kind' | 'reason'>;
   /** Attempts a callback took, observed once it is done or given up. */
   attempts: Histogram<'kind' | 'outcome'>;
+  /** Inbound messages routed: to a webhook, into an inbox, or unrouted, by connector. */
+  inboundRouted: Counter<'connector' | 'outcome'>;
 }
 
 /** Every kind, so the pending gauge reads 0 rather than vanishing when a kind has none waiting. */
-const KINDS = ['callback', 'errback', 'dlr1', 'dlr2'] as const;
+const KINDS = ['callback', 'errback', 'dlr1', 'dlr2', 'mo'] as const;
 
 /** Names as docs/metrics.md lists them; `sources` adds the gauges read at scrape time. */
 export function createNotifierMetrics(
@@ -20,7 +23,11 @@ export function createNotifierMetrics(
 ): NotifierMetrics {
   const registers = [registry];
   if (sources) {
-    exportQueueMetrics(registry, sources.bus, [QUEUES.notifierResults, QUEUES.notifierDlr]);
+    exportQueueMetrics(registry, sources.bus, [
+      QUEUES.notifierResults,
+      QUEUES.notifierDlr,
+      QUEUES.notifierInbound,
+    ]);
     new Gauge({
       name: 'smsgw_callbacks_pending',
       help: 'Callback requests waiting for a first attempt or a retry, by kind',
@@ -52,5 +59,6 @@ export function createNotifierMetrics(
       buckets: [1, 2, 3, 4, 6, 10, 20, 50],
       registers,
     }),
+    inboundRouted: createInboundRouteMetrics(registry),
   };
 }

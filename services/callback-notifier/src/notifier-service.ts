@@ -1,5 +1,5 @@
 import { QUEUES, TOPICS, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
-import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
+import { PollingLoop, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
 import type { Registry } from 'prom-client';
 import { CallbackSender } from './callback-sender';
 import { CallbackStore } from './callback-store';
@@ -9,6 +9,8 @@ import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
 import { UrlGuard } from './url-guard';
+import { InboundRouter } from './inbound-router';
+import type { OptOutKeywords } from './opt-out-keywords';
 import { notifierDefaults } from './defaults';
 
 export interface NotifierServiceOptions {
@@ -24,6 +26,8 @@ export interface NotifierServiceOptions {
   pollIntervalMs?: number;
   /** An outcome event not seen this long after its state change is taken from the outbox. */
   outboxStaleMs?: number;
+  /** Keywords of inbound messages that change the receiving account's opt-out list. */
+  optOutKeywords: OptOutKeywords;
 }
 
 /** Notifier settings from its environment (distributed and embedded mode alike). */
@@ -33,9 +37,16 @@ export function notifierSettings(config: {
   CALLBACK_RETRY_BASE_MS: number;
   CALLBACK_TIMEOUT_MS: number;
   CALLBACK_HOST_CONCURRENCY: number;
+  OPTOUT_KEYWORDS: string[];
+  OPTIN_KEYWORDS: string[];
 }): Pick<
   NotifierServiceOptions,
-  'allowedHosts' | 'maxAttempts' | 'retryBaseMs' | 'timeoutMs' | 'hostConcurrency'
+  | 'allowedHosts'
+  | 'maxAttempts'
+  | 'retryBaseMs'
+  | 'timeoutMs'
+  | 'hostConcurrency'
+  | 'optOutKeywords'
 > {
   return {
     allowedHosts: config.CALLBACK_ALLOWED_HOSTS,
@@ -43,6 +54,7 @@ export function notifierSettings(config: {
     retryBaseMs: config.CALLBACK_RETRY_BASE_MS,
     timeoutMs: config.CALLBACK_TIMEOUT_MS,
     hostConcurrency: config.CALLBACK_HOST_CONCURRENCY,
+    optOutKeywords: { optOut: config.OPTOUT_KEYWORDS, optIn: config.OPTIN_KEYWORDS },
   };
 }
 
@@ -56,19 +68,14 @@ export function createNotifierService(options: NotifierServiceOptions): {
     timeoutMs: options.timeoutMs,
     hostConcurrency: options.hostConcurrency,
   });
-  const worker = new CallbackWorker(
-    store,
-    sender,
-    options.logger,
-    createNotifierMetrics(options.registry, options),
-    {
-      maxAttempts: options.maxAttempts,
-      retryBaseMs: options.retryBaseMs,
-      pollIntervalMs: options.pollIntervalMs ?? notifierDefaults.pollIntervalMs,
-      concurrency: notifierDefaults.concurrency,
-      timeoutMs: options.timeoutMs,
-    },
-  );
+  const metrics = createNotifierMetrics(options.registry, options);
+  const worker = new CallbackWorker(store, sender, options.logger, metrics, {
+    maxAttempts: options.maxAttempts,
+    retryBaseMs: options.retryBaseMs,
+    pollIntervalMs: options.pollIntervalMs ?? notifierDefaults.pollIntervalMs,
+    concurrency: notifierDefaults.concurrency,
+    timeoutMs: options.timeoutMs,
+  });
   const results = new ResultCallbacks(store);
   const dlrs = new DlrCallbacks(store);
   const handlers = {
@@ -87,6 +94,21 @@ export function createNotifierService(options: NotifierServiceOptions): {
       notifierDefaults.maxOutboxPollMs,
     ),
   });
+  const inbound = new InboundRouter(
+    options.db,
+    store,
+    options.logger,
+    metrics.inboundRouted,
+    options.optOutKeywords,
+    notifierDefaults.inbound.routesTtlMs,
+  );
+  const inboundSweep = new PollingLoop(
+    async () => {
+      if (await inbound.sweep(notifierDefaults.inbound.staleMs)) worker.wake();
+    },
+    options.logger,
+    'inbound sweep',
+  );
   const consumers: Consumer[] = [];
   return {
     async start() {
@@ -113,13 +135,25 @@ export function createNotifierService(options: NotifierServiceOptions): {
             await outbox.clear(event.messageId, TOPICS.messageDlr);
           },
         ),
+        await options.bus.consume(
+          {
+            queue: QUEUES.notifierInbound,
+            topic: TOPICS.inboundReceived,
+            prefetch: notifierDefaults.prefetch,
+          },
+          async (event) => {
+            if (await inbound.route(event.inboundId)) worker.wake();
+          },
+        ),
       );
       worker.start();
       outbox.start();
+      inboundSweep.start(notifierDefaults.inbound.sweepEveryMs);
     },
     async stop() {
       await Promise.all(consumers.map((c) => c.cancel()));
       await outbox.stop();
+      await inboundSweep.stop();
       await worker.stop();
     },
   };

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { AddressSchema, HttpUrlSchema, intLike } from './fields';
+
+/** An inbound (MO) message as the API shows it (GET /secure/inbound, webhooks in JSON). */
+export interface InboundMessageView {
+  id: string;
+  from: string;
+  to: string;
+  connector: string;
+  /** SMPP data_coding as received. */
+  coding: number;
+  /** The decoded text; null when the coding is not text (then `binary` holds the bytes in hex). */
+  text: string | null;
+  binary: string | null;
+  keyword: string | null;
+  /** Parts still missing when it was delivered. */
+  incomplete: boolean;
+  parts: { expected: number; received: number };
+  /** received, routed, delivered (its webhook answered), failed (given up), unrouted. */
+  state: string;
+  receivedAt: string;
+}
+
+const IsoTime = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO 8601 time')
+  .transform((s) => new Date(s));
+
+/** GET /secure/inbound: newest first, `cursor` from the previous page's `next`. */
+export const InboundListQuerySchema = z
+  .object({
+    limit: intLike(1, 500).default(50),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'expected the `next` value of a previous page')
+      .optional(),
+    to: AddressSchema.optional(),
+    from: AddressSchema.optional(),
+    since: IsoTime.optional(),
+    until: IsoTime.optional(),
+  })
+  .strict();
+
+/** POST /secure/optouts and the admin's equivalent. */
+export const OptOutRequestSchema = z.object({ number: AddressSchema }).strict();
+
+/** GET /secure/optouts: in number order, `cursor` from the previous page's `next`. */
+export const OptOutListQuerySchema = z
+  .object({
+    limit: intLike(1, 1000).default(100),
+    cursor: z
+      .string()
+      .regex(/^\d{1,15}$/, 'expected the `next` value of a previous page')
+      .optional(),
+  })
+  .strict();
+
+/** An MO route as the admin API takes it (PUT /admin/v1/mo-routes/{name}). */
+export const MoRouteSchema = z
+  .object({
+    position: intLike(1, 1_000_000),
+    /** The number the message was sent to: a prefix, or the exact number with `exact`. */
+    to: z
+      .string()
+      .regex(/^\+?\d{1,15}$/, 'expected digits')
+      .transform((s) => s.replace(/^\+/, ''))
+      .optional(),
+    exact: z.boolean().default(false),
+    keyword: z
+      .string()
+      .regex(/^\S{1,50}$/, 'expected one word')
+      .transform((s) => s.toUpperCase())
+      .optional(),
+    connector: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected a connector name')
+      .optional(),
+    account: z.string().min(1).max(100),
+    webhook_url: HttpUrlSchema.optional(),
+    webhook_format: z.enum(['json', 'jasmin']).default('json'),
+  })
+  .strict();
+export type MoRouteInput = z.infer<typeof MoRouteSchema>;
+
+export const RouteNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected letters, digits, . _ - (at most 64)');

@@ -1,0 +1,135 @@
+/** The OpenAPI paths of two-way messaging: inbound messages, opt-out lists, MO routes. */
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiParts {
+  json: (name: string) => Json;
+  pick: (...codes: (400 | 401 | 403 | 404 | 409)[]) => Json;
+  client: Json[];
+  admin: Json[];
+  pathParam: (name: string, description: string) => Json;
+}
+
+const query = (name: string, description: string, type = 'string') => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type },
+  description,
+});
+const ok = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object' } } },
+});
+
+export function inboundPaths(p: OpenApiParts): Json {
+  const listParams = [
+    query('limit', 'Entries per page'),
+    query('cursor', "The previous page's next"),
+  ];
+  return {
+    '/secure/inbound': {
+      get: {
+        summary: "The account's inbound messages, newest first (cursor paging)",
+        security: p.client,
+        parameters: [
+          ...listParams,
+          query('to', 'Only messages sent to this number'),
+          query('from', 'Only messages from this number'),
+          query('since', 'Received at or after (ISO 8601)'),
+          query('until', 'Received before (ISO 8601)'),
+        ],
+        responses: { 200: ok('{ data: { messages, next } }'), ...p.pick(400, 401) },
+      },
+    },
+    '/secure/inbound/{id}': {
+      get: {
+        summary: 'One inbound message of the account',
+        security: p.client,
+        parameters: [p.pathParam('id', 'inbound message id')],
+        responses: { 200: ok('{ data: message }'), ...p.pick(401, 404) },
+      },
+    },
+    '/secure/optouts': {
+      get: {
+        summary: "The account's opt-out list, in number order (cursor paging)",
+        security: p.client,
+        parameters: listParams,
+        responses: { 200: ok('{ data: { optouts, next } }'), ...p.pick(400, 401) },
+      },
+      post: {
+        summary: 'Put a number on the opt-out list: sends to it are refused (RECIPIENT_OPTED_OUT)',
+        security: p.client,
+        requestBody: { required: true, ...p.json('OptOutRequest') },
+        responses: { 200: ok('Already on the list'), 201: ok('Added'), ...p.pick(400, 401) },
+      },
+    },
+    '/secure/optouts/{number}': {
+      delete: {
+        summary: 'Take a number off the opt-out list',
+        security: p.client,
+        parameters: [p.pathParam('number', 'the number')],
+        responses: { 200: ok('Removed'), ...p.pick(400, 401, 404) },
+      },
+    },
+    '/admin/v1/mo-routes': {
+      get: {
+        summary: 'MO routes, in the order they are tried',
+        security: p.admin,
+        responses: { 200: ok('{ data: routes }'), ...p.pick(401) },
+      },
+    },
+    '/admin/v1/mo-routes/{name}': {
+      get: {
+        summary: 'One MO route',
+        security: p.admin,
+        parameters: [p.pathParam('name', 'route name')],
+        responses: { 200: ok('{ data: route }'), ...p.pick(400, 401, 404) },
+      },
+      put: {
+        summary: 'Create or replace an MO route',
+        security: p.admin,
+        parameters: [p.pathParam('name', 'route name')],
+        requestBody: { required: true, ...p.json('MoRoute') },
+        responses: { 200: ok('{ data: route }'), ...p.pick(400, 401, 409) },
+      },
+      delete: {
+        summary: 'Delete an MO route',
+        security: p.admin,
+        parameters: [p.pathParam('name', 'route name')],
+        responses: { 200: ok('Deleted'), ...p.pick(400, 401, 404) },
+      },
+    },
+    '/admin/v1/inbound/unrouted': {
+      get: {
+        summary: 'Inbound messages no MO route took, newest first',
+        security: p.admin,
+        parameters: [query('limit', 'At most this many')],
+        responses: { 200: ok('{ data: messages }'), ...p.pick(400, 401) },
+      },
+    },
+    '/admin/v1/accounts/{username}/optouts': {
+      get: {
+        summary: "An account's opt-out list",
+        security: p.admin,
+        parameters: [p.pathParam('username', 'account'), ...listParams],
+        responses: { 200: ok('{ data: { optouts, next } }'), ...p.pick(400, 401, 404) },
+      },
+      post: {
+        summary: "Put a number on an account's opt-out list",
+        security: p.admin,
+        parameters: [p.pathParam('username', 'account')],
+        requestBody: { required: true, ...p.json('OptOutRequest') },
+        responses: { 200: ok('Already on the list'), 201: ok('Added'), ...p.pick(400, 401, 404) },
+      },
+    },
+    '/admin/v1/accounts/{username}/optouts/{number}': {
+      delete: {
+        summary: "Take a number off an account's opt-out list",
+        security: p.admin,
+        parameters: [p.pathParam('username', 'account'), p.pathParam('number', 'the number')],
+        responses: { 200: ok('Removed'), ...p.pick(400, 401, 404) },
+      },
+    },
+  };
+}

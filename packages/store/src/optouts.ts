@@ -1,0 +1,78 @@
+import type { Queryable } from '@smsgw/kit';
+
+/** Statements on `optouts` (migration 019): the numbers an account may no longer send to. */
+
+export type OptOutSource = 'keyword' | 'account' | 'admin';
+
+export interface OptOutRow {
+  number: string;
+  source: OptOutSource;
+  created_at: Date;
+}
+
+/** true when the number was not on the list yet. */
+export async function addOptOut(
+  db: Queryable,
+  accountId: string,
+  number: string,
+  source: OptOutSource,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO optouts (account_id, number, source) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [accountId, number, source],
+  );
+  return rowCount === 1;
+}
+
+/** true when the number was on the list. */
+export async function removeOptOut(
+  db: Queryable,
+  accountId: string,
+  number: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM optouts WHERE account_id = $1 AND number = $2', [
+    accountId,
+    number,
+  ]);
+  return rowCount === 1;
+}
+
+/** The list in number order, `limit` numbers after `after` (cursor paging). */
+export async function listOptOuts(
+  db: Queryable,
+  accountId: string,
+  limit: number,
+  after?: string,
+): Promise<OptOutRow[]> {
+  const { rows } = await db.query<OptOutRow>(
+    `SELECT number, source, created_at FROM optouts
+      WHERE account_id = $1 AND ($2::text IS NULL OR number > $2)
+      ORDER BY number LIMIT $3`,
+    [accountId, after ?? null, limit],
+  );
+  return rows;
+}
+
+/** Which of `numbers` the account may not send to: one statement for a whole batch. */
+export async function optedOutAmong(
+  db: Queryable,
+  accountId: string,
+  numbers: readonly string[],
+): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const { rows } = await db.query<{ number: string }>(
+    `SELECT o.number FROM optouts o
+      WHERE o.account_id = $1 AND o.number = ANY($2::text[])`,
+    [accountId, numbers],
+  );
+  return new Set(rows.map((r) => r.number));
+}
+
+/** Whether the account has any opt-out at all (most have none: their sends need no lookup). */
+export async function hasOptOuts(db: Queryable, accountId: string): Promise<boolean> {
+  const { rows } = await db.query<{ any: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM optouts WHERE account_id = $1) AS any',
+    [accountId],
+  );
+  return rows[0].any;
+}

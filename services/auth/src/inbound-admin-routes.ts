@@ -1,0 +1,164 @@
+import { Router, type Request } from 'express';
+import {
+  intLike,
+  MoRouteSchema,
+  OptOutListQuerySchema,
+  OptOutRequestSchema,
+  RouteNameSchema,
+  UsernameSchema,
+} from '@smsgw/contracts';
+import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
+import {
+  addOptOut,
+  deleteMoRoute,
+  findAccountByUsername,
+  listMoRoutes,
+  listOptOuts,
+  listUnroutedInbound,
+  putMoRoute,
+  removeOptOut,
+  type MoRouteRow,
+} from '@smsgw/store';
+
+function routeView(r: MoRouteRow) {
+  return {
+    name: r.name,
+    position: r.position,
+    to: r.to_number,
+    exact: r.to_exact,
+    keyword: r.keyword,
+    connector: r.connector,
+    account: r.username,
+    webhook_url: r.webhook_url,
+    webhook_format: r.webhook_format,
+  };
+}
+
+/**
+ * Under the admin router (admin token checked, JSON body read): MO routes, the inbound messages
+ * no route took, and any account's opt-out list. A route change reaches every notifier within its
+ * route cache's lifetime (2 s).
+ */
+export function createInboundAdminRoutes(db: Db): Router {
+  const router = Router();
+  const accountOf = async (req: Request) => {
+    const name = parseInput(UsernameSchema, req.params['username']);
+    const account = await findAccountByUsername(db, name);
+    if (!account) throw HttpError.notFound(`No account ${name}`);
+    return account;
+  };
+  const routeName = (req: Request) => parseInput(RouteNameSchema, req.params['name']);
+
+  router.get(
+    '/mo-routes',
+    asyncRoute(async (_req, res) => {
+      res.json({ data: (await listMoRoutes(db)).map(routeView) });
+    }),
+  );
+
+  router.get(
+    '/mo-routes/:name',
+    asyncRoute(async (req, res) => {
+      const name = routeName(req);
+      const route = (await listMoRoutes(db)).find((r) => r.name === name);
+      if (!route) throw HttpError.notFound(`No MO route ${name}`);
+      res.json({ data: routeView(route) });
+    }),
+  );
+
+  router.put(
+    '/mo-routes/:name',
+    asyncRoute(async (req, res) => {
+      const name = routeName(req);
+      const input = parseInput(MoRouteSchema, req.body);
+      const account = await findAccountByUsername(db, input.account);
+      if (!account) throw HttpError.invalid('account', `no account ${input.account}`);
+      const stored = await putMoRoute(db, {
+        name,
+        position: input.position,
+        to_number: input.to ?? null,
+        to_exact: input.exact,
+        keyword: input.keyword ?? null,
+        connector: input.connector ?? null,
+        account_id: account.id,
+        webhook_url: input.webhook_url ?? null,
+        webhook_format: input.webhook_format,
+      });
+      if (!stored)
+        throw new HttpError('CONFLICT', `Another MO route has position ${input.position}`);
+      const route = (await listMoRoutes(db)).find((r) => r.name === name)!;
+      res.json({ data: routeView(route) });
+    }),
+  );
+
+  router.delete(
+    '/mo-routes/:name',
+    asyncRoute(async (req, res) => {
+      const name = routeName(req);
+      if (!(await deleteMoRoute(db, name))) throw HttpError.notFound(`No MO route ${name}`);
+      res.json({ data: { name, deleted: true } });
+    }),
+  );
+
+  router.get(
+    '/inbound/unrouted',
+    asyncRoute(async (req, res) => {
+      const limit = parseInput(intLike(1, 500).default(100), req.query['limit']);
+      const rows = await listUnroutedInbound(db, limit);
+      res.json({
+        data: rows.map((m) => ({
+          id: m.id,
+          from: m.from_addr,
+          to: m.to_addr,
+          connector: m.connector,
+          text: m.content,
+          binary: m.hex_content,
+          receivedAt: m.received_at.toISOString(),
+        })),
+      });
+    }),
+  );
+
+  router.get(
+    '/accounts/:username/optouts',
+    asyncRoute(async (req, res) => {
+      const account = await accountOf(req);
+      const q = parseInput(OptOutListQuerySchema, req.query);
+      const rows = await listOptOuts(db, account.id, q.limit + 1, q.cursor);
+      const page = rows.slice(0, q.limit);
+      res.json({
+        data: {
+          optouts: page.map((o) => ({
+            number: o.number,
+            source: o.source,
+            createdAt: o.created_at.toISOString(),
+          })),
+          next: rows.length > q.limit ? page[page.length - 1].number : null,
+        },
+      });
+    }),
+  );
+
+  router.post(
+    '/accounts/:username/optouts',
+    asyncRoute(async (req, res) => {
+      const account = await accountOf(req);
+      const { number } = parseInput(OptOutRequestSchema, req.body);
+      const added = await addOptOut(db, account.id, number, 'admin');
+      res.status(added ? 201 : 200).json({ data: { number, optedOut: true } });
+    }),
+  );
+
+  router.delete(
+    '/accounts/:username/optouts/:number',
+    asyncRoute(async (req, res) => {
+      const account = await accountOf(req);
+      const { number } = parseInput(OptOutRequestSchema, { number: req.params['number'] });
+      if (!(await removeOptOut(db, account.id, number)))
+        throw HttpError.notFound(`${number} is not on the opt-out list`);
+      res.json({ data: { number, optedOut: false } });
+    }),
+  );
+
+  return router;
+}

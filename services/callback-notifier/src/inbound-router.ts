@@ -1,0 +1,137 @@
+import type { Db, Logger } from '@smsgw/kit';
+import {
+  findInboundMessage,
+  listMoRoutes,
+  routeInboundMessage,
+  staleReceivedInbound,
+  type InboundMessageRow,
+  type MoRouteRow,
+} from '@smsgw/store';
+import { Counter, type Registry } from 'prom-client';
+import type { CallbackStore } from './callback-store';
+import { applyOptOutKeyword, type OptOutKeywords } from './opt-out-keywords';
+
+/** The first route whose filters all match the message, or undefined. */
+export function matchMoRoute(
+  routes: readonly MoRouteRow[],
+  message: Pick<InboundMessageRow, 'to_addr' | 'keyword' | 'connector'>,
+): MoRouteRow | undefined {
+  return routes.find(
+    (r) =>
+      (r.to_number === null ||
+        (r.to_exact ? message.to_addr === r.to_number : message.to_addr.startsWith(r.to_number))) &&
+      (r.keyword === null || r.keyword.toUpperCase() === (message.keyword ?? '')) &&
+      (r.connector === null || r.connector === message.connector),
+  );
+}
+
+/** The webhook's parameters: JSON fields, or Jasmin's MO form fields. */
+export function moWebhookParams(
+  m: InboundMessageRow,
+  format: 'json' | 'jasmin',
+): Record<string, string> {
+  if (format === 'jasmin')
+    return {
+      id: m.id,
+      from: m.from_addr,
+      to: m.to_addr,
+      'origin-connector': m.connector,
+      coding: String(m.coding),
+      content: m.content ?? '',
+      binary: m.hex_content ?? Buffer.from(m.content ?? '', 'utf8').toString('hex'),
+      priority: '0',
+    };
+  return {
+    id: m.id,
+    from: m.from_addr,
+    to: m.to_addr,
+    connector: m.connector,
+    coding: String(m.coding),
+    ...(m.content !== null ? { text: m.content } : { binary: m.hex_content ?? '' }),
+    keyword: m.keyword ?? '',
+    incomplete: String(m.incomplete),
+    parts: `${m.parts_received}/${m.parts_expected}`,
+    receivedAt: m.received_at.toISOString(),
+  };
+}
+
+export function createInboundRouteMetrics(registry: Registry) {
+  return new Counter({
+    name: 'smsgw_inbound_routed_total',
+    help: 'Inbound messages routed to an account (webhook or inbox), or kept unrouted',
+    labelNames: ['connector', 'outcome'] as const,
+    registers: [registry],
+  });
+}
+
+/**
+ * Gives each recorded inbound message to the account of the first MO route that matches it, in
+ * one transaction with its opt-out keyword and its webhook call (a row the callback worker sends
+ * with the DLRs' retries, guard and limits). A message no route takes is kept `unrouted`.
+ */
+export class InboundRouter {
+  private routes: { at: number; rows: MoRouteRow[] } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: CallbackStore,
+    private readonly logger: Logger,
+    private readonly routed: Counter<'connector' | 'outcome'>,
+    private readonly keywords: OptOutKeywords,
+    /** How long the route table is kept in memory: a change takes effect within this. */
+    private readonly routesTtlMs: number,
+  ) {}
+
+  /** true when a webhook call was queued. */
+  async route(inboundId: string): Promise<boolean> {
+    const message = await findInboundMessage(this.db, inboundId);
+    if (!message || message.state !== 'received') return false;
+    const route = matchMoRoute(await this.routeTable(), message);
+    const queued = await this.db.transaction(async (tx) => {
+      const moved = await routeInboundMessage(
+        tx,
+        message.id,
+        route ? { accountId: route.account_id, moRoute: route.name } : null,
+      );
+      if (!moved || !route) return false;
+      await applyOptOutKeyword(tx, this.keywords, {
+        accountId: route.account_id,
+        from: message.from_addr,
+        keyword: message.keyword,
+      });
+      if (route.webhook_url === null) return false;
+      return this.store.enqueueIn(tx, {
+        message_id: message.id,
+        kind: 'mo',
+        url: route.webhook_url,
+        method: 'POST',
+        query: moWebhookParams(message, route.webhook_format),
+        format: route.webhook_format,
+      });
+    });
+    this.routed.inc({
+      connector: message.connector,
+      outcome: !route ? 'unrouted' : route.webhook_url ? 'webhook' : 'inbox',
+    });
+    if (!route)
+      this.logger.warn(
+        { inboundId, to: message.to_addr, connector: message.connector },
+        'no MO route takes this inbound message; kept unrouted',
+      );
+    return queued;
+  }
+
+  /** Routes messages whose inbound.received never came (published before a crash, or lost). */
+  async sweep(olderThanMs: number): Promise<boolean> {
+    let queued = false;
+    for (const id of await staleReceivedInbound(this.db, olderThanMs, 500))
+      queued = (await this.route(id)) || queued;
+    return queued;
+  }
+
+  private async routeTable(): Promise<MoRouteRow[]> {
+    if (!this.routes || Date.now() - this.routes.at > this.routesTtlMs)
+      this.routes = { at: Date.now(), rows: await listMoRoutes(this.db) };
+    return this.routes.rows;
+  }
+}

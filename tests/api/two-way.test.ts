@@ -1,0 +1,331 @@
+/**
+ * Two-way messaging end to end in embedded mode, over a real SMPP session: inbound messages the
+ * simulator originates reach the right account by MO route (webhook in JSON or Jasmin's form, or
+ * the inbox), STOP and START change the account's opt-out list, and sends and batches honour it.
+ */
+import { waitFor } from '@smsgw/kit/testing';
+import { SmppSimulator } from '@smsgw/smsc';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { basic, request } from '../support/http';
+import { CallbackReceiver } from '../support/receiver';
+
+let sim: SmppSimulator;
+let gw: RunningGateway;
+let hooks: CallbackReceiver;
+const alice = basic('alice', 'alice-password');
+const bob = basic('bob', 'bob-password');
+const admin = `Bearer ${ADMIN_TOKEN}`;
+
+const adminCall = (method: string, path: string, json?: unknown) =>
+  request(gw.base, method, `/admin/v1${path}`, {
+    auth: admin,
+    ...(json !== undefined && { json }),
+  });
+
+async function balance(auth: string): Promise<string> {
+  return (await request(gw.base, 'GET', '/secure/balance', { auth })).body.data.balance as string;
+}
+
+beforeAll(async () => {
+  sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });
+  const { port } = await sim.start();
+  hooks = new CallbackReceiver();
+  await hooks.start();
+  gw = await startEmbedded({
+    SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
+    CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+    CALLBACK_RETRY_BASE_MS: '100',
+  });
+  for (const name of ['alice', 'bob'])
+    expect(
+      (
+        await adminCall('POST', '/accounts', {
+          username: name,
+          password: `${name}-password`,
+          balance: '100.000000',
+        })
+      ).status,
+    ).toBe(201);
+  // Replies to 4000 go to alice's webhook (JSON); keyword JOIN to 4000 to bob's Jasmin receiver;
+  // anything to 4100 into bob's inbox.
+  expect(
+    (
+      await adminCall('PUT', '/mo-routes/join', {
+        position: 1,
+        to: '4000',
+        exact: true,
+        keyword: 'join',
+        account: 'bob',
+        webhook_url: `${hooks.base}/jasmin`,
+        webhook_format: 'jasmin',
+      })
+    ).status,
+  ).toBe(200);
+  await adminCall('PUT', '/mo-routes/alice', {
+    position: 2,
+    to: '4000',
+    exact: true,
+    account: 'alice',
+    webhook_url: `${hooks.base}/alice`,
+  });
+  await adminCall('PUT', '/mo-routes/bob-inbox', { position: 3, to: '41', account: 'bob' });
+}, 60_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await sim?.stop();
+  await hooks?.stop();
+});
+
+describe('inbound messages routed to applications', () => {
+  it('delivers a reply to the route’s webhook once, in JSON, with the decoded text', async () => {
+    await sim.originate({ from: '41790000001', to: '4000', text: 'Yes please, 5€ [ok]' });
+    await waitFor(() => (hooks.on('/alice').length > 0 ? true : undefined), 15_000, 'webhook');
+    const call = hooks.on('/alice')[0];
+    expect(call.contentType).toMatch(/application\/json/);
+    const body = JSON.parse(call.body) as Record<string, string>;
+    expect(body).toMatchObject({
+      from: '41790000001',
+      to: '4000',
+      text: 'Yes please, 5€ [ok]',
+      keyword: 'YES',
+      coding: '0',
+    });
+    expect(call.headers['x-smsgw-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    // Answered OK: delivered, and never sent again.
+    await waitFor(
+      async () => {
+        const m = await request(gw.base, 'GET', `/secure/inbound/${body['id']}`, { auth: alice });
+        return m.body.data?.state === 'delivered' ? true : undefined;
+      },
+      10_000,
+      'the message delivered',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hooks.on('/alice')).toHaveLength(1);
+  });
+
+  it('uses Jasmin’s MO form fields for a Jasmin receiver, by keyword, with a UCS-2 three-part message out of order', async () => {
+    const text = 'join 😀 the club, 你好 everyone';
+    await sim.originate({
+      from: '41790000002',
+      to: '4000',
+      text,
+      dataCoding: 8,
+      partBytes: 20,
+      order: [3, 1, 2],
+    });
+    await waitFor(() => (hooks.on('/jasmin').length > 0 ? true : undefined), 15_000, 'webhook');
+    const form = Object.fromEntries(new URLSearchParams(hooks.on('/jasmin')[0].body));
+    expect(form).toMatchObject({
+      from: '41790000002',
+      to: '4000',
+      'origin-connector': 'smsc',
+      coding: '8',
+      content: text,
+    });
+    expect(Buffer.from(form['binary'], 'hex').toString('utf8')).toBe(text);
+  });
+
+  it('keeps a message in the inbox, visible by pull to its account only, with paging and filters', async () => {
+    for (const word of ['one', 'two', 'three'])
+      await sim.originate({ from: '41790000003', to: '4100', text: word });
+    await waitFor(
+      async () => {
+        const list = await request(gw.base, 'GET', '/secure/inbound?to=4100', { auth: bob });
+        return list.body.data.messages.length === 3 ? true : undefined;
+      },
+      15_000,
+      'three messages in the inbox',
+    );
+    const first = await request(gw.base, 'GET', '/secure/inbound?to=4100&limit=2', { auth: bob });
+    expect(first.body.data.messages.map((m: { text: string }) => m.text)).toEqual(['three', 'two']);
+    const second = await request(
+      gw.base,
+      'GET',
+      `/secure/inbound?to=4100&limit=2&cursor=${first.body.data.next as string}`,
+      { auth: bob },
+    );
+    expect(second.body.data).toMatchObject({ messages: [{ text: 'one' }], next: null });
+    const id = second.body.data.messages[0].id as string;
+    expect((await request(gw.base, 'GET', `/secure/inbound/${id}`, { auth: alice })).status).toBe(
+      404,
+    );
+    expect(
+      (await request(gw.base, 'GET', '/secure/inbound?to=4100', { auth: alice })).body.data
+        .messages,
+    ).toEqual([]);
+    for (const bad of ['limit=0', 'cursor=%%', 'since=yesterday', 'to=abc', 'nope=1'])
+      expect((await request(gw.base, 'GET', `/secure/inbound?${bad}`, { auth: bob })).status).toBe(
+        400,
+      );
+  });
+
+  it('keeps a message no route takes, for the admin to see', async () => {
+    await sim.originate({ from: '41790000004', to: '9999', text: 'lost?' });
+    await waitFor(
+      async () => {
+        const list = await adminCall('GET', '/inbound/unrouted');
+        return list.body.data.some((m: { text: string }) => m.text === 'lost?') ? true : undefined;
+      },
+      15_000,
+      'the unrouted message',
+    );
+  });
+
+  it('delivers each message once to a webhook that was down and came back', async () => {
+    hooks.down('/alice');
+    await sim.originate({ from: '41790000005', to: '4000', text: 'first' });
+    await sim.originate({ from: '41790000006', to: '4000', text: 'second' });
+    await waitFor(
+      () =>
+        hooks.on('/alice').filter((c) => c.body.includes('first')).length >= 2 ? true : undefined,
+      15_000,
+      'retries while down',
+    );
+    const upAt = Date.now();
+    hooks.up('/alice');
+    await waitFor(
+      async () => {
+        const list = await request(gw.base, 'GET', '/secure/inbound?to=4000&limit=5', {
+          auth: alice,
+        });
+        const states = list.body.data.messages
+          .filter((m: { text: string }) => ['first', 'second'].includes(m.text))
+          .map((m: { state: string }) => m.state);
+        return states.length === 2 && states.every((s: string) => s === 'delivered')
+          ? true
+          : undefined;
+      },
+      20_000,
+      'both delivered',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    // Since it came back, each was answered 200 exactly once; before, each got a 503 at least once.
+    const since = (text: string, after: boolean) =>
+      hooks.on('/alice').filter((c) => c.body.includes(`"${text}"`) && c.at >= upAt === after)
+        .length;
+    for (const text of ['first', 'second']) {
+      expect(since(text, true)).toBe(1);
+      expect(since(text, false)).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe('opt-out', () => {
+  it('STOP puts the number on the account’s list: a send to it is refused and not charged; START lifts it', async () => {
+    await sim.originate({ from: '41790000010', to: '4000', text: 'STOP' });
+    await waitFor(
+      async () => {
+        const list = await request(gw.base, 'GET', '/secure/optouts', { auth: alice });
+        return list.body.data.optouts.some((o: { number: string }) => o.number === '41790000010')
+          ? true
+          : undefined;
+      },
+      15_000,
+      'the opt-out',
+    );
+    await new Promise((r) => setTimeout(r, 2100)); // the gateway's cache of "has a list"
+    const before = await balance(alice);
+    const refused = await request(gw.base, 'POST', '/secure/send', {
+      auth: alice,
+      json: { to: '+41790000010', content: 'offer' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail.code).toBe('RECIPIENT_OPTED_OUT');
+    expect(await balance(alice)).toBe(before);
+    // Another account's list is its own.
+    expect(
+      (
+        await request(gw.base, 'POST', '/secure/send', {
+          auth: bob,
+          json: { to: '41790000010', content: 'hi' },
+        })
+      ).status,
+    ).toBe(200);
+
+    await sim.originate({ from: '41790000010', to: '4000', text: 'start' });
+    await waitFor(
+      async () => {
+        const sent = await request(gw.base, 'POST', '/secure/send', {
+          auth: alice,
+          json: { to: '41790000010', content: 'welcome back' },
+        });
+        return sent.status === 200 ? true : undefined;
+      },
+      15_000,
+      'the send accepted again',
+      300,
+    );
+  });
+
+  it('leaves opted-out recipients out of a batch: ten numbers, two opted out, eight sent and charged', async () => {
+    for (const number of ['41790000021', '41790000022'])
+      expect(
+        (await request(gw.base, 'POST', '/secure/optouts', { auth: alice, json: { number } }))
+          .status,
+      ).toBe(201);
+    await new Promise((r) => setTimeout(r, 2100));
+    const before = Number(await balance(alice));
+    const to = Array.from({ length: 10 }, (_, i) => `417900000${20 + i}`);
+    const batch = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: alice,
+      json: { messages: [{ to, content: 'news' }] },
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.data.messageCount).toBe(8);
+    expect(Number(await balance(alice))).toBeCloseTo(before - 8, 6);
+    const id = batch.body.data.batchId as string;
+    await waitFor(
+      async () => {
+        const status = await request(gw.base, 'GET', `/secure/batches/${id}`, { auth: alice });
+        return status.body.data.state === 'completed' ? status.body.data : undefined;
+      },
+      20_000,
+      'the batch completed',
+    ).then((status) => expect(status.counts).toMatchObject({ total: 8, sent: 8, optedOut: 2 }));
+    const received = sim.received.filter((r) => to.includes(r.to)).map((r) => r.to);
+    expect(received.sort()).toEqual(to.filter((n) => !['41790000021', '41790000022'].includes(n)));
+  });
+
+  it('is managed by the account and the admin; bad input gets a 4xx and changes nothing', async () => {
+    expect(
+      (await request(gw.base, 'POST', '/secure/optouts', { auth: bob, json: { number: 'x' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await request(gw.base, 'POST', '/secure/optouts', { auth: bob, json: { numbr: '41' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await request(gw.base, 'DELETE', '/secure/optouts/41700000000', { auth: bob })).status,
+    ).toBe(404);
+    expect(
+      (await adminCall('POST', '/accounts/bob/optouts', { number: '+41790000099' })).status,
+    ).toBe(201);
+    const list = await request(gw.base, 'GET', '/secure/optouts', { auth: bob });
+    expect(list.body.data.optouts).toEqual([
+      expect.objectContaining({ number: '41790000099', source: 'admin' }),
+    ]);
+    expect((await adminCall('DELETE', '/accounts/bob/optouts/41790000099')).status).toBe(200);
+    expect((await adminCall('GET', '/accounts/nobody/optouts')).status).toBe(404);
+    expect(
+      (await adminCall('PUT', '/mo-routes/bad', { position: 9, account: 'nobody' })).status,
+    ).toBe(400);
+    expect((await adminCall('PUT', '/mo-routes/dup', { position: 1, account: 'bob' })).status).toBe(
+      409,
+    );
+    expect(
+      (
+        await adminCall('PUT', '/mo-routes/x', {
+          position: 9,
+          account: 'bob',
+          webhook_url: 'ftp://x',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await adminCall('GET', '/mo-routes')).body.data.map((r: { name: string }) => r.name),
+    ).toEqual(['join', 'alice', 'bob-inbox']);
+  });
+});
