@@ -124,6 +124,7 @@ describe('POST /secure/sendbatch', () => {
       delivered: 0,
       failed: 0,
       cancelled: 0,
+      optedOut: 0,
     });
   });
 
