@@ -170,6 +170,11 @@ export class SmppSimulator {
     return this.sessions.size;
   }
 
+  /** Bound sessions that may receive (a mobile-originated message or a receipt). */
+  get receivingCount(): number {
+    return [...this.bound.values()].filter((b) => b.receives).length;
+  }
+
   start(): Promise<{ host: string; port: number }> {
     const server = smpp.createServer({}, (session) => this.accept(session));
     this.server = server;

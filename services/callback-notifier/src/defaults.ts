@@ -29,9 +29,12 @@ export const notifierDefaults = {
   inbound: {
     /** The MO route table is read again after this long: a change takes effect within it. */
     routesTtlMs: 2_000,
-    /** An inbound message still `received` this long after it was recorded lost its event. */
-    staleMs: 30_000,
+    /**
+     * An inbound message still `received` this long after it was recorded lost its event (one
+     * statement on a partial index, so it can be looked for often: a reply is awaited by a person).
+     */
+    staleMs: 5_000,
     /** How often such messages are looked for. */
-    sweepEveryMs: 10_000,
+    sweepEveryMs: 5_000,
   },
 } as const;
