@@ -8,6 +8,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
+import { runSmsgw } from '../support/cli';
 
 let sim: SmppSimulator;
 let gw: RunningGateway;
@@ -327,5 +328,66 @@ describe('opt-out', () => {
     expect(
       (await adminCall('GET', '/mo-routes')).body.data.map((r: { name: string }) => r.name),
     ).toEqual(['join', 'alice', 'bob-inbox']);
+  });
+});
+
+describe('the CLI', () => {
+  it('manages MO routes and opt-out lists, lists inbound messages and follows new ones', async () => {
+    const set = await runSmsgw(gw.base, [
+      'mo-routes',
+      'set',
+      'cli-route',
+      '--position',
+      '50',
+      '--account',
+      'bob',
+      '--to',
+      '4200',
+      '--keyword',
+      'info',
+    ]);
+    expect(JSON.parse(set).data).toMatchObject({
+      name: 'cli-route',
+      to: '4200',
+      keyword: 'INFO',
+      account: 'bob',
+    });
+    const listed = JSON.parse(await runSmsgw(gw.base, ['mo-routes', 'list'])) as {
+      data: { name: string }[];
+    };
+    expect(listed.data.map((r) => r.name)).toContain('cli-route');
+
+    const bobEnv = { SMSGW_USER: 'bob', SMSGW_PASSWORD: 'bob-password' };
+    const tail = runSmsgw(
+      gw.base,
+      ['inbound', 'tail', '--count', '2', '--interval', '100', '--for', '20'],
+      bobEnv,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await sim.originate({ from: '41790000030', to: '4200', text: 'info please' });
+    await sim.originate({ from: '41790000031', to: '4200', text: 'INFO again' });
+    const followed = (await tail).split('\n');
+    expect(followed).toHaveLength(2);
+    expect(followed[0]).toMatch(/41790000030 → 4200 \[smsc\] info please$/);
+    expect(followed[1]).toMatch(/41790000031 → 4200 \[smsc\] INFO again$/);
+    const list = JSON.parse(
+      await runSmsgw(gw.base, ['inbound', 'list', '--to', '4200'], bobEnv),
+    ) as {
+      messages: { text: string }[];
+    };
+    expect(list.messages.map((m) => m.text)).toEqual(['INFO again', 'info please']);
+
+    await runSmsgw(gw.base, ['optouts', 'add', 'bob', '+41790000040']);
+    const optouts = JSON.parse(await runSmsgw(gw.base, ['optouts', 'list', 'bob'])) as {
+      data: { optouts: { number: string; source: string }[] };
+    };
+    expect(optouts.data.optouts).toEqual([
+      expect.objectContaining({ number: '41790000040', source: 'admin' }),
+    ]);
+    await runSmsgw(gw.base, ['optouts', 'remove', 'bob', '41790000040']);
+    expect(JSON.parse(await runSmsgw(gw.base, ['optouts', 'list', 'bob'])).data.optouts).toEqual(
+      [],
+    );
+    await runSmsgw(gw.base, ['mo-routes', 'delete', 'cli-route']);
   });
 });

@@ -11,6 +11,7 @@ import { followBatch } from './batch-progress';
 import { readRecipients } from './recipients-file';
 import { adminToken, adminUrl, gatewayUrl } from './cli-settings';
 import { GatewayClient, basicAuth } from './gateway-client';
+import { addTwoWayCommands } from './two-way-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -379,5 +380,14 @@ export function buildProgram(io: Io): Command {
     },
   );
 
+  addTwoWayCommands(program, {
+    client,
+    adminClient,
+    admin,
+    credentials,
+    clientAuth,
+    show,
+    print: (text) => io.print(text),
+  });
   return program;
 }

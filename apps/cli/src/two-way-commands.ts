@@ -1,0 +1,148 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { InboundMessageView } from '@smsgw/contracts';
+import type { GatewayClient } from './gateway-client';
+
+type ClientOptions = { user?: string; password?: string; token?: string };
+
+export interface TwoWayDeps {
+  client(): GatewayClient;
+  adminClient(): GatewayClient;
+  admin(): string;
+  credentials(o: ClientOptions): string;
+  clientAuth(c: Command): Command;
+  show(value: unknown): void;
+  print(line: string): void;
+}
+
+const whole = (value: string): number => {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+};
+
+/** One line per inbound message, as `inbound tail` prints them. */
+const line = (m: InboundMessageView): string =>
+  `${m.receivedAt} ${m.from} → ${m.to} [${m.connector}] ${m.text ?? `(binary ${m.binary ?? ''})`}`;
+
+/** `smsgw mo-routes …`, `smsgw inbound …`, `smsgw optouts …` (docs/inbound.md). */
+export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
+  const routes = program.command('mo-routes').description('inbound (MO) routes (admin token)');
+  routes.command('list').action(async () => {
+    d.show(await d.adminClient().call('GET', '/admin/v1/mo-routes', d.admin()));
+  });
+  routes.command('show <name>').action(async (name: string) => {
+    d.show(
+      await d
+        .adminClient()
+        .call('GET', `/admin/v1/mo-routes/${encodeURIComponent(name)}`, d.admin()),
+    );
+  });
+  routes
+    .command('set <name>')
+    .description('create or replace a route')
+    .requiredOption('--position <n>', 'routes are tried from the lowest position', whole)
+    .requiredOption('--account <username>', 'the account that receives the messages')
+    .option('--to <number>', 'the number the messages were sent to (a prefix)')
+    .option('--exact', '--to is the exact number, not a prefix')
+    .option('--keyword <word>', "the message's first word")
+    .option('--connector <name>', 'the connector it came through')
+    .option('--webhook <url>', 'POST each message there; without it, into the inbox only')
+    .option('--format <format>', 'json (default) or jasmin (Jasmin MO form fields)')
+    .action(
+      async (
+        name: string,
+        o: {
+          position: number;
+          account: string;
+          to?: string;
+          exact?: boolean;
+          keyword?: string;
+          connector?: string;
+          webhook?: string;
+          format?: string;
+        },
+      ) => {
+        d.show(
+          await d
+            .adminClient()
+            .call('PUT', `/admin/v1/mo-routes/${encodeURIComponent(name)}`, d.admin(), {
+              position: o.position,
+              account: o.account,
+              exact: o.exact ?? false,
+              ...(o.to !== undefined && { to: o.to }),
+              ...(o.keyword !== undefined && { keyword: o.keyword }),
+              ...(o.connector !== undefined && { connector: o.connector }),
+              ...(o.webhook !== undefined && { webhook_url: o.webhook }),
+              ...(o.format !== undefined && { webhook_format: o.format }),
+            }),
+        );
+      },
+    );
+  routes.command('delete <name>').action(async (name: string) => {
+    d.show(
+      await d
+        .adminClient()
+        .call('DELETE', `/admin/v1/mo-routes/${encodeURIComponent(name)}`, d.admin()),
+    );
+  });
+
+  const inbound = program.command('inbound').description("the account's inbound messages");
+  d.clientAuth(inbound.command('list'))
+    .option('--to <number>', 'only those sent to this number')
+    .option('--from <number>', 'only those from this number')
+    .option('--since <time>', 'received at or after (ISO 8601)')
+    .option('--limit <n>', 'at most this many (newest first)', whole)
+    .option('--cursor <next>', "the previous page's next")
+    .action(async (o: ClientOptions & Record<string, string | number | undefined>) => {
+      const query = new URLSearchParams();
+      for (const key of ['to', 'from', 'since', 'limit', 'cursor'])
+        if (o[key] !== undefined) query.set(key, String(o[key]));
+      d.show(
+        (
+          await d
+            .client()
+            .call<{ data: unknown }>('GET', `/secure/inbound?${query.toString()}`, d.credentials(o))
+        ).data,
+      );
+    });
+  d.clientAuth(inbound.command('tail'))
+    .description('print new inbound messages as they arrive')
+    .option('--interval <ms>', 'how often to look (default 1000)', whole)
+    .option('--count <n>', 'stop after this many', whole)
+    .option('--for <seconds>', 'stop after this long', whole)
+    .action(async (o: ClientOptions & { interval?: number; count?: number; for?: number }) => {
+      const auth = d.credentials(o);
+      const seen = new Set<string>();
+      const started = new Date();
+      const until = o.for === undefined ? Infinity : Date.now() + o.for * 1000;
+      let printed = 0;
+      while (Date.now() < until && (o.count === undefined || printed < o.count)) {
+        const page = await d
+          .client()
+          .call<{ data: { messages: InboundMessageView[] } }>(
+            'GET',
+            `/secure/inbound?limit=100&since=${encodeURIComponent(started.toISOString())}`,
+            auth,
+          );
+        for (const m of page.data.messages.reverse()) {
+          if (seen.has(m.id) || (o.count !== undefined && printed >= o.count)) continue;
+          seen.add(m.id);
+          d.print(line(m));
+          printed++;
+        }
+        await new Promise((r) => setTimeout(r, o.interval ?? 1000));
+      }
+    });
+
+  const optouts = program.command('optouts').description("an account's opt-out list (admin token)");
+  const path = (username: string, number?: string) =>
+    `/admin/v1/accounts/${encodeURIComponent(username)}/optouts${number === undefined ? '' : `/${encodeURIComponent(number)}`}`;
+  optouts.command('list <username>').action(async (username: string) => {
+    d.show(await d.adminClient().call('GET', path(username), d.admin()));
+  });
+  optouts.command('add <username> <number>').action(async (username: string, number: string) => {
+    d.show(await d.adminClient().call('POST', path(username), d.admin(), { number }));
+  });
+  optouts.command('remove <username> <number>').action(async (username: string, number: string) => {
+    d.show(await d.adminClient().call('DELETE', path(username, number), d.admin()));
+  });
+}
