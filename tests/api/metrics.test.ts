@@ -147,6 +147,9 @@ beforeAll(async () => {
     outcome: 'retry',
   });
   await metricReaches(base, 'smsgw_batches_completed_total', {}, 2);
+  // An inbound message the SMSC delivers twice, which no MO route takes.
+  await sim.originate({ from: '41790000009', to: '4000', text: 'inbound', times: 2 });
+  await metricReaches(base, 'smsgw_inbound_routed_total', { outcome: 'unrouted' });
   // The answered callback's row is closed just after its request is counted.
   scrape = await waitFor(async () => {
     const now = await scrapeNow(base);

@@ -7,7 +7,7 @@ import {
   type InboundMessageRow,
   type MoRouteRow,
 } from '@smsgw/store';
-import { Counter, type Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { CallbackStore } from './callback-store';
 import { applyOptOutKeyword, type OptOutKeywords } from './opt-out-keywords';
 
@@ -53,15 +53,6 @@ export function moWebhookParams(
     parts: `${m.parts_received}/${m.parts_expected}`,
     receivedAt: m.received_at.toISOString(),
   };
-}
-
-export function createInboundRouteMetrics(registry: Registry) {
-  return new Counter({
-    name: 'smsgw_inbound_routed_total',
-    help: 'Inbound messages routed to an account (webhook or inbox), or kept unrouted',
-    labelNames: ['connector', 'outcome'] as const,
-    registers: [registry],
-  });
 }
 
 /**

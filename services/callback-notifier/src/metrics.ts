@@ -2,7 +2,6 @@ import { QUEUES } from '@smsgw/contracts';
 import { exportQueueMetrics, type Bus, type Db } from '@smsgw/kit';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { countPendingCallbacks } from '@smsgw/store';
-import { createInboundRouteMetrics } from './inbound-router';
 
 export interface NotifierMetrics {
   sent: Counter<'kind' | 'outcome'>;
@@ -61,4 +60,14 @@ export function createNotifierMetrics(
     }),
     inboundRouted: createInboundRouteMetrics(registry),
   };
+}
+
+/** Inbound messages by routing outcome (InboundRouter). */
+export function createInboundRouteMetrics(registry: Registry) {
+  return new Counter({
+    name: 'smsgw_inbound_routed_total',
+    help: 'Inbound messages routed to an account (webhook or inbox), or kept unrouted',
+    labelNames: ['connector', 'outcome'] as const,
+    registers: [registry],
+  });
 }

@@ -12,10 +12,10 @@ import { ThroughputGate } from './throughput/throughput-gate';
 import { MessageDispatcher } from './message-dispatcher';
 import type { SmscLink } from './smsc-link';
 import { openRateLimiter } from './throughput/open-rate-limiter';
-import { createDispatcherMetrics } from './metrics';
+import { createDispatcherMetrics, createInboundMetrics } from './metrics';
 import { ReceiptMatcher } from './receipt-matcher';
 import { RecoverySweeper } from './recovery-sweeper';
-import { InboundReceiver, createInboundMetrics } from './inbound-receiver';
+import { InboundReceiver } from './inbound-receiver';
 
 export interface DispatcherServiceOptions {
   db: Db;

@@ -9,7 +9,7 @@ import {
   type InboundPartRow,
   type NewInboundMessage,
 } from '@smsgw/store';
-import { Counter, type Registry } from 'prom-client';
+import type { InboundMetrics } from './metrics';
 
 export interface InboundReceiverOptions {
   /** The connector the messages come through (inbound_messages.connector). */
@@ -21,31 +21,6 @@ export interface InboundReceiverOptions {
   /** How often the sweep for expired parts runs. */
   sweepEveryMs: number;
 }
-
-/** Names as docs/metrics.md lists them. */
-export function createInboundMetrics(registry: Registry) {
-  return {
-    received: new Counter({
-      name: 'smsgw_inbound_received_total',
-      help: 'Inbound PDUs (deliver_sm or data_sm that is not a receipt) recorded, single or part',
-      labelNames: ['connector', 'kind'] as const,
-      registers: [registry],
-    }),
-    messages: new Counter({
-      name: 'smsgw_inbound_messages_total',
-      help: 'Inbound messages recorded whole: single, joined from parts, or incomplete',
-      labelNames: ['connector', 'kind'] as const,
-      registers: [registry],
-    }),
-    duplicates: new Counter({
-      name: 'smsgw_inbound_duplicates_total',
-      help: 'Inbound messages the SMSC delivered again, recognised and not recorded twice',
-      labelNames: ['connector'] as const,
-      registers: [registry],
-    }),
-  };
-}
-export type InboundMetrics = ReturnType<typeof createInboundMetrics>;
 
 /**
  * Records each mobile-originated message before the SMSC gets its answer: a single one at once, a

@@ -150,3 +150,28 @@ export function createDispatcherMetrics(
     }),
   };
 }
+
+/** The inbound messages' counters (InboundReceiver); names as docs/metrics.md lists them. */
+export function createInboundMetrics(registry: Registry) {
+  return {
+    received: new Counter({
+      name: 'smsgw_inbound_received_total',
+      help: 'Inbound PDUs (deliver_sm or data_sm that is not a receipt) recorded, single or part',
+      labelNames: ['connector', 'kind'] as const,
+      registers: [registry],
+    }),
+    messages: new Counter({
+      name: 'smsgw_inbound_messages_total',
+      help: 'Inbound messages recorded whole: single, joined from parts, or incomplete',
+      labelNames: ['connector', 'kind'] as const,
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: 'smsgw_inbound_duplicates_total',
+      help: 'Inbound messages the SMSC delivered again, recognised and not recorded twice',
+      labelNames: ['connector'] as const,
+      registers: [registry],
+    }),
+  };
+}
+export type InboundMetrics = ReturnType<typeof createInboundMetrics>;

@@ -2,7 +2,8 @@ import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { openMigratedPglite } from '@smsgw/kit/testing';
 import { QUEUES, TOPICS } from '@smsgw/contracts';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type OriginateRequest } from '@smsgw/smsc';
-import { InboundReceiver, createInboundMetrics } from '../src/inbound-receiver';
+import { InboundReceiver } from '../src/inbound-receiver';
+import { createInboundMetrics } from '../src/metrics';
 
 /**
  * Inbound messages over a real SMPP session from the simulator: recorded before the deliver_sm is
