@@ -116,13 +116,17 @@ export async function startCluster(
   };
 }
 
-/** Peak resident memory of a process so far (VmHWM), in MB. */
-export function peakRssMb(pid: number | undefined): number {
+/** A memory figure of a process from /proc (VmRSS: resident now; VmHWM: peak so far), in MB. */
+export function memoryMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
   if (!pid) return NaN;
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
     return kb ? Math.round(Number(kb) / 1024) : NaN;
   } catch {
     return NaN;
   }
 }
+
+/** Peak resident memory of a process so far, in MB. */
+export const peakRssMb = (pid: number | undefined): number => memoryMb(pid, 'VmHWM');

@@ -1,6 +1,5 @@
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
-import { startCluster, type Cluster } from './cluster';
+import { memoryMb, startCluster, type Cluster } from './cluster';
 
 const CONNECTIONS = 32;
 const BODY = '{"to":"41790000001","content":"Hello"}';
@@ -19,16 +18,6 @@ interface Sample {
   /** Each service's resident memory (MB) and event-loop delay p99 (ms) at the minute's end. */
   rssMb: Record<string, number>;
   loopP99Ms: Record<string, number>;
-}
-
-function rssMb(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Math.round(Number(kb) / 1024) : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 /** The event-loop delay p99 prom-client's default metrics report on the service's /metrics. */
@@ -66,7 +55,7 @@ async function sample(cluster: Cluster, minute: number, result: autocannon.Resul
       cluster.services.filter((x) => x.name === service.name).length > 1
         ? `${service.name}-${service.port}`
         : service.name;
-    s.rssMb[name] = rssMb(service.child.pid);
+    s.rssMb[name] = memoryMb(service.child.pid, 'VmRSS');
     s.loopP99Ms[name] = await loopP99Ms(service.url);
   }
   return s;

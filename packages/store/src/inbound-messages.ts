@@ -20,14 +20,16 @@ export interface InboundMessageRow {
   received_at: Date;
 }
 
+const INBOUND_COLUMNS = `id, connector, from_addr, to_addr, coding, content, hex_content,
+  parts_expected, parts_received, incomplete, state, account_id, mo_route, keyword, received_at`;
+
 /** One inbound message by id. */
 export async function findInboundMessage(
   db: Queryable,
   id: string,
 ): Promise<InboundMessageRow | undefined> {
   const { rows } = await db.query<InboundMessageRow>(
-    `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
-            parts_received, incomplete, state, account_id, mo_route, keyword, received_at
+    `SELECT ${INBOUND_COLUMNS}
        FROM inbound_messages WHERE id = $1`,
     [id],
   );
@@ -226,8 +228,7 @@ export async function listInboundOfAccount(
   q: InboundQuery,
 ): Promise<InboundMessageRow[]> {
   const { rows } = await db.query<InboundMessageRow>(
-    `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
-            parts_received, incomplete, state, account_id, mo_route, keyword, received_at
+    `SELECT ${INBOUND_COLUMNS}
        FROM inbound_messages
       WHERE account_id = $1
         AND ($2::timestamptz IS NULL OR (received_at, id) < ($2::timestamptz, $3::uuid))
@@ -255,8 +256,7 @@ export async function listUnroutedInbound(
   limit: number,
 ): Promise<InboundMessageRow[]> {
   const { rows } = await db.query<InboundMessageRow>(
-    `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
-            parts_received, incomplete, state, account_id, mo_route, keyword, received_at
+    `SELECT ${INBOUND_COLUMNS}
        FROM inbound_messages WHERE state = 'unrouted' ORDER BY received_at DESC LIMIT $1`,
     [limit],
   );

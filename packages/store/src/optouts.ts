@@ -53,6 +53,28 @@ export async function listOptOuts(
   return rows;
 }
 
+/** One page of the list as the APIs show it; `next` is the cursor of the page after (or null). */
+export async function optOutPage(
+  db: Queryable,
+  accountId: string,
+  limit: number,
+  after?: string,
+): Promise<{
+  optouts: { number: string; source: OptOutSource; createdAt: string }[];
+  next: string | null;
+}> {
+  const rows = await listOptOuts(db, accountId, limit + 1, after);
+  const page = rows.slice(0, limit);
+  return {
+    optouts: page.map((o) => ({
+      number: o.number,
+      source: o.source,
+      createdAt: o.created_at.toISOString(),
+    })),
+    next: rows.length > limit ? page[page.length - 1].number : null,
+  };
+}
+
 /** Which of `numbers` the account may not send to: one statement for a whole batch. */
 export async function optedOutAmong(
   db: Queryable,

@@ -10,7 +10,7 @@ import {
   addOptOut,
   findInboundMessage,
   listInboundOfAccount,
-  listOptOuts,
+  optOutPage,
   removeOptOut,
   type InboundMessageRow,
 } from '@smsgw/store';
@@ -94,18 +94,7 @@ export function createInboundRoutes(
     '/secure/optouts',
     asyncRoute(async (req, res) => {
       const q = parseInput(OptOutListQuerySchema, req.query);
-      const rows = await listOptOuts(db, accountIdOf(res), q.limit + 1, q.cursor);
-      const page = rows.slice(0, q.limit);
-      res.json({
-        data: {
-          optouts: page.map((o) => ({
-            number: o.number,
-            source: o.source,
-            createdAt: o.created_at.toISOString(),
-          })),
-          next: rows.length > q.limit ? page[page.length - 1].number : null,
-        },
-      });
+      res.json({ data: await optOutPage(db, accountIdOf(res), q.limit, q.cursor) });
     }),
   );
 

@@ -13,7 +13,7 @@ import {
   deleteMoRoute,
   findAccountByUsername,
   listMoRoutes,
-  listOptOuts,
+  optOutPage,
   listUnroutedInbound,
   putMoRoute,
   removeOptOut,
@@ -124,18 +124,7 @@ export function createInboundAdminRoutes(db: Db): Router {
     asyncRoute(async (req, res) => {
       const account = await accountOf(req);
       const q = parseInput(OptOutListQuerySchema, req.query);
-      const rows = await listOptOuts(db, account.id, q.limit + 1, q.cursor);
-      const page = rows.slice(0, q.limit);
-      res.json({
-        data: {
-          optouts: page.map((o) => ({
-            number: o.number,
-            source: o.source,
-            createdAt: o.created_at.toISOString(),
-          })),
-          next: rows.length > q.limit ? page[page.length - 1].number : null,
-        },
-      });
+      res.json({ data: await optOutPage(db, account.id, q.limit, q.cursor) });
     }),
   );
 

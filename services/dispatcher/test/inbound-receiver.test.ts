@@ -2,6 +2,7 @@ import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { openMigratedPglite } from '@smsgw/kit/testing';
 import { QUEUES, TOPICS } from '@smsgw/contracts';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type OriginateRequest } from '@smsgw/smsc';
+import type { InboundMessageRow } from '@smsgw/store';
 import { InboundReceiver } from '../src/inbound-receiver';
 import { createInboundMetrics } from '../src/metrics';
 
@@ -59,20 +60,7 @@ afterEach(async () => {
 });
 
 async function inbound() {
-  const { rows } = await db.query<{
-    id: string;
-    connector: string;
-    from_addr: string;
-    to_addr: string;
-    coding: number;
-    content: string | null;
-    hex_content: string | null;
-    parts_expected: number;
-    parts_received: number;
-    incomplete: boolean;
-    keyword: string | null;
-    state: string;
-  }>(
+  const { rows } = await db.query<InboundMessageRow>(
     `SELECT id, connector, from_addr, to_addr, coding, content, hex_content, parts_expected,
             parts_received, incomplete, keyword, state FROM inbound_messages ORDER BY received_at`,
   );
