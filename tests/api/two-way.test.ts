@@ -16,6 +16,7 @@ let hooks: CallbackReceiver;
 const alice = basic('alice', 'alice-password');
 const bob = basic('bob', 'bob-password');
 const admin = `Bearer ${ADMIN_TOKEN}`;
+const UPSTREAM_SECRET = 'upstream-secret-0123456789';
 
 const adminCall = (method: string, path: string, json?: unknown) =>
   request(gw.base, method, `/admin/v1${path}`, {
@@ -36,6 +37,7 @@ beforeAll(async () => {
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '100',
+    HTTP_INBOUND_SECRETS: `upstream:${UPSTREAM_SECRET}`,
   });
   for (const name of ['alice', 'bob'])
     expect(
@@ -389,5 +391,79 @@ describe('the CLI', () => {
       [],
     );
     await runSmsgw(gw.base, ['mo-routes', 'delete', 'cli-route']);
+  });
+});
+
+describe('an HTTP upstream', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${gw.base}/inbound/v1/http/upstream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    });
+
+  it('delivers inbound messages with its connector secret, routed like SMPP ones; a repeat once', async () => {
+    const form = `from=%2B41790000050&to=4000&text=${encodeURIComponent('Hallo 😀')}&secret=${UPSTREAM_SECRET}`;
+    const first = await post(form);
+    expect(first.status).toBe(200);
+    const { data } = (await first.json()) as { data: { id: string; recorded: boolean } };
+    expect(data.recorded).toBe(true);
+    expect(((await (await post(form)).json()) as { data: unknown }).data).toEqual({
+      recorded: false,
+      repeat: true,
+    });
+    const json = await fetch(`${gw.base}/inbound/v1/http/upstream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_SECRET}` },
+      body: JSON.stringify({ from: '41790000051', to: '4000', binary: '00ff', coding: 4 }),
+    });
+    expect(json.status).toBe(200);
+    await waitFor(
+      () =>
+        hooks.on('/alice').some((c) => c.body.includes('Hallo 😀')) &&
+        hooks.on('/alice').some((c) => c.body.includes('"binary":"00ff"'))
+          ? true
+          : undefined,
+      15_000,
+      'both at the webhook',
+    );
+    const call = hooks.on('/alice').find((c) => c.body.includes('Hallo'))!;
+    expect(JSON.parse(call.body)).toMatchObject({
+      id: data.id,
+      from: '41790000050',
+      connector: 'upstream',
+    });
+  });
+
+  it('refuses a wrong secret or an unknown connector with a 401, and bad fields with a 400, recording nothing', async () => {
+    const before = (
+      await request(gw.base, 'GET', '/secure/inbound?to=4000&limit=500', { auth: alice })
+    ).body.data.messages.length;
+    expect((await post(`from=1&to=4000&text=x&secret=wrong-secret-0123456789`)).status).toBe(401);
+    expect((await post(`from=1&to=4000&text=x`)).status).toBe(401);
+    expect(
+      (
+        await fetch(`${gw.base}/inbound/v1/http/other`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${UPSTREAM_SECRET}`,
+            'content-type': 'application/json',
+          },
+          body: '{"from":"1","to":"4000","text":"x"}',
+        })
+      ).status,
+    ).toBe(401);
+    for (const bad of [
+      'to=4000&text=x',
+      'from=1&to=4000',
+      'from=1&to=4000&text=x&binary=00',
+      'from=1&to=4000&binary=zz',
+      'from=1&to=4000&text=x&extra=1',
+    ])
+      expect((await post(`${bad}&secret=${UPSTREAM_SECRET}`)).status).toBe(400);
+    const after = (
+      await request(gw.base, 'GET', '/secure/inbound?to=4000&limit=500', { auth: alice })
+    ).body.data.messages.length;
+    expect(after).toBe(before);
   });
 });

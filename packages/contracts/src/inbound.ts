@@ -85,3 +85,22 @@ export type MoRouteInput = z.infer<typeof MoRouteSchema>;
 export const RouteNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected letters, digits, . _ - (at most 64)');
+
+/** What an HTTP upstream posts for one inbound message (form fields or JSON). */
+export const HttpInboundSchema = z
+  .object({
+    from: z.string().regex(/^\+?[0-9A-Za-z]{1,20}$/, 'expected the sender number'),
+    to: z.string().regex(/^\+?[0-9]{1,20}$/, 'expected the number it was sent to'),
+    text: z.string().max(10_000).optional(),
+    binary: z
+      .string()
+      .regex(/^([0-9a-fA-F]{2}){1,10000}$/, 'expected hex bytes')
+      .optional(),
+    coding: z.coerce.number().int().min(0).max(255).optional(),
+    secret: z.string().optional(),
+  })
+  .strict()
+  .refine((m) => (m.text === undefined) !== (m.binary === undefined), {
+    message: 'give text or binary',
+    path: ['text'],
+  });

@@ -28,6 +28,23 @@ export function inboundPaths(p: OpenApiParts): Json {
     query('cursor', "The previous page's next"),
   ];
   return {
+    '/inbound/v1/http/{connector}': {
+      post: {
+        summary:
+          'An HTTP upstream delivers an inbound message (form fields or JSON: from, to, text or binary hex, coding), with its connector secret as a Bearer token or a `secret` field',
+        parameters: [
+          p.pathParam('connector', 'the HTTP connector, as HTTP_INBOUND_SECRETS names it'),
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+            'application/json': { schema: { type: 'object' } },
+          },
+        },
+        responses: { 200: ok('{ data: { id, recorded } }'), ...p.pick(400, 401) },
+      },
+    },
     '/secure/inbound': {
       get: {
         summary: "The account's inbound messages, newest first (cursor paging)",

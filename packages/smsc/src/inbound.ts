@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { decodeText, stripUdh } from './encoding';
 import { TEXT_CODINGS } from './encoding';
 
@@ -64,4 +65,61 @@ export function inboundText(bytes: Buffer, dataCoding: number): string | null {
 export function keywordOf(text: string | null): string | null {
   const word = text?.trim().split(/\s+/)[0];
   return word ? word.toUpperCase() : null;
+}
+
+/** An inbound message as it is recorded (the columns of inbound_messages). */
+export interface InboundRecord {
+  id: string;
+  connector: string;
+  from: string;
+  to: string;
+  coding: number;
+  content: string | null;
+  hexContent: string | null;
+  partsExpected: number;
+  partsReceived: number;
+  incomplete: boolean;
+  keyword: string | null;
+  /** The duplicate keys in the current window and the one before (docs/inbound.md § Duplicates). */
+  dedupKey: string;
+  previousDedupKey: string;
+}
+
+/**
+ * The record of a whole inbound message: its bytes as received (joined, for a long one), and its
+ * text when it has one (decoded from the bytes by default). The duplicate keys hash what identifies
+ * a repeat: connector, sender, number, coding and bytes, in fixed windows of `dedupWindowMs`.
+ */
+export function inboundRecord(m: {
+  connector: string;
+  from: string;
+  to: string;
+  coding: number;
+  bytes: Buffer;
+  content?: string | null;
+  partsExpected: number;
+  partsReceived: number;
+  dedupWindowMs: number;
+  now: number;
+}): InboundRecord {
+  const content = m.content !== undefined ? m.content : inboundText(m.bytes, m.coding);
+  const window = Math.floor(m.now / m.dedupWindowMs);
+  const digest = createHash('sha256')
+    .update([m.connector, m.from, m.to, m.coding, m.bytes.toString('hex')].join('\u0000'))
+    .digest('hex');
+  return {
+    id: randomUUID(),
+    connector: m.connector,
+    from: m.from,
+    to: m.to,
+    coding: m.coding,
+    content,
+    hexContent: content === null ? m.bytes.toString('hex') : null,
+    partsExpected: m.partsExpected,
+    partsReceived: m.partsReceived,
+    incomplete: m.partsReceived < m.partsExpected,
+    keyword: keywordOf(content),
+    dedupKey: `${digest}:${window}`,
+    previousDedupKey: `${digest}:${window - 1}`,
+  };
 }

@@ -32,6 +32,8 @@ export interface GatewayOptions {
   /** Senders of accounts without a sender list (UNLISTED_SENDERS). */
   unlistedSenders: UnlistedSenderMode;
   corsAllowedOrigins: readonly string[];
+  /** HTTP upstreams that deliver inbound messages: connector name → its secret. */
+  httpInboundSecrets: Readonly<Record<string, string>>;
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
 }
@@ -48,6 +50,7 @@ export function gatewaySettings(config: {
   UNLISTED_SENDERS: UnlistedSenderMode;
   CORS_ALLOWED_ORIGINS: readonly string[];
   TRUSTED_PROXIES: string[];
+  HTTP_INBOUND_SECRETS: Record<string, string>;
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -60,6 +63,7 @@ export function gatewaySettings(config: {
   | 'unlistedSenders'
   | 'corsAllowedOrigins'
   | 'trustedProxies'
+  | 'httpInboundSecrets'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -72,6 +76,7 @@ export function gatewaySettings(config: {
     unlistedSenders: config.UNLISTED_SENDERS,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxies: config.TRUSTED_PROXIES,
+    httpInboundSecrets: config.HTTP_INBOUND_SECRETS,
   };
 }
 
@@ -137,6 +142,11 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
     trustedProxies: compileProxyTrust(options.trustedProxies),
+    httpInbound: {
+      secrets: options.httpInboundSecrets,
+      bus: options.bus,
+      logger: options.logger,
+    },
   });
   return {
     routes,

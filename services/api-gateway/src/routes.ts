@@ -27,6 +27,7 @@ import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
 import { createInboundRoutes } from './inbound-routes';
+import { createHttpInboundRoutes, type HttpInboundDeps } from './http-inbound-routes';
 import type { CredentialVerifier } from './credential-client';
 import { idempotentBody, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
@@ -51,6 +52,7 @@ export interface GatewayRoutesDeps {
   /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
   corsAllowedOrigins: readonly string[];
   trustedProxies: ProxyTrust;
+  httpInbound: HttpInboundDeps;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -83,6 +85,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   const accountId = (res: Response): string =>
     (res.locals['principal'] as { accountId: string }).accountId;
 
+  // Upstreams authenticate with their connector's secret, not an account's credentials.
+  router.use(createHttpInboundRoutes(deps.db, deps.httpInbound, deps.maxBodyBytes));
   router.use('/secure', ...crossSiteGuard(deps.corsAllowedOrigins), authenticate);
 
   router.post(

@@ -1,7 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { TOPICS } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
-import { inboundPart, inboundText, keywordOf, type InboundPdu } from '@smsgw/smsc';
+import { inboundPart, inboundRecord, type InboundPdu } from '@smsgw/smsc';
 import {
   addInboundPart,
   recordInboundMessage,
@@ -88,30 +87,18 @@ export class InboundReceiver {
     to: string,
     expected: number,
   ): NewInboundMessage {
-    const { connector } = this.options;
-    const coding = parts[0].coding;
     // Joined as bytes before decoding: a UCS-2 surrogate pair may straddle two parts.
-    const bytes = Buffer.concat(parts.map((p) => p.body));
-    const content = inboundText(bytes, coding);
-    const window = Math.floor(Date.now() / this.options.dedupWindowMs);
-    const digest = createHash('sha256')
-      .update([connector, from, to, coding, bytes.toString('hex')].join('\u0000'))
-      .digest('hex');
-    return {
-      id: randomUUID(),
-      connector,
+    return inboundRecord({
+      connector: this.options.connector,
       from,
       to,
-      coding,
-      content,
-      hexContent: content === null ? bytes.toString('hex') : null,
+      coding: parts[0].coding,
+      bytes: Buffer.concat(parts.map((p) => p.body)),
       partsExpected: expected,
       partsReceived: parts.length,
-      incomplete: parts.length < expected,
-      keyword: keywordOf(content),
-      dedupKey: `${digest}:${window}`,
-      previousDedupKey: `${digest}:${window - 1}`,
-    };
+      dedupWindowMs: this.options.dedupWindowMs,
+      now: Date.now(),
+    });
   }
 
   /** Counts it and tells the notifier, once committed; a repeat is only counted. */
