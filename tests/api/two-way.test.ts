@@ -38,6 +38,7 @@ beforeAll(async () => {
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '100',
     HTTP_INBOUND_SECRETS: `upstream:${UPSTREAM_SECRET}`,
+    INBOUND_PART_TIMEOUT_MS: '1500',
   });
   for (const name of ['alice', 'bob'])
     expect(
@@ -128,6 +129,24 @@ describe('inbound messages routed to applications', () => {
       content: text,
     });
     expect(Buffer.from(form['binary'], 'hex').toString('utf8')).toBe(text);
+  });
+
+  it('delivers a message whose part never came as what arrived, marked incomplete, once', async () => {
+    await sim.originate({
+      from: '41790000007',
+      to: '4000',
+      text: 'aaaaa|LOST|bbbbb',
+      partBytes: 6,
+      withhold: [2],
+    });
+    await waitFor(
+      () => (hooks.on('/alice').some((c) => c.body.includes('aaaaa|bbbb')) ? true : undefined),
+      20_000,
+      'the incomplete message at the webhook',
+    );
+    const calls = hooks.on('/alice').filter((c) => c.body.includes('aaaaa|bbbb'));
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(calls[0].body)).toMatchObject({ incomplete: 'true', parts: '2/3' });
   });
 
   it('keeps a message in the inbox, visible by pull to its account only, with paging and filters', async () => {
