@@ -486,3 +486,38 @@ describe('an HTTP upstream', () => {
     expect(after).toBe(before);
   });
 });
+
+describe('embedded mode with its built-in simulator', () => {
+  it('originates a reply through the simulator’s control endpoint, over the real SMPP session', async () => {
+    const own = await startEmbedded({});
+    try {
+      const control = own.gateway.simulatorControlUrl;
+      expect(control).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const call = (method: string, path: string, json: unknown) =>
+        request(own.base, method, `/admin/v1${path}`, { auth: admin, json });
+      expect(
+        (await call('POST', '/accounts', { username: 'dana', password: 'dana-password' })).status,
+      ).toBe(201);
+      expect((await call('PUT', '/mo-routes/all', { position: 1, account: 'dana' })).status).toBe(
+        200,
+      );
+      const reply = await fetch(`${control!}/originate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: '41790000060', to: '4000', text: 'Ja, gerne' }),
+      });
+      expect(await reply.json()).toEqual({ statuses: [0] });
+      const dana = basic('dana', 'dana-password');
+      await waitFor(
+        async () => {
+          const list = await request(own.base, 'GET', '/secure/inbound', { auth: dana });
+          return list.body.data.messages[0]?.text === 'Ja, gerne' ? true : undefined;
+        },
+        15_000,
+        'the reply in the inbox',
+      );
+    } finally {
+      await own.stop();
+    }
+  });
+});

@@ -24,6 +24,8 @@ type Config = z.output<z.ZodObject<typeof standaloneConfigShape>>;
 export interface EmbeddedGateway {
   server: Server;
   port: number;
+  /** The built-in simulator's control endpoint, when it is the SMSC (SMSC_URL unset). */
+  simulatorControlUrl?: string | undefined;
   /** In shutdown order: stop intake, finish in-flight work, close. */
   shutdownSteps: ShutdownStep[];
 }
@@ -82,6 +84,7 @@ export async function startEmbeddedGateway(
   return {
     server,
     port,
+    simulatorControlUrl: smsc.simulatorControlUrl,
     shutdownSteps: [
       { name: 'http', run: () => closeServer(server) },
       ...gateway.stopSteps,

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
       adminToken: admin.value,
       adminTokenFromEnv: config.ADMIN_TOKEN !== undefined,
       simulator: config.SMSC_URL === undefined,
+      simulatorControlUrl: gateway.simulatorControlUrl,
       insecureSecrets: insecure !== undefined,
     }),
   );

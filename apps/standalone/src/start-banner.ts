@@ -5,6 +5,8 @@ export interface BannerFacts {
   adminToken: string;
   adminTokenFromEnv: boolean;
   simulator: boolean;
+  /** The built-in simulator's control endpoint (replies from handsets: POST /originate). */
+  simulatorControlUrl?: string | undefined;
   /** SMSGW_INSECURE_DEV_SECRETS let weak secrets through. */
   insecureSecrets?: boolean;
 }
@@ -26,6 +28,12 @@ export function startBanner(f: BannerFacts): string {
     `  data          ${f.dataDir}`,
     `  SMSC          ${f.simulator ? 'built-in SMPP simulator (set SMSC_URL=smpp://user:pass@host:port for a real one)' : 'SMSC_URL'}`,
     `  admin token   ${token}`,
+    ...(f.simulatorControlUrl
+      ? [
+          `  replies       curl -X POST ${f.simulatorControlUrl}/originate -H 'Content-Type: application/json' \\`,
+          `                     -d '{"from":"41790000001","to":"4000","text":"YES"}'   (docs/inbound.md)`,
+        ]
+      : []),
     ...(f.insecureSecrets
       ? [
           '',

@@ -7,4 +7,5 @@ export * from './http-connector';
 export * from './sender-address';
 export * from './inbound';
 export type { OriginateRequest } from './simulated-mo';
+export { simulatorControl } from './simulator-control';
 export { receiptStatLabel } from './receipt-text';

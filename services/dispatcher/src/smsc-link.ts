@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from '@smsgw/kit';
 import {
   HttpConnector,
@@ -5,6 +7,7 @@ import {
   SmppSimulator,
   parseHttpSmscUrl,
   parseSmscUrl,
+  simulatorControl,
   type SmscConnector,
 } from '@smsgw/smsc';
 
@@ -14,6 +17,8 @@ export interface SmscLink {
   throughput: number;
   /** Stops what the link started besides the connector (the built-in simulator). */
   close(): Promise<void>;
+  /** The built-in simulator's control endpoint (POST /originate: a handset's reply), on loopback. */
+  simulatorControlUrl?: string;
 }
 
 /**
@@ -58,10 +63,24 @@ export async function openSmscLink(
       ),
   });
   const { host, port } = await simulator.start();
-  logger.info({ host, port }, 'SMSC_URL unset: using the built-in SMPP simulator');
+  const control = createServer(simulatorControl(simulator));
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  const simulatorControlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
+  logger.info(
+    { host, port, control: simulatorControlUrl },
+    'SMSC_URL unset: using the built-in SMPP simulator',
+  );
   const connector = new SmppConnector(
     { ...parseSmscUrl(`smpp://simulator:simulator@${host}:${port}?window=50`), name: 'simulator' },
     logger,
   );
-  return { connector, throughput: 0, close: () => simulator.stop() };
+  return {
+    connector,
+    throughput: 0,
+    simulatorControlUrl,
+    close: async () => {
+      control.close();
+      await simulator.stop();
+    },
+  };
 }
