@@ -104,3 +104,21 @@ export const HttpInboundSchema = z
     message: 'give text or binary',
     path: ['text'],
   });
+
+/** An inbound message as it is recorded (the columns of inbound_messages). */
+export interface InboundRecord {
+  id: string;
+  connector: string;
+  from: string;
+  to: string;
+  coding: number;
+  content: string | null;
+  hexContent: string | null;
+  partsExpected: number;
+  partsReceived: number;
+  incomplete: boolean;
+  keyword: string | null;
+  /** The duplicate keys in the current window and the one before (docs/inbound.md § Duplicates). */
+  dedupKey: string;
+  previousDedupKey: string;
+}

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { InboundRecord } from '@smsgw/contracts';
 import { decodeText, stripUdh } from './encoding';
 import { TEXT_CODINGS } from './encoding';
 
@@ -65,24 +66,6 @@ export function inboundText(bytes: Buffer, dataCoding: number): string | null {
 export function keywordOf(text: string | null): string | null {
   const word = text?.trim().split(/\s+/)[0];
   return word ? word.toUpperCase() : null;
-}
-
-/** An inbound message as it is recorded (the columns of inbound_messages). */
-export interface InboundRecord {
-  id: string;
-  connector: string;
-  from: string;
-  to: string;
-  coding: number;
-  content: string | null;
-  hexContent: string | null;
-  partsExpected: number;
-  partsReceived: number;
-  incomplete: boolean;
-  keyword: string | null;
-  /** The duplicate keys in the current window and the one before (docs/inbound.md § Duplicates). */
-  dedupKey: string;
-  previousDedupKey: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { InboundRecord } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 
 /** Statements on `inbound_messages` (migration 016) and `inbound_parts` (migration 018). */
@@ -37,25 +38,7 @@ export async function findInboundMessage(
 }
 
 /** What the receiving side records of a whole inbound message. */
-export interface NewInboundMessage {
-  id: string;
-  connector: string;
-  from: string;
-  to: string;
-  coding: number;
-  content: string | null;
-  hexContent: string | null;
-  partsExpected: number;
-  partsReceived: number;
-  incomplete: boolean;
-  keyword: string | null;
-  /**
-   * The duplicate keys of this message in the current time window and in the one before: an SMSC
-   * delivering the same message again within a window is recognised (docs/inbound.md § Duplicates).
-   */
-  dedupKey: string;
-  previousDedupKey: string;
-}
+export type NewInboundMessage = InboundRecord;
 
 /** Records the message unless it is a repeat; true when it was recorded now. */
 export async function recordInboundMessage(db: Queryable, m: NewInboundMessage): Promise<boolean> {
