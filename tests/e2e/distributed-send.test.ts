@@ -152,16 +152,16 @@ describe('distributed mode: each service its own process', () => {
       auth: /^smsgw_http_/,
       'api-gateway': /^smsgw_(http_|messages_accepted)/,
       'batch-scheduler': /^smsgw_(http_|batch|queue_)/,
-      'callback-notifier': /^smsgw_(http_|callback|queue_)/,
+      'callback-notifier': /^smsgw_(http_|callback|queue_|inbound_routed)/,
       dispatcher:
-        /^smsgw_(http_|messages_(submitted|failed|final)|submit_|delivery_|smsc_|recovery_|throughput_|qos_|queue_|dispatch_)/,
+        /^smsgw_(http_|messages_(submitted|failed|final)|submit_|delivery_|smsc_|recovery_|throughput_|qos_|queue_|dispatch_|inbound_(received|messages|duplicates))/,
     };
     // Each consumer queue is reported by the service that consumes it, and only there.
     const queues: Record<string, string[]> = {
       auth: [],
       'api-gateway': [],
       'batch-scheduler': [QUEUES.schedulerBatches],
-      'callback-notifier': [QUEUES.notifierDlr, QUEUES.notifierResults],
+      'callback-notifier': [QUEUES.notifierDlr, QUEUES.notifierResults, QUEUES.notifierInbound],
       dispatcher: [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup],
     };
     const names = ['auth', 'api-gateway', 'dispatcher', 'batch-scheduler', 'callback-notifier'];
