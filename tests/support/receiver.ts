@@ -12,6 +12,8 @@ export interface ReceivedCall {
   rawQuery: string;
   headers: Record<string, string | string[] | undefined>;
   at: number;
+  /** What the receiver answered. */
+  status?: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export class CallbackReceiver {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://receiver');
-        const call = {
+        const call: ReceivedCall = {
           method: req.method ?? '',
           path: url.pathname,
           query: Object.fromEntries(url.searchParams),
@@ -52,6 +54,7 @@ export class CallbackReceiver {
           if (seen < 2) status = 503;
         }
         if (this.downPaths.has(url.pathname)) status = 503;
+        call.status = status;
         const ok = url.pathname.startsWith('/jasmin') ? 'ACK/Jasmin' : 'OK';
         res.writeHead(status).end(status === 200 ? ok : 'no');
       });
