@@ -12,3 +12,4 @@ export * from './openapi';
 export * from './request-safety';
 export * from './senders';
 export * from './inbound';
+export * from './routing';

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { intLike } from './fields';
+
+/**
+ * Connectors (named links to SMSCs) and MT routes as the admin API takes and shows them
+ * (docs/routing.md).
+ */
+
+/** A connector's name: also a word of its bus routing key and a metric label, so no dots. */
+export const ConnectorNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected letters, digits, _ or - (at most 64)');
+
+/** The connector SMSC_URL defines at start, and the one a gateway without routes sends through. */
+export const DEFAULT_CONNECTOR = 'default';
+
+export const BIND_MODES = ['transceiver', 'transmitter_receiver'] as const;
+
+/** POST /admin/v1/connectors; PATCH takes the same fields but name, each optional. */
+export const ConnectorInputSchema = z
+  .object({
+    name: ConnectorNameSchema,
+    /** smpp://, smpps://, http:// or https:// with every parameter SMSC_URL takes. */
+    url: z
+      .string()
+      .max(2000)
+      .regex(/^(smpps?|https?):\/\//, 'expected an smpp://, smpps://, http:// or https:// URL'),
+    binds: intLike(1, 64).default(1),
+    bind: z.enum(BIND_MODES).default('transceiver'),
+  })
+  .strict();
+export type ConnectorInput = z.infer<typeof ConnectorInputSchema>;
+
+export const ConnectorUpdateSchema = z
+  .object({
+    url: ConnectorInputSchema.shape.url.optional(),
+    binds: intLike(1, 64).optional(),
+    bind: z.enum(BIND_MODES).optional(),
+  })
+  .strict();
+export type ConnectorUpdate = z.infer<typeof ConnectorUpdateSchema>;
+
+const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof DAYS)[number];
+
+const HourMinute = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM');
+
+/** Every filter a route may have; all present ones must match. None: the default route. */
+export const RouteFiltersSchema = z
+  .object({
+    /** Destination prefixes, digits in international format without '+'. */
+    prefixes: z
+      .array(
+        z
+          .string()
+          .regex(/^\+?\d{1,15}$/, 'expected digits')
+          .transform((s) => s.replace(/^\+/, '')),
+      )
+      .min(1)
+      .max(10_000)
+      .optional(),
+    /** A regular expression the whole destination must match. */
+    pattern: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((p) => {
+        try {
+          new RegExp(p);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'expected a regular expression')
+      .optional(),
+    /** Account usernames. */
+    accounts: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
+    /** Sender ids, exactly as sent. */
+    senders: z.array(z.string().min(1).max(20)).min(1).max(1000).optional(),
+    /** The message carries at least one of these tags. */
+    tags: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
+    /** Days of week and hours (from inclusive, to exclusive; from > to spans midnight). */
+    window: z
+      .object({
+        days: z.array(z.enum(DAYS)).min(1).max(7).optional(),
+        from: HourMinute.optional(),
+        to: HourMinute.optional(),
+        time_zone: z
+          .string()
+          .max(64)
+          .refine((tz) => {
+            try {
+              new Intl.DateTimeFormat('en-US', { timeZone: tz });
+              return true;
+            } catch {
+              return false;
+            }
+          }, 'expected an IANA time zone')
+          .default('UTC'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type RouteFilters = z.infer<typeof RouteFiltersSchema>;
+
+export const ROUTE_KINDS = ['static', 'weighted', 'failover'] as const;
+export type RouteKind = (typeof ROUTE_KINDS)[number];
+
+/** PUT /admin/v1/routes/{name}: a whole route. */
+export const MtRouteInputSchema = z
+  .object({
+    position: intLike(1, 1_000_000),
+    kind: z.enum(ROUTE_KINDS),
+    /** static: one; weighted: each with a weight; failover: in the order they are tried. */
+    connectors: z
+      .array(
+        z
+          .object({ connector: ConnectorNameSchema, weight: intLike(1, 1_000_000).optional() })
+          .strict(),
+      )
+      .min(1)
+      .max(16),
+    filters: RouteFiltersSchema.default({}),
+    /** SMPP command_status names that pass a message to the route's next connector. */
+    reroute_on: z
+      .array(
+        z
+          .string()
+          .regex(/^ESME_R[A-Z0-9_]{2,40}$/, 'expected an SMPP status name such as ESME_RINVDSTADR'),
+      )
+      .max(50)
+      .default([]),
+    /** Price per message part, overriding the account's rate; absent keeps the rate. */
+    price: z
+      .union([z.number(), z.string()])
+      .transform((v) => String(v))
+      .pipe(
+        z.string().regex(/^\d{1,14}(\.\d{1,6})?$/, 'expected a price ≥ 0 with at most 6 decimals'),
+      )
+      .optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.kind === 'static' && r.connectors.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['connectors'],
+        message: 'a static route has one connector',
+      });
+    if (r.kind === 'weighted' && r.connectors.some((c) => c.weight === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['connectors'],
+        message: 'a weighted route gives each connector a weight',
+      });
+    if (r.kind !== 'weighted' && r.connectors.some((c) => c.weight !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['connectors'],
+        message: 'only a weighted route has weights',
+      });
+    if (new Set(r.connectors.map((c) => c.connector)).size !== r.connectors.length)
+      ctx.addIssue({ code: 'custom', path: ['connectors'], message: 'a connector appears twice' });
+  });
+export type MtRouteInput = z.infer<typeof MtRouteInputSchema>;
+
+/** What GET /admin/v1/connectors shows of one dispatcher's session(s) of a connector. */
+export const ConnectorStatusSchema = z.object({
+  connector: z.string(),
+  /** The dispatcher reporting it. */
+  holder: z.string(),
+  bound: z.number().int(),
+  windowInUse: z.number().int(),
+  waiting: z.number().int(),
+  /** Submits per second over the last reporting interval. */
+  rate: z.number(),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.string().nullable(),
+  /** Since when its session is up, or down. */
+  upSince: z.string().nullable(),
+  downSince: z.string().nullable(),
+  reportedAt: z.string(),
+});
+export type ConnectorStatus = z.infer<typeof ConnectorStatusSchema>;
