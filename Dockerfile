@@ -12,6 +12,7 @@ COPY packages/contracts/package.json packages/contracts/
 COPY packages/kit/package.json packages/kit/
 COPY packages/smsc/package.json packages/smsc/
 COPY packages/store/package.json packages/store/
+COPY packages/routing/package.json packages/routing/
 COPY services/auth/package.json services/auth/
 COPY services/api-gateway/package.json services/api-gateway/
 COPY services/dispatcher/package.json services/dispatcher/

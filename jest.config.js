@@ -5,6 +5,7 @@ const workspaces = {
   kit: 'packages/kit',
   smsc: 'packages/smsc',
   store: 'packages/store',
+  routing: 'packages/routing',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',

@@ -21,3 +21,11 @@ export async function listMtRoutes(db: Queryable): Promise<MtRouteRow[]> {
   );
   return rows;
 }
+
+/** Changes whenever a route is added, changed or removed: routers reload the table only then. */
+export async function mtRoutesVersion(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ version: string }>(
+    `SELECT count(*)::text || '/' || COALESCE(max(updated_at)::text, '') AS version FROM mt_routes`,
+  );
+  return rows[0].version;
+}

@@ -21,6 +21,7 @@ import { TurnCork, type Corkable } from './turn-cork';
 import {
   DEFAULT_RETRY_DELAYS_MS,
   PoisonMessageError,
+  routingKey,
   type Bus,
   type ConsumeOptions,
   type Consumer,
@@ -72,6 +73,7 @@ export class BusUnavailableError extends Error {
 interface ConsumerSpec {
   queue: string;
   topic: Topic;
+  key?: string;
   prefetch: number;
   retryDelaysMs: number[];
   handler: Handler<Topic>;
@@ -331,7 +333,7 @@ export class AmqpBus implements Bus {
   private async assertTopology(
     channel: Channel,
     queue: string,
-    topic: Topic,
+    bindingKey: string,
     retryDelaysMs: number[],
   ): Promise<void> {
     const name = this.queueName(queue);
@@ -347,7 +349,7 @@ export class AmqpBus implements Bus {
         'x-dead-letter-routing-key': dead,
       },
     });
-    await channel.bindQueue(name, this.events, topic);
+    await channel.bindQueue(name, this.events, bindingKey);
     await channel.bindQueue(name, this.retries, name);
     for (const delay of new Set(retryDelaysMs)) {
       const delayQueue = this.delayQueue(queue, delay);
@@ -368,7 +370,7 @@ export class AmqpBus implements Bus {
 
   async declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
     await this.withChannel((channel) =>
-      this.assertTopology(channel, binding.queue, binding.topic, []),
+      this.assertTopology(channel, binding.queue, routingKey(binding.topic, binding.key), []),
     );
   }
 
@@ -451,9 +453,9 @@ export class AmqpBus implements Bus {
       : undefined;
   }
 
-  async publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
+  async publish<T extends Topic>(topic: T, payload: BusPayload<T>, key?: string): Promise<void> {
     const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
-    await this.send(this.events, topic, Buffer.from(JSON.stringify(parsed)));
+    await this.send(this.events, routingKey(topic, key), Buffer.from(JSON.stringify(parsed)));
   }
 
   async broadcast<T extends Broadcast>(topic: T, payload: BroadcastPayload<T>): Promise<void> {
@@ -587,6 +589,7 @@ export class AmqpBus implements Bus {
     const spec: ConsumerSpec = {
       queue: options.queue,
       topic: options.topic,
+      ...(options.key !== undefined && { key: options.key }),
       prefetch,
       retryDelaysMs,
       handler: handler,
@@ -631,7 +634,12 @@ export class AmqpBus implements Bus {
     });
     const isOpen = () => open;
     try {
-      await this.assertTopology(channel, queue, spec.topic, spec.retryDelaysMs);
+      await this.assertTopology(
+        channel,
+        queue,
+        routingKey(spec.topic, spec.key),
+        spec.retryDelaysMs,
+      );
       await channel.prefetch(spec.prefetch);
       if (spec.cancelled || this.closing) {
         await channel.close().catch(() => undefined);

@@ -4,6 +4,11 @@ export interface ConsumeOptions<T extends Topic> {
   /** The consumer's own queue (QUEUES in contracts). */
   queue: string;
   topic: T;
+  /**
+   * Binds the queue to `topic.key` instead of `topic`: one queue per connector for the same kind
+   * of job (publish with the same key).
+   */
+  key?: string;
   /** How many deliveries may be in the handler at once. */
   prefetch?: number;
   /** Delay before each retry; its length is the number of retries before dead-lettering. */
@@ -36,6 +41,13 @@ export interface Consumer {
 export interface QueueBinding<T extends Topic> {
   queue: string;
   topic: T;
+  /** As ConsumeOptions.key. */
+  key?: string;
+}
+
+/** The routing key of a topic published or bound with a key. */
+export function routingKey(topic: Topic, key?: string): string {
+  return key === undefined ? topic : `${topic}.${key}`;
 }
 
 /** Receives a broadcast in this process. */
@@ -51,8 +63,11 @@ export interface Subscriber<T extends Broadcast> {
 export interface Bus {
   /** The queue exists and keeps its topic's messages from now on, whether or not anyone consumes yet. */
   declare<T extends Topic>(binding: QueueBinding<T>): Promise<void>;
-  /** Resolves once the broker has confirmed the message is stored. */
-  publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void>;
+  /**
+   * Resolves once the broker has confirmed the message is stored; with `key`, only queues bound
+   * with that key get it.
+   */
+  publish<T extends Topic>(topic: T, payload: BusPayload<T>, key?: string): Promise<void>;
   consume<T extends Topic>(options: ConsumeOptions<T>, handler: Handler<T>): Promise<Consumer>;
   /**
    * Hands the payload to every process subscribed to the broadcast now, once each; nothing is

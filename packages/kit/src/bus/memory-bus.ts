@@ -11,6 +11,7 @@ import { ConsumerLag } from './consumer-lag';
 import {
   DEFAULT_RETRY_DELAYS_MS,
   PoisonMessageError,
+  routingKey,
   type Bus,
   type ConsumeOptions,
   type Consumer,
@@ -45,6 +46,8 @@ interface MemoryConsumer {
 interface QueueState {
   name: string;
   topic: Topic;
+  /** What it is bound to: the topic, or `topic.key`. */
+  bindingKey: string;
   ready: Envelope[];
   dead: DeadLetter[];
   /** Competing consumers, served round-robin within their prefetch. */
@@ -78,7 +81,7 @@ export class MemoryBus implements Bus {
    * first queue bound to the topic (by `declare` or `consume`). Later queues of the topic start
    * empty, as a newly declared AMQP queue would.
    */
-  private readonly pending = new Map<Topic, Envelope[]>();
+  private readonly pending = new Map<string, Envelope[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly subscribers = new Map<Broadcast, Set<Subscriber<Broadcast>>>();
   private readonly lag = new ConsumerLag();
@@ -91,28 +94,29 @@ export class MemoryBus implements Bus {
 
   declare<T extends Topic>(binding: QueueBinding<T>): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'));
-    this.queueFor(binding.queue, binding.topic);
+    this.queueFor(binding.queue, binding.topic, binding.key);
     return Promise.resolve();
   }
 
-  publish<T extends Topic>(topic: T, payload: BusPayload<T>): Promise<void> {
+  publish<T extends Topic>(topic: T, payload: BusPayload<T>, key?: string): Promise<void> {
     try {
-      this.enqueue(topic, payload);
+      this.enqueue(topic, payload, key);
       return Promise.resolve();
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
-  private enqueue<T extends Topic>(topic: T, payload: BusPayload<T>): void {
+  private enqueue<T extends Topic>(topic: T, payload: BusPayload<T>, key?: string): void {
     if (this.closed) throw new Error('bus is closed');
     const parsed: unknown = BUS_SCHEMAS[topic].parse(payload);
     const publishedAt = Date.now();
-    const bound = [...this.queues.values()].filter((q) => q.topic === topic);
+    const bindingKey = routingKey(topic, key);
+    const bound = [...this.queues.values()].filter((q) => q.bindingKey === bindingKey);
     if (bound.length === 0) {
-      const list = this.pending.get(topic) ?? [];
+      const list = this.pending.get(bindingKey) ?? [];
       list.push({ payload: parsed, attempt: 1, publishedAt });
-      this.pending.set(topic, list);
+      this.pending.set(bindingKey, list);
       return;
     }
     for (const queue of bound) {
@@ -126,7 +130,7 @@ export class MemoryBus implements Bus {
     const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     if (retryDelaysMs.some((d) => !Number.isInteger(d) || d < 0))
       return Promise.reject(new Error('retryDelaysMs must be non-negative integers'));
-    const queue = this.queueFor(options.queue, options.topic);
+    const queue = this.queueFor(options.queue, options.topic, options.key);
     const consumer: MemoryConsumer = {
       handler: handler,
       prefetch: Math.max(1, Math.floor(options.prefetch ?? DEFAULT_PREFETCH)),
@@ -216,23 +220,25 @@ export class MemoryBus implements Bus {
     await Promise.allSettled(inFlight);
   }
 
-  private queueFor(name: string, topic: Topic): QueueState {
+  private queueFor(name: string, topic: Topic, key?: string): QueueState {
+    const bindingKey = routingKey(topic, key);
     let queue = this.queues.get(name);
     if (queue) {
-      if (queue.topic !== topic)
-        throw new Error(`queue ${name} is bound to ${queue.topic}, not ${topic}`);
+      if (queue.bindingKey !== bindingKey)
+        throw new Error(`queue ${name} is bound to ${queue.bindingKey}, not ${bindingKey}`);
       return queue;
     }
     queue = {
       name,
       topic,
-      ready: this.pending.get(topic) ?? [],
+      bindingKey,
+      ready: this.pending.get(bindingKey) ?? [],
       dead: [],
       consumers: [],
       next: 0,
       pumpScheduled: false,
     };
-    this.pending.delete(topic);
+    this.pending.delete(bindingKey);
     this.queues.set(name, queue);
     return queue;
   }

@@ -1,0 +1,3 @@
+export * from './route-table';
+export * from './mt-router';
+export * from './time-window';

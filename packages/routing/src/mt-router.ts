@@ -1,0 +1,60 @@
+import { PollingLoop, type Logger, type Queryable } from '@smsgw/kit';
+import { listMtRoutes, mtRoutesVersion } from '@smsgw/store';
+import { RouteTable, type RouteDecision, type RoutedMessage } from './route-table';
+
+export interface MtRouterOptions {
+  /** How often the routes' version is read; a change reloads the table (docs/routing.md). */
+  refreshMs: number;
+}
+
+/**
+ * The one place that decides where a message goes: the current RouteTable, read from Postgres at
+ * start and reloaded within `refreshMs` of a change made through the admin API, on every gateway
+ * and dispatcher, without a restart.
+ */
+export class MtRouter {
+  private table = new RouteTable([]);
+  private version: string | undefined;
+  private readonly loop: PollingLoop;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly logger: Logger,
+    private readonly options: MtRouterOptions,
+  ) {
+    this.loop = new PollingLoop(() => this.refresh(), logger, 'reloading the MT routes');
+  }
+
+  /** Reads the routes now, then keeps them fresh. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.loop.start(this.options.refreshMs);
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Reloads the table when the routes changed since the last read. */
+  async refresh(): Promise<void> {
+    const version = await mtRoutesVersion(this.db);
+    if (version === this.version) return;
+    const rows = await listMtRoutes(this.db);
+    this.table = new RouteTable(rows);
+    this.version = version;
+    this.logger.info({ routes: rows.length }, 'MT routes loaded');
+  }
+
+  decide(message: RoutedMessage, at?: Date): RouteDecision | undefined {
+    return this.table.decide(message, at);
+  }
+
+  /** The SMPP statuses of the route that pass its messages to the next connector. */
+  reroutesOn(route: string | null, status: string): boolean {
+    return route !== null && (this.table.route(route)?.rerouteOn.has(status) ?? false);
+  }
+
+  get current(): RouteTable {
+    return this.table;
+  }
+}
