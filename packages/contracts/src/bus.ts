@@ -13,6 +13,7 @@ export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
 
 /** Consumer queues, one per service and job; a service never reads another's queue. */
 export const QUEUES = {
+  /** Per connector: `dispatcher.message-submit.<connector>` (connectorQueue). */
   dispatcherSubmit: 'dispatcher.message-submit',
   dispatcherSubmitGroup: 'dispatcher.message-submit-group',
   schedulerBatches: 'batch-scheduler.batch-accepted',
@@ -20,6 +21,14 @@ export const QUEUES = {
   notifierDlr: 'callback-notifier.message-dlr',
   notifierInbound: 'callback-notifier.inbound-received',
 } as const;
+
+/**
+ * A dispatcher's queue of one connector's jobs: submit jobs are published with the connector as
+ * their key, and only dispatchers holding a bind of that connector consume its queues.
+ */
+export function connectorQueue(queue: string, connector: string): string {
+  return `${queue}.${connector}`;
+}
 
 /** The job carries only the id: the dispatcher reads the message in the same UPDATE that claims it. */
 export const MessageSubmitJobSchema = z.object({
@@ -46,13 +55,19 @@ export const MessageSubmitGroupJobSchema = z.object({
 });
 export type MessageSubmitGroupJob = z.infer<typeof MessageSubmitGroupJobSchema>;
 
-/** Jobs cut into group jobs: one account each, at most SUBMIT_GROUP_MAX, in arrival order per account. */
-export function submitGroups<T extends { accountId: string }>(jobs: readonly T[]): T[][] {
+/**
+ * Jobs cut into group jobs: one connector and one account each, at most SUBMIT_GROUP_MAX, in
+ * arrival order per account.
+ */
+export function submitGroups<T extends { accountId: string; connector: string }>(
+  jobs: readonly T[],
+): T[][] {
   const byAccount = new Map<string, T[]>();
   for (const job of jobs) {
-    const own = byAccount.get(job.accountId);
+    const key = `${job.connector} ${job.accountId}`;
+    const own = byAccount.get(key);
     if (own) own.push(job);
-    else byAccount.set(job.accountId, [job]);
+    else byAccount.set(key, [job]);
   }
   const groups: T[][] = [];
   for (const own of byAccount.values()) {

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   /** Right credentials of an account an operator has disabled. */
   ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,
+  /** No MT route takes the message (docs/routing.md): refused, nothing charged. */
+  NO_ROUTE: 400,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,

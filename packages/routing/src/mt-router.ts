@@ -2,6 +2,10 @@ import { PollingLoop, type Logger, type Queryable } from '@smsgw/kit';
 import { listMtRoutes, mtRoutesVersion } from '@smsgw/store';
 import { RouteTable, type RouteDecision, type RoutedMessage } from './route-table';
 
+export class RoutesNotLoadedError extends Error {
+  override name = 'RoutesNotLoadedError';
+}
+
 export interface MtRouterOptions {
   /** How often the routes' version is read; a change reloads the table (docs/routing.md). */
   refreshMs: number;
@@ -15,6 +19,8 @@ export interface MtRouterOptions {
 export class MtRouter {
   private table = new RouteTable([]);
   private version: string | undefined;
+  /** Until the first read, no message is routed: an empty table would send all to `default`. */
+  private loaded = false;
   private readonly loop: PollingLoop;
 
   constructor(
@@ -25,10 +31,14 @@ export class MtRouter {
     this.loop = new PollingLoop(() => this.refresh(), logger, 'reloading the MT routes');
   }
 
-  /** Reads the routes now, then keeps them fresh. */
-  async start(): Promise<void> {
-    await this.refresh();
+  /** Reads the routes at once and then every refreshMs, retrying while the database is away. */
+  start(): void {
     this.loop.start(this.options.refreshMs);
+  }
+
+  /** The routes were read at least once. */
+  get ready(): boolean {
+    return this.loaded;
   }
 
   stop(): Promise<void> {
@@ -42,10 +52,13 @@ export class MtRouter {
     const rows = await listMtRoutes(this.db);
     this.table = new RouteTable(rows);
     this.version = version;
+    this.loaded = true;
     this.logger.info({ routes: rows.length }, 'MT routes loaded');
   }
 
+  /** The route that takes the message; undefined when none does. Throws before the first read. */
   decide(message: RoutedMessage, at?: Date): RouteDecision | undefined {
+    if (!this.loaded) throw new RoutesNotLoadedError('the MT routes have not been read yet');
     return this.table.decide(message, at);
   }
 

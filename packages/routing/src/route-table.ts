@@ -100,6 +100,15 @@ export class RouteTable {
     });
   }
 
+  /** The lowest price any route sets, or null when none sets one. */
+  get lowestPrice(): string | null {
+    let lowest: string | null = null;
+    for (const r of this.routes)
+      if (r.price !== null && (lowest === null || Number(r.price) < Number(lowest)))
+        lowest = r.price;
+    return lowest;
+  }
+
   get size(): number {
     return this.routes.length;
   }

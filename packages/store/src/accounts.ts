@@ -188,15 +188,20 @@ export async function addAccountCredit(
   return rows[0];
 }
 
-/** The account's price of one segment, and of this many (as Postgres's numeric text). */
+/**
+ * The price of one segment, and of this many (as Postgres's numeric text): the route's price when
+ * it has one, else the account's rate.
+ */
 export async function accountPrice(
   db: Queryable,
   accountId: string,
   segments: number,
+  routePrice: string | null = null,
 ): Promise<{ rate: string; cost: string } | undefined> {
   const { rows } = await db.query<{ rate: string; cost: string }>(
-    'SELECT rate::text AS rate, (rate * $2::int)::text AS cost FROM accounts WHERE id = $1',
-    [accountId, segments],
+    `SELECT COALESCE($3::numeric, rate)::text AS rate, (COALESCE($3::numeric, rate) * $2::int)::text AS cost
+       FROM accounts WHERE id = $1`,
+    [accountId, segments, routePrice],
   );
   return rows[0];
 }

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CONNECTOR,
   FAILED_STATES,
   OPEN_BATCH_STATES,
   SENT_STATES,
@@ -32,6 +33,11 @@ export interface BatchEntryInput {
   segments: number;
   params: Record<string, unknown>;
   recipients: readonly string[];
+  /** The route decision of every recipient of the entry (docs/routing.md). */
+  route: string | null;
+  connectors: readonly string[];
+  /** Price per part; null: the account's rate. */
+  price: string | null;
 }
 
 export interface NewBatch {
@@ -49,33 +55,42 @@ export interface NewBatch {
 }
 
 /**
- * One statement: debits rate × Σ segments and the quota (accounts), records the batch, its
- * entries (with their recipient lists, not expanded) and the ledger row (credit_ledger). Nothing
- * is written when short; the batch's cost then.
+ * One statement: debits Σ (route price or rate) × segments over every recipient and the quota
+ * (accounts), records the batch, its entries (with their recipient lists, not expanded) and the
+ * ledger row (credit_ledger). Nothing is written when short; the batch's cost then.
  */
 export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<string | undefined> {
   const { rows } = await db.query<{ cost: string }>(
-    `WITH debit AS (
+    `WITH input AS (
+         SELECT e.* FROM jsonb_to_recordset($8::jsonb) AS e(seq int, from_addr text, content text, hex_content text,
+                                                            coding smallint, segments int, params jsonb, recipients jsonb,
+                                                            route text, connectors text[], price numeric)
+       ), priced AS (
+         SELECT i.*, COALESCE(i.price, a.rate) * i.segments AS unit_cost, jsonb_array_length(i.recipients) AS n
+           FROM input i, accounts a WHERE a.id = $2
+       ), total AS (
+         SELECT COALESCE(sum(unit_cost * n), 0) AS cost FROM priced
+       ), debit AS (
          UPDATE accounts
-            SET balance = balance - rate * $3::bigint,
+            SET balance = balance - total.cost,
                 sms_count = sms_count - $3::bigint,
                 updated_at = now()
+           FROM total
           WHERE id = $2
-            AND (balance IS NULL OR balance >= rate * $3::bigint)
+            AND (balance IS NULL OR balance >= total.cost)
             AND (sms_count IS NULL OR sms_count >= $3::bigint)
-          RETURNING id, rate, rate * $3::bigint AS cost, default_from
+          RETURNING accounts.id, total.cost AS cost, default_from
        ), batch AS (
          INSERT INTO batches (id, account_id, state, callback_url, errback_url, scheduled_at, total, cost, segments, opted_out)
          SELECT $1, debit.id, CASE WHEN $6::timestamptz IS NULL THEN 'running' ELSE 'scheduled' END, $4, $5, $6, $7, debit.cost, $3, $9
            FROM debit
          RETURNING id, account_id, cost, segments
        ), entries AS (
-         INSERT INTO batch_entries (batch_id, seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size)
-         SELECT batch.id, e.seq, COALESCE(e.from_addr, debit.default_from), e.content, e.hex_content, e.coding, e.segments,
-                debit.rate * e.segments, e.params, ARRAY(SELECT jsonb_array_elements_text(e.recipients)), jsonb_array_length(e.recipients)
-           FROM batch, debit,
-                jsonb_to_recordset($8::jsonb) AS e(seq int, from_addr text, content text, hex_content text, coding smallint,
-                                                   segments int, params jsonb, recipients jsonb)
+         INSERT INTO batch_entries (batch_id, seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size,
+                                    route, connectors)
+         SELECT batch.id, p.seq, COALESCE(p.from_addr, debit.default_from), p.content, p.hex_content, p.coding, p.segments,
+                p.unit_cost, p.params, ARRAY(SELECT jsonb_array_elements_text(p.recipients)), p.n, p.route, p.connectors
+           FROM batch, debit, priced p
        ), ledger AS (
          INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
          SELECT account_id, -cost, -segments, 'debit', id FROM batch
@@ -254,12 +269,13 @@ export async function takeDueBatch(
  * exactly $4 (the chunk size), or what is left. Parameters: $1 batch, $2 and $3 the cursor.
  */
 const ENTRY_SLICES = `
-  SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, size,
+  SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, size, route, connectors,
          recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 :
                     (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + LEAST($4, $3 + $4 - (upto - size))] AS slice
-    FROM (SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size,
+    FROM (SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size, route, connectors,
                  sum(size) OVER (ORDER BY seq) AS upto
             FROM (SELECT e.seq, e.from_addr, e.content, e.hex_content, e.coding, e.segments, e.unit_cost, e.params, e.recipients,
+                         e.route, e.connectors,
                          COALESCE(e.size, cardinality(e.recipients)) AS size
                     FROM batch_entries e
                    WHERE e.batch_id = $1 AND e.seq >= $2
@@ -274,6 +290,8 @@ export interface ChunkRow {
   taken: number;
   ids: string[] | null;
   segments: number[] | null;
+  /** The connector whose queue takes each message's job, parallel to ids. */
+  connectors: string[] | null;
   outbox_id: string | null;
 }
 
@@ -292,16 +310,19 @@ export async function expandBatchChunk(
     `WITH picked AS (
            ${ENTRY_SLICES}
          ), made AS (
-           INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
-           SELECT gen_random_uuid(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params
+           INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
+                                 route, connectors, connector_trail)
+           SELECT gen_random_uuid(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params,
+                  p.route, p.connectors, COALESCE(p.connectors[1:1], '{}')
              FROM picked p CROSS JOIN LATERAL unnest(p.slice) AS t(to_addr)
-           RETURNING id, segments
+           RETURNING id, segments, COALESCE(connector_trail[1], '${DEFAULT_CONNECTOR}') AS connector
          ), outbox AS (
            INSERT INTO job_outbox (message_ids) SELECT array_agg(id) FROM made HAVING count(*) > 0 RETURNING id
          ), made_list AS (
-           SELECT array_agg(id::text) AS ids, array_agg(segments) AS segments, (SELECT id::text FROM outbox) AS outbox_id FROM made
+           SELECT array_agg(id::text) AS ids, array_agg(segments) AS segments, array_agg(connector) AS connectors,
+                  (SELECT id::text FROM outbox) AS outbox_id FROM made
          )
-         SELECT p.seq, p.size, cardinality(p.slice) AS taken, l.ids, l.segments, l.outbox_id
+         SELECT p.seq, p.size, cardinality(p.slice) AS taken, l.ids, l.segments, l.connectors, l.outbox_id
            FROM picked p CROSS JOIN made_list l
           ORDER BY p.seq`,
     [batch.id, batch.next_entry, batch.next_offset, chunkSize, batch.account_id],

@@ -1,4 +1,9 @@
-import { WAITING_STATES, type MessageResultEvent, type MessageState } from '@smsgw/contracts';
+import {
+  DEFAULT_CONNECTOR,
+  WAITING_STATES,
+  type MessageResultEvent,
+  type MessageState,
+} from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 import { resultEventsInsert } from './outcome-outbox';
 import { sqlList } from './sql-list';
@@ -50,6 +55,12 @@ export interface NewMessageColumns {
   segments: readonly number[];
   /** Each message's params as JSON text. */
   params: readonly string[];
+  /** The MT route that took it (null: the gateway has no routes). */
+  route: readonly (string | null)[];
+  /** The connectors it may go through, in order, joined by commas. */
+  connectors: readonly string[];
+  /** The route's price per part; null: the account's rate. */
+  price: readonly (string | null)[];
 }
 
 /** One row per message whose account exists; `fits`: accepted. */
@@ -75,8 +86,10 @@ export interface AcceptedMessageRow {
 const ACCEPT_MESSAGES_SQL = `
 WITH RECURSIVE input AS (
   SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
-    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[])
-         WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params, n)
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[],
+                $12::text[], $13::text[], $14::numeric[])
+         WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params,
+                              route, connectors, price, n)
 ), account AS (
   SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
     FROM accounts a
@@ -84,7 +97,7 @@ WITH RECURSIVE input AS (
    ORDER BY a.id
      FOR UPDATE
 ), priced AS (
-  SELECT i.*, a.rate * i.segments AS cost, COALESCE(i.from_addr, a.default_from) AS sender
+  SELECT i.*, COALESCE(i.price, a.rate) * i.segments AS cost, COALESCE(i.from_addr, a.default_from) AS sender
     FROM input i JOIN account a ON a.id = i.account_id
 ), walk (account_id, k, id, fits, short_of_credit, balance, sms_count) AS (
   SELECT a.id, 0::bigint, NULL::uuid, NULL::boolean, NULL::boolean, a.balance::numeric, a.sms_count
@@ -105,8 +118,10 @@ WITH RECURSIVE input AS (
     FROM (SELECT account_id, sum(cost) AS cost, sum(segments) AS segments FROM accepted GROUP BY account_id) t
    WHERE a.id = t.account_id
 ), message AS (
-  INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params)
-  SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb
+  INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
+                        route, connectors, connector_trail)
+  SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb,
+         route, string_to_array(connectors, ','), (string_to_array(connectors, ','))[1:1]
     FROM accepted ORDER BY n
   RETURNING id, account_id, batch_id, cost, segments
 ), ledger AS (
@@ -142,6 +157,9 @@ export async function acceptMessages(
     messages.segments,
     messages.params,
     clearedOutboxIds,
+    messages.route,
+    messages.connectors,
+    messages.price,
   ]);
   return rows;
 }
@@ -493,7 +511,12 @@ export interface MessageJobRow {
   id: string;
   account_id: string;
   segments: number;
+  /** The connector whose queue takes its job: the last it was offered to (docs/routing.md). */
+  connector: string;
 }
+
+/** A message's current connector: the last of its trail; messages from before routing: default. */
+export const CURRENT_CONNECTOR = `COALESCE(connector_trail[cardinality(connector_trail)], '${DEFAULT_CONNECTOR}')`;
 
 /** The messages job_outbox rows name that are still `queued`, by account and age. */
 export async function queuedMessagesOfJobOutbox(
@@ -501,7 +524,7 @@ export async function queuedMessagesOfJobOutbox(
   outboxIds: readonly string[],
 ): Promise<MessageJobRow[]> {
   const { rows } = await tx.query<MessageJobRow>(
-    `SELECT m.id, m.account_id, m.segments
+    `SELECT m.id, m.account_id, m.segments, ${CURRENT_CONNECTOR.replace(/connector_trail/g, 'm.connector_trail')} AS connector
              FROM messages m
             WHERE m.id IN (SELECT unnest(o.message_ids) FROM job_outbox o WHERE o.id = ANY($1::bigint[]))
               AND ${notIndexed('m.state')} = 'queued'
@@ -528,7 +551,7 @@ export async function sweepWaitingMessages(
           WHERE id IN (SELECT id FROM messages WHERE state IN (${sqlList(states)}) AND updated_at < $1
                           AND (swept_at IS NULL OR swept_at < $1)
                         ORDER BY updated_at LIMIT ${checkedLimit(limit)} FOR UPDATE SKIP LOCKED)
-          RETURNING id, account_id, segments`,
+          RETURNING id, account_id, segments, ${CURRENT_CONNECTOR} AS connector`,
     [cutoff],
   );
   return rows;
@@ -545,7 +568,7 @@ export async function staleSubmittingMessages(
   limit: number,
 ): Promise<MessageJobRow[]> {
   const { rows } = await db.query<MessageJobRow>(
-    `SELECT id, account_id, segments FROM messages
+    `SELECT id, account_id, segments, ${CURRENT_CONNECTOR} AS connector FROM messages
           WHERE state = 'submitting' AND ${SUBMIT_STARTED} < $1
           ORDER BY ${SUBMIT_STARTED} LIMIT ${checkedLimit(limit)}`,
     [cutoff],

@@ -9,6 +9,14 @@ import { shortfall } from './credit-snapshot';
 import { LargeBatchGate } from './large-batch-gate';
 import { notAllowed, type SenderGuard } from './sender-guard';
 import type { OptOutGuard } from './optout-guard';
+import type { MtRouter } from '@smsgw/routing';
+import { routeBatch } from './batch-routing';
+
+/** Who sends the batch: routes may filter on the account's username. */
+export interface BatchSender {
+  accountId: string;
+  username: string;
+}
 
 export interface BatchIntakeLimits extends BatchLimits {
   maxBytes: number;
@@ -40,12 +48,13 @@ export class BatchIntake {
     private readonly limits: BatchIntakeLimits,
     private readonly senders: SenderGuard,
     private readonly optOuts: OptOutGuard,
+    private readonly router: MtRouter,
     private readonly onAccepted: (recipients: number) => void = () => undefined,
   ) {}
 
   /** Reads the body from the request stream, then accepts it. */
   async receive(
-    accountId: string,
+    sender: BatchSender,
     body: Readable,
     headers: { contentLength: number | undefined; contentEncoding: string | undefined },
   ): Promise<{ batchId: string; messageCount: number }> {
@@ -55,11 +64,12 @@ export class BatchIntake {
         `The batch is larger than ${this.limits.maxBytes} bytes`,
       );
     }
+    const { accountId } = sender;
     const large =
       headers.contentLength === undefined || headers.contentLength > this.limits.largeBytes;
     const release = large ? this.gate.enter(accountId) : () => undefined;
     try {
-      const credit = await this.store.creditSnapshot(accountId);
+      const credit = await this.store.creditSnapshot(accountId, this.router.current.lowestPrice);
       if (!credit) throw HttpError.unauthorized('Account no longer exists');
       const parsed = await readBatchBody(
         body,
@@ -74,19 +84,21 @@ export class BatchIntake {
           if (short) throw new HttpError(short, SHORT_MESSAGE[short]);
         },
       );
-      return await this.accept(accountId, parsed);
+      return await this.accept(sender, parsed);
     } finally {
       release();
     }
   }
 
   async accept(
-    accountId: string,
+    sender: BatchSender,
     body: unknown,
   ): Promise<{ batchId: string; messageCount: number }> {
+    const { accountId } = sender;
     const plan = await planBatchInSlices(body, this.limits, new Date());
     await this.applySenderRules(accountId, plan);
     await this.leaveOutOptedOut(accountId, plan);
+    routeBatch(this.router, sender.username, plan);
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
     if (!outcome.ok) throw new HttpError(outcome.reason, SHORT_MESSAGE[outcome.reason]);

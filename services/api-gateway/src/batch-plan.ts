@@ -7,6 +7,7 @@ import {
 } from '@smsgw/contracts';
 import { HttpError, describeIssues, parseInput } from '@smsgw/kit';
 import { EncodingError, planMessage } from '@smsgw/smsc';
+import type { RouteDecision } from '@smsgw/routing';
 
 export interface BatchLimits {
   maxParts: number;
@@ -22,6 +23,8 @@ export interface PlannedEntry {
   segments: number;
   params: Record<string, unknown>;
   recipients: string[];
+  /** Set once the batch is routed (batch-routing.ts); unset, the default connector at the rate. */
+  routing?: RouteDecision;
 }
 
 export interface BatchPlan {

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { FINISHED_BATCH_STATES, formatDecimal, type BatchStatus } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
 import {
@@ -51,6 +52,9 @@ export class BatchStore {
         segments: e.segments,
         params: e.params,
         recipients,
+        route: e.routing?.route ?? null,
+        connectors: e.routing?.connectors ?? [DEFAULT_CONNECTOR],
+        price: e.routing?.price ?? null,
       }));
     const cost = await acceptBatch(this.db, {
       id: batchId,
@@ -71,17 +75,25 @@ export class BatchStore {
     };
   }
 
-  /** Balance, quota and rate now (undefined: no such account), for refusing a batch early. */
-  async creditSnapshot(accountId: string): Promise<CreditSnapshot | undefined> {
+  /**
+   * Balance, quota and the lowest price a message may have now (undefined: no such account), for
+   * refusing a batch early: the account's rate, or a route's lower price.
+   */
+  async creditSnapshot(
+    accountId: string,
+    lowestRoutePrice: string | null,
+  ): Promise<CreditSnapshot | undefined> {
     const [balance, price] = await Promise.all([
       accountBalance(this.db, accountId),
       accountPrice(this.db, accountId, 1),
     ]);
     if (!balance || !price) return undefined;
+    const rate = toMillionths(price.rate);
+    const lowest = lowestRoutePrice === null ? rate : toMillionths(lowestRoutePrice);
     return {
       balance: balance.balance === null ? null : toMillionths(balance.balance),
       smsCount: balance.sms_count === null ? null : BigInt(balance.sms_count),
-      rate: toMillionths(price.rate),
+      rate: lowest < rate ? lowest : rate,
     };
   }
 

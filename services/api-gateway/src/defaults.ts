@@ -4,6 +4,11 @@
  * (send-pipeline/send-pipeline.ts walks through that path).
  */
 export const gatewayDefaults = {
+  /**
+   * How often the MT routes' version is read: a route changed through the admin API takes effect
+   * within this long, at the cost of one small query per period.
+   */
+  routesRefreshMs: 2000,
   sendPipeline: {
     /**
      * Most messages one acceptance statement takes: bounds the statement's size and how long it

@@ -1,3 +1,5 @@
+import { MtRouter } from '@smsgw/routing';
+import { gatewayDefaults } from './defaults';
 import type { Router } from 'express';
 import type { UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
@@ -105,6 +107,10 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const senders = new SenderGuard(options.db, options.unlistedSenders);
   const optOuts = new OptOutGuard(options.db);
   const batchStore = new BatchStore(options.db);
+  const router = new MtRouter(options.db, options.logger, {
+    refreshMs: gatewayDefaults.routesRefreshMs,
+  });
+  router.start();
   const batches = new BatchIntake(
     batchStore,
     options.bus,
@@ -118,6 +124,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     },
     senders,
     optOuts,
+    router,
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const idempotency = new IdempotentRequests(options.db, options.logger, {
@@ -147,11 +154,16 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
       bus: options.bus,
       logger: options.logger,
     },
+    router,
   });
   return {
     routes,
     store,
     sends,
-    stopSteps: [...sends.stopSteps, { name: 'idempotency key sweep', run: () => sweeper.stop() }],
+    stopSteps: [
+      ...sends.stopSteps,
+      { name: 'idempotency key sweep', run: () => sweeper.stop() },
+      { name: 'MT routes reload', run: () => router.stop() },
+    ],
   };
 }

@@ -1,5 +1,6 @@
 import { UNLIMITED, formatDecimal, type MessageStatus } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
+import type { RouteDecision } from '@smsgw/routing';
 import {
   acceptMessages,
   accountBalance,
@@ -19,6 +20,8 @@ export interface NewMessage {
   coding: number;
   segments: number;
   params: Record<string, unknown>;
+  /** Where it goes, decided at acceptance (MtRouter). */
+  routing: RouteDecision;
 }
 
 export type AcceptOutcome =
@@ -64,6 +67,9 @@ export class MessageStore {
         coding: messages.map((m) => m.coding),
         segments: messages.map((m) => m.segments),
         params: messages.map((m) => JSON.stringify(m.params)),
+        route: messages.map((m) => m.routing.route),
+        connectors: messages.map((m) => m.routing.connectors.join(',')),
+        price: messages.map((m) => m.routing.price),
       },
       publishedOutboxIds,
     );
@@ -84,12 +90,13 @@ export class MessageStore {
     });
   }
 
-  /** The account's price of one segment, and of this many. */
+  /** The price of one segment, and of this many: the route's price, else the account's rate. */
   async price(
     accountId: string,
     segments: number,
+    routePrice: string | null,
   ): Promise<{ rate: string; cost: string } | undefined> {
-    const row = await accountPrice(this.db, accountId, segments);
+    const row = await accountPrice(this.db, accountId, segments, routePrice);
     return row && { rate: formatDecimal(row.rate), cost: formatDecimal(row.cost) };
   }
 

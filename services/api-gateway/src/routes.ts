@@ -34,6 +34,8 @@ import type { MessageStore } from './message-store';
 import type { SenderGuard } from './sender-guard';
 import type { OptOutGuard } from './optout-guard';
 import type { SendPipeline } from './send-pipeline/send-pipeline';
+import type { MtRouter } from '@smsgw/routing';
+import { routeOrRefuse } from './message-routing';
 
 export interface GatewayRoutesDeps {
   verifier: CredentialVerifier;
@@ -53,6 +55,7 @@ export interface GatewayRoutesDeps {
   corsAllowedOrigins: readonly string[];
   trustedProxies: ProxyTrust;
   httpInbound: HttpInboundDeps;
+  router: MtRouter;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -84,6 +87,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   };
   const accountId = (res: Response): string =>
     (res.locals['principal'] as { accountId: string }).accountId;
+  const username = (res: Response): string =>
+    (res.locals['principal'] as { username: string }).username;
 
   // Upstreams authenticate with their connector's secret, not an account's credentials.
   router.use(createHttpInboundRoutes(deps.db, deps.httpInbound, deps.maxBodyBytes));
@@ -97,10 +102,17 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       const request = parseInput(SendRequestSchema, req.body);
       const from = await deps.senders.senderFor(accountId(res), request.from);
       await deps.optOuts.check(accountId(res), request.to);
+      const routing = routeOrRefuse(deps.router, {
+        to: request.to,
+        accountUsername: username(res),
+        from: from ?? request.from ?? null,
+        tags: request.tags,
+      });
       const { from: _asked, ...rest } = request;
       const accepted = await deps.sends.accept(
         accountId(res),
         from === undefined ? rest : { ...rest, from },
+        routing,
       );
       const body: SendResult = { data: sendSuccessText(accepted.id) };
       sendOkJson(res, body);
@@ -116,10 +128,14 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     asyncRoute(async (req, res) => {
       const length = req.headers['content-length'];
       const accepted = await deps.batches
-        .receive(accountId(res), idempotentBody(res) ?? req, {
-          contentLength: length === undefined ? undefined : Number(length),
-          contentEncoding: req.headers['content-encoding'],
-        })
+        .receive(
+          { accountId: accountId(res), username: username(res) },
+          idempotentBody(res) ?? req,
+          {
+            contentLength: length === undefined ? undefined : Number(length),
+            contentEncoding: req.headers['content-encoding'],
+          },
+        )
         .catch((err: unknown) => {
           // Refused before the end of the body: the rest is not read, the connection closes.
           if (!req.complete) res.setHeader('Connection', 'close');
@@ -168,13 +184,20 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     asyncRoute(async (req, res) => {
       const request = parseInput(SendRequestSchema, req.body);
       const plan = planMessage(request, deps.maxParts);
-      const price = await deps.store.price(accountId(res), plan.segments);
+      const routing = routeOrRefuse(deps.router, {
+        to: request.to,
+        accountUsername: username(res),
+        from: request.from ?? null,
+        tags: request.tags,
+      });
+      const price = await deps.store.price(accountId(res), plan.segments, routing.price);
       if (!price) throw HttpError.unauthorized('Account no longer exists');
       res.json({
         data: {
           coding: plan.coding,
           encoding: CODING_NAMES[plan.coding] ?? String(plan.coding),
           segments: plan.segments,
+          route: routing.route,
           ...price,
         },
       });

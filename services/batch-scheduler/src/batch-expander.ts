@@ -10,7 +10,7 @@ import {
 export interface ExpandedChunk {
   batchId: string;
   accountId: string;
-  messages: { id: string; segments: number }[];
+  messages: { id: string; segments: number; connector: string }[];
   /** The job_outbox row naming the chunk's messages, deleted once their jobs are confirmed (none for an empty chunk). */
   outboxId: string | undefined;
   /** true when this chunk holds the batch's last recipients. */
@@ -49,7 +49,12 @@ export class BatchExpander {
       }
       const ids = taken[0]?.ids ?? [];
       const segments = taken[0]?.segments ?? [];
-      const messages = ids.map((id, i) => ({ id, segments: segments[i] }));
+      const connectors = taken[0]?.connectors ?? [];
+      const messages = ids.map((id, i) => ({
+        id,
+        segments: segments[i],
+        connector: connectors[i],
+      }));
       const expanded = batch.expanded + messages.length;
       await advanceBatchCursor(tx, batch.id, { nextEntry, nextOffset, expanded });
       return {

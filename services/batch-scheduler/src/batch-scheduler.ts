@@ -44,10 +44,13 @@ export class BatchScheduler {
           accountId: chunk.accountId,
           messageId: m.id,
           segments: m.segments,
+          connector: m.connector,
         })),
       );
       await Promise.all(
-        groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group))),
+        groups.map((group) =>
+          this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), group[0].connector),
+        ),
       );
       await this.expander.clearOutbox(chunk.outboxId);
       this.metrics.expanded.inc(chunk.messages.length);

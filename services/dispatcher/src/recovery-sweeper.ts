@@ -113,9 +113,16 @@ export class RecoverySweeper {
 
   private publishGroups(rows: MessageJobRow[]): Promise<void>[] {
     const groups = submitGroups(
-      rows.map((r) => ({ accountId: r.account_id, messageId: r.id, segments: r.segments })),
+      rows.map((r) => ({
+        accountId: r.account_id,
+        messageId: r.id,
+        segments: r.segments,
+        connector: r.connector,
+      })),
     );
-    return groups.map((group) => this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group)));
+    return groups.map((group) =>
+      this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), group[0].connector),
+    );
   }
 
   /**
@@ -151,11 +158,11 @@ export class RecoverySweeper {
 
   private async publishSingles(rows: MessageJobRow[], label: string): Promise<void> {
     for (const row of rows)
-      await this.bus.publish(TOPICS.messageSubmit, {
-        messageId: row.id,
-        accountId: row.account_id,
-        segments: row.segments,
-      });
+      await this.bus.publish(
+        TOPICS.messageSubmit,
+        { messageId: row.id, accountId: row.account_id, segments: row.segments },
+        row.connector,
+      );
     this.metrics.swept.inc({ state: label }, rows.length);
     this.logger.info({ count: rows.length, state: label }, 're-published jobs left in flight');
   }

@@ -1,6 +1,7 @@
 import type { MessageParams, SendRequest } from '@smsgw/contracts';
 import type { NewMessage } from '../message-store';
 import type { MessagePlan } from '@smsgw/smsc';
+import type { RouteDecision } from '@smsgw/routing';
 
 /** Dashed names as clients wrote them never reach storage: params are kept under canonical names. */
 function extraParams(m: MessageParams): Record<string, unknown> {
@@ -14,6 +15,7 @@ export function newMessage(
   accountId: string,
   request: SendRequest,
   plan: Pick<MessagePlan, 'coding' | 'segments'>,
+  routing: RouteDecision,
 ): NewMessage {
   return {
     id,
@@ -26,5 +28,6 @@ export function newMessage(
     coding: plan.coding,
     segments: plan.segments,
     params: extraParams(request),
+    routing,
   };
 }

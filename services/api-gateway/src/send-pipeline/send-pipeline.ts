@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SendRequest } from '@smsgw/contracts';
+import type { RouteDecision } from '@smsgw/routing';
 import { HttpError, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
 import { gatewayDefaults } from '../defaults';
 import type { MessageStore } from '../message-store';
@@ -88,11 +89,20 @@ export class SendPipeline {
     return new SendPipeline(store, jobs, logger, options);
   }
 
-  /** Plans, charges and records one message, and starts its job on the way to the dispatcher. */
-  async accept(accountId: string, request: SendRequest): Promise<AcceptedMessage> {
+  /**
+   * Plans, charges and records one message, and starts its job on the way to the dispatcher
+   * through the first connector of its route.
+   */
+  async accept(
+    accountId: string,
+    request: SendRequest,
+    routing: RouteDecision,
+  ): Promise<AcceptedMessage> {
     const plan = planMessage(request, this.options.maxParts);
     const id = randomUUID();
-    const outcome = await this.acceptances.accept(newMessage(id, accountId, request, plan));
+    const outcome = await this.acceptances.accept(
+      newMessage(id, accountId, request, plan, routing),
+    );
     if (!outcome.ok) {
       throw new HttpError(
         outcome.reason,
@@ -102,7 +112,13 @@ export class SendPipeline {
       );
     }
     this.onAccepted();
-    const settled = this.jobs.publish({ messageId: id, accountId, segments: plan.segments }).then(
+    const job = {
+      messageId: id,
+      accountId,
+      segments: plan.segments,
+      connector: routing.connectors[0],
+    };
+    const settled = this.jobs.publish(job).then(
       () => this.outbox.jobConfirmed(outcome.outboxId),
       (err: unknown) => {
         // Committed already: the dispatcher's sweep re-publishes the jobs of the outbox row.

@@ -7,6 +7,8 @@ export interface SubmitJob {
   messageId: string;
   accountId: string;
   segments: number;
+  /** The connector whose queue takes the job (the first of the message's route). */
+  connector: string;
 }
 
 export interface SubmitJobPublisherOptions {
@@ -22,9 +24,9 @@ export interface SubmitJobPublisherOptions {
 /**
  * Hands accepted messages to the dispatcher. The messages one acceptance statement committed are
  * answered in the same turn, so their jobs are gathered here and published as one group job per
- * account (message.submit-group): one broker message and one confirm for the group instead of one
- * each, which is most of what a job costs the broker, the dispatcher and this process. A message
- * that comes alone still goes as a plain message.submit job.
+ * connector and account (message.submit-group, keyed by the connector): one broker message and one
+ * confirm for the group instead of one each, which is most of what a job costs the broker, the
+ * dispatcher and this process. A message that comes alone still goes as a plain message.submit job.
  */
 export class SubmitJobPublisher {
   /** A job's own failure travels as its result, so it fails only the callers of that broker message. */
@@ -53,10 +55,11 @@ export class SubmitJobPublisher {
   private async publishGroups(jobs: SubmitJob[]): Promise<(Error | undefined)[]> {
     const outcome = new Map<SubmitJob, Error | undefined>();
     const sent = submitGroups(jobs).map((group) => {
+      const { connector, ...first } = group[0];
       const published =
         group.length === 1
-          ? this.bus.publish(TOPICS.messageSubmit, group[0])
-          : this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group));
+          ? this.bus.publish(TOPICS.messageSubmit, first, connector)
+          : this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), connector);
       return published.then(
         () => undefined,
         (err: unknown) => {
