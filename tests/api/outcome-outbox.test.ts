@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
@@ -23,7 +24,7 @@ describe('outcome events lost between the commit and the publish', () => {
     receiver = new CallbackReceiver();
     await receiver.start();
     accountId = await insertTestAccount(db);
-    claims = new MessageClaims(db, 'smsc');
+    claims = new MessageClaims(db, DEFAULT_CONNECTOR);
     notifier = createNotifierService({
       db,
       bus,
@@ -89,7 +90,7 @@ describe('outcome events lost between the commit and the publish', () => {
       outcome: 'submitted',
       batchId,
       to: '41790000001',
-      connector: 'smsc',
+      connector: DEFAULT_CONNECTOR,
     });
     expect((await claims.fail(unknown, 'SUBMIT_OUTCOME_UNKNOWN', false)).event).toMatchObject({
       outcome: 'failed',

@@ -18,3 +18,17 @@ export async function listConnectors(db: Queryable): Promise<ConnectorRow[]> {
   );
   return rows;
 }
+
+/**
+ * Creates the connector, or brings its URL up to date: SMSC_URL defines the `default` connector at
+ * every dispatcher's start. updated_at moves only when the URL changed, so dispatchers do not
+ * restart its sessions for nothing.
+ */
+export async function ensureConnector(db: Queryable, name: string, url: string): Promise<void> {
+  await db.query(
+    `INSERT INTO connectors (name, url) VALUES ($1, $2)
+     ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, updated_at = now()
+      WHERE connectors.url IS DISTINCT FROM EXCLUDED.url`,
+    [name, url],
+  );
+}

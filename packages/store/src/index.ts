@@ -9,6 +9,7 @@ export * from './idempotency-keys';
 export * from './sender-rules';
 export * from './connectors';
 export * from './mt-routes';
+export * from './connector-status';
 export * from './inbound-messages';
 export * from './mo-routes';
 export * from './optouts';

@@ -244,6 +244,10 @@ export interface ClaimedMessageRow {
   accepted_parts: Record<string, string> | null;
   /** Earlier attempts whose submit_sm went unanswered and were sent again. */
   unanswered_submits: number;
+  route: string | null;
+  /** Its route's connectors in order (null: from before routing, the default connector). */
+  connectors: string[] | null;
+  connector_trail: string[];
 }
 
 /**
@@ -254,16 +258,18 @@ export interface ClaimedMessageRow {
 export async function claimMessages(
   tx: Queryable,
   ids: readonly string[],
+  connector: string,
 ): Promise<ClaimedMessageRow[]> {
   const { rows } = await tx.query<ClaimedMessageRow>(
     `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
              FROM unnest($1::uuid[]) AS i(id)
             WHERE m.id = i.id AND ${notIndexed('m.state')} IN (${WAITING})
+              AND ${CURRENT_CONNECTOR.replace(/connector_trail/g, 'm.connector_trail')} = $2
             RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
                       CASE WHEN m.segments > 1 AND m.attempts > 1
                            THEN (SELECT jsonb_object_agg(p.seq, p.smsc_id) FROM message_parts p WHERE p.message_id = m.id) END AS accepted_parts,
-                      m.unanswered_submits`,
-    [ids],
+                      m.unanswered_submits, m.route, m.connectors, m.connector_trail`,
+    [ids, connector],
     { planEachCall: true },
   );
   return rows;
@@ -304,7 +310,8 @@ export async function markSubmitted(
     .flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
   const { rows } = await db.query<{ id: string; payload: MessageResultEvent | null }>(
     `WITH submitted AS (
-         UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL
+         UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL,
+                               connector = $6
            FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
           WHERE m.id = i.id AND ${notIndexed('m.state')} = 'submitting'
          RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
@@ -437,17 +444,25 @@ export interface CompletedMessageRow {
   failure_stat: string | null;
 }
 
+/**
+ * Two SMSCs may hand out the same id: a receipt matches only messages its own connector took
+ * ($5). Messages submitted before connectors were recorded have none and match any.
+ */
+const SAME_CONNECTOR = '(m.connector = $5 OR m.connector IS NULL)';
+
 /** Records receipts of parts still waiting for one; answers the parts matched. */
 export async function recordPartReceipts(
   tx: Queryable,
   receipts: ReceiptColumns,
+  connector: string,
 ): Promise<{ message_id: string; smsc_id: string }[]> {
   const { rows } = await tx.query<{ message_id: string; smsc_id: string }>(
     `UPDATE message_parts p SET state = i.state, stat = i.stat, err = i.err, updated_at = now()
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
           WHERE p.smsc_id = i.smsc_id AND p.state = 'submitted'
+            AND EXISTS (SELECT 1 FROM messages m WHERE m.id = p.message_id AND ${SAME_CONNECTOR})
           RETURNING p.message_id, p.smsc_id`,
-    [receipts.smscId, receipts.state, receipts.stat, receipts.err],
+    [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector],
   );
   return rows;
 }
@@ -456,14 +471,15 @@ export async function recordPartReceipts(
 export async function recordSinglePartReceipts(
   tx: Queryable,
   receipts: ReceiptColumns,
+  connector: string,
 ): Promise<CompletedMessageRow[]> {
   const { rows } = await tx.query<CompletedMessageRow>(
     `UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
-            WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted'
+            WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted' AND ${SAME_CONNECTOR}
               AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
            RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat`,
-    [receipts.smscId, receipts.state, receipts.stat, receipts.err],
+    [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector],
   );
   return rows;
 }
@@ -500,6 +516,68 @@ export async function completeMultipartMessages(
             WHERE m.id = agg.message_id AND agg.open = 0 AND m.state = 'submitted'
            RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, agg.failure_stat`,
     [ids],
+  );
+  return rows;
+}
+
+// ---- failover (dispatcher) ----
+
+/**
+ * Passes waiting messages whose current connector is `from` to the next connector of their route,
+ * appending it to their trail; answers those that moved, with the connector their job now goes
+ * to. Messages whose route has no connector after `from` stay where they are.
+ */
+export async function failOverWaiting(
+  db: Queryable,
+  ids: readonly string[],
+  from: string,
+): Promise<MessageJobRow[]> {
+  const { rows } = await db.query<MessageJobRow>(
+    `UPDATE messages m
+        SET connector_trail = m.connector_trail || m.connectors[array_position(m.connectors, $2) + 1], updated_at = now()
+      WHERE m.id = ANY($1::uuid[]) AND ${notIndexed('m.state')} IN (${WAITING})
+        AND m.connector_trail[cardinality(m.connector_trail)] = $2
+        AND array_position(m.connectors, $2) < cardinality(m.connectors)
+      RETURNING m.id, m.account_id, m.segments, m.connector_trail[cardinality(m.connector_trail)] AS connector`,
+    [ids, from],
+  );
+  return rows;
+}
+
+/**
+ * A message the SMSC of `from` refused with a status its route passes on (reroute_on): back to
+ * waiting, for the route's next connector, keeping its id and its charge. Answers the connector
+ * it now goes to; undefined when it was no longer `submitting` or has no next connector.
+ */
+export async function failOverSubmitting(
+  db: Queryable,
+  id: string,
+  from: string,
+  error: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ connector: string }>(
+    `UPDATE messages m
+        SET state = 'queued', error = $3, updated_at = now(),
+            connector_trail = m.connector_trail || m.connectors[array_position(m.connectors, $2) + 1]
+      WHERE m.id = $1 AND m.state = 'submitting'
+        AND array_position(m.connectors, $2) < cardinality(m.connectors)
+      RETURNING m.connector_trail[cardinality(m.connector_trail)] AS connector`,
+    [id, from, error],
+  );
+  return rows[0]?.connector;
+}
+
+/** Waiting messages whose current connector is this one (held while it was stopped), oldest first. */
+export async function waitingForConnector(
+  db: Queryable,
+  connector: string,
+  limit: number,
+): Promise<MessageJobRow[]> {
+  const { rows } = await db.query<MessageJobRow>(
+    `SELECT id, account_id, segments, ${CURRENT_CONNECTOR} AS connector FROM messages
+      WHERE state IN (${WAITING}) AND ${CURRENT_CONNECTOR} = $1
+      ORDER BY created_at LIMIT $2`,
+    [connector, limit],
   );
   return rows;
 }

@@ -31,6 +31,7 @@ const MODULE_OF: Record<string, string> = {
   inbound_messages: 'inbound-messages.ts',
   inbound_parts: 'inbound-messages.ts',
   connectors: 'connectors.ts',
+  connector_status: 'connector-status.ts',
   mt_routes: 'mt-routes.ts',
   mo_routes: 'mo-routes.ts',
   optouts: 'optouts.ts',

@@ -43,12 +43,18 @@ const settledSoon = async <T>(p: Promise<T>): Promise<boolean> => {
   return settled;
 };
 
+const DEFAULT_ROUTE = { route: null, connectors: ['default'], price: null };
+
 describe('SendPipeline and the broker confirm', () => {
   it('answers once the message and its outbox row are committed, before the broker confirms; the row goes at the confirm', async () => {
     const broker = new HeldBroker();
     const gateway = pipeline(broker);
 
-    const accepted = await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
+    const accepted = await gateway.accept(
+      accountId,
+      { to: '41790000001', content: 'hi' },
+      DEFAULT_ROUTE,
+    );
 
     expect(broker.jobs.map((j) => j.job.messageId)).toEqual([accepted.id]);
     expect(gateway.unconfirmedJobs).toBe(1);
@@ -63,7 +69,7 @@ describe('SendPipeline and the broker confirm', () => {
   it('leaves the outbox row for the sweep when the publish fails, and still answers', async () => {
     const broker = new HeldBroker();
     const gateway = pipeline(broker);
-    await gateway.accept(accountId, { to: '41790000001', content: 'hi' });
+    await gateway.accept(accountId, { to: '41790000001', content: 'hi' }, DEFAULT_ROUTE);
 
     broker.jobs[0].fail(new Error('broker gone'));
     await gateway.waitForConfirms();
@@ -74,10 +80,10 @@ describe('SendPipeline and the broker confirm', () => {
   it('makes a request wait for its own confirm once too many jobs wait for the broker', async () => {
     const broker = new HeldBroker();
     const gateway = pipeline(broker, 2);
-    await gateway.accept(accountId, { to: '41790000001', content: 'one' });
-    await gateway.accept(accountId, { to: '41790000001', content: 'two' });
+    await gateway.accept(accountId, { to: '41790000001', content: 'one' }, DEFAULT_ROUTE);
+    await gateway.accept(accountId, { to: '41790000001', content: 'two' }, DEFAULT_ROUTE);
 
-    const third = gateway.accept(accountId, { to: '41790000001', content: 'three' });
+    const third = gateway.accept(accountId, { to: '41790000001', content: 'three' }, DEFAULT_ROUTE);
     expect(await settledSoon(third)).toBe(false);
     expect(broker.jobs).toHaveLength(3);
     broker.jobs[2].confirm();

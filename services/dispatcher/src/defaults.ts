@@ -77,6 +77,24 @@ export const dispatcherDefaults = {
     /** The rate is multiplied by this when the SMSC's answers slow down. */
     latencyFactor: 0.8,
   },
+  connectors: {
+    /** How often the connectors table (and the MT routes) are read: changes apply within this. */
+    refreshMs: 1000,
+    /** How often each connector renews its bind lease and reconciles its session. */
+    tickMs: 1000,
+    /**
+     * A bind lease lives this long unless renewed: a dead dispatcher's binds are taken over after
+     * it (plus one tick); a holder that cannot renew for half of it unbinds first.
+     */
+    leaseTtlMs: 6000,
+    /** How often each dispatcher writes its connectors' status for the admin API. */
+    statusEveryMs: 2000,
+    /**
+     * A connector whose session is down this long passes the waiting messages of failover routes
+     * to their next connector; shorter outages (a reconnect) are waited out.
+     */
+    failoverAfterMs: 5000,
+  },
   /** The rate Smart QoS climbs back to when neither the worker nor the connector has a cap. */
   uncappedQosRate: 1000,
   inbound: {

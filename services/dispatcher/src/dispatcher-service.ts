@@ -1,26 +1,23 @@
-import { QUEUES, TOPICS } from '@smsgw/contracts';
-import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
-import type { SmscConnector } from '@smsgw/smsc';
-import { oldestWaitingAge } from '@smsgw/store';
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
+import type { Bus, Db, Logger } from '@smsgw/kit';
+import { MtRouter } from '@smsgw/routing';
+import { ensureConnector, oldestWaitingAge } from '@smsgw/store';
 import type { Registry } from 'prom-client';
-import { MessageClaims } from './message-claims';
 import { AccountCaps } from './throughput/account-caps';
 import type { RateLimiter } from './throughput/rate-limiter';
-import { SmartQos } from './throughput/smart-qos';
 import { dispatcherDefaults } from './defaults';
-import { ThroughputGate } from './throughput/throughput-gate';
-import { MessageDispatcher } from './message-dispatcher';
 import type { SmscLink } from './smsc-link';
 import { openRateLimiter } from './throughput/open-rate-limiter';
 import { createDispatcherMetrics, createInboundMetrics } from './metrics';
-import { ReceiptMatcher } from './receipt-matcher';
 import { RecoverySweeper } from './recovery-sweeper';
-import { InboundReceiver } from './inbound-receiver';
+import { MemoryBindLeases, type BindLeases } from './connectors/bind-leases';
+import { RedisBindLeases } from './connectors/redis-bind-leases';
+import { ConnectorFleet } from './connectors/connector-fleet';
+import { ConnectorSession, type SessionDeps } from './connectors/connector-session';
 
 export interface DispatcherServiceOptions {
   db: Db;
   bus: Bus;
-  connector: SmscConnector;
   logger: Logger;
   registry: Registry;
   maxAttempts: number;
@@ -29,9 +26,12 @@ export interface DispatcherServiceOptions {
   sweepIntervalMs: number;
   /** The in-process bus loses its queue on restart: re-publish everything queued at start. */
   inProcessBus: boolean;
-  /** Cluster-wide pacing state; the connector's cap is `connectorThroughput` per second (0: none). */
+  /** Cluster-wide pacing state (connector and account caps). */
   rateLimiter: RateLimiter;
-  connectorThroughput: number;
+  /** Who holds each connector's binds (Redis in distributed mode, memory embedded). */
+  leases: BindLeases;
+  /** SMSC_URL, or the built-in simulator's: the `default` connector, written at start. */
+  defaultConnectorUrl: string | undefined;
   smartQos: boolean;
   /** Parts of an inbound message still missing after this long: delivered as what arrived. */
   inboundPartTimeoutMs: number;
@@ -44,6 +44,7 @@ export interface DispatcherService {
   /** Stops taking jobs, finishes submissions in progress, then unbinds. */
   stop(): Promise<void>;
   sweeper: RecoverySweeper;
+  fleet: ConnectorFleet;
 }
 
 type Settings = Pick<
@@ -96,59 +97,60 @@ export function queuedStaleMs(maxAttempts: number, submitStaleMs: number): numbe
 }
 
 export function createDispatcherService(options: DispatcherServiceOptions): DispatcherService {
-  const { db, bus, connector, logger } = options;
-  // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
-  const qosCeiling =
-    options.throughputPerWorker ||
-    options.connectorThroughput ||
-    dispatcherDefaults.uncappedQosRate;
-  const qos = options.smartQos
-    ? new SmartQos({ ...dispatcherDefaults.smartQos, maxRate: qosCeiling })
-    : undefined;
+  const { db, bus, logger } = options;
   const metrics = createDispatcherMetrics(
     options.registry,
-    connector,
-    qos && (() => qos.current()),
+    // Read at scrape time only, once the fleet exists.
+    () => fleet.all(),
     {
       bus,
       oldestWaitingSeconds: async () => {
         return (await oldestWaitingAge(db)) ?? 0;
       },
     },
-    { connector: options.connectorThroughput, perWorker: options.throughputPerWorker },
+    options.throughputPerWorker,
   );
-  const claims = new MessageClaims(db, connector.name);
-  const gate = new ThroughputGate(
-    options.rateLimiter,
-    logger,
-    { waitSeconds: metrics.throughputWait, paused: metrics.throughputPaused },
-    options.connectorThroughput > 0
-      ? { key: `connector:${connector.name}`, perSecond: options.connectorThroughput }
-      : undefined,
-  );
-  const dispatcher = new MessageDispatcher(
-    claims,
-    connector,
+  const router = new MtRouter(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
+  const retryDelaysMs = submitRetryDelays(options.maxAttempts);
+  const sessionDeps: SessionDeps = {
+    db,
     bus,
     logger,
     metrics,
-    {
+    inboundMetrics: createInboundMetrics(options.registry),
+    rateLimiter: options.rateLimiter,
+    accountCaps: new AccountCaps(db),
+    router,
+    settings: {
       maxAttempts: options.maxAttempts,
       submitStaleMs: options.submitStaleMs,
-      window: connector.window,
       throughputPerWorker: options.throughputPerWorker,
+      smartQos: options.smartQos,
+      inboundPartTimeoutMs: options.inboundPartTimeoutMs,
     },
+  };
+  const defaults = dispatcherDefaults.connectors;
+  const fleet: ConnectorFleet = new ConnectorFleet(
+    db,
     {
-      gate,
-      accountCaps: new AccountCaps(db),
-      ...(qos && { qos }),
+      db,
+      bus,
+      leases: options.leases,
+      logger,
+      metrics,
+      openSession: (config) => new ConnectorSession(config, sessionDeps),
+    },
+    logger,
+    {
+      refreshMs: defaults.refreshMs,
+      tickMs: defaults.tickMs,
+      statusEveryMs: defaults.statusEveryMs,
+      leaseTtlMs: defaults.leaseTtlMs,
+      failoverAfterMs: defaults.failoverAfterMs,
+      retryDelaysMs,
+      prefetch: dispatcherDefaults.prefetch,
     },
   );
-  const receipts = new ReceiptMatcher(claims, bus, logger, metrics, {
-    connector: connector.name,
-    holdMs: dispatcherDefaults.receipts.holdMs,
-    retryEveryMs: dispatcherDefaults.receipts.retryEveryMs,
-  });
   const sweeper = new RecoverySweeper(db, bus, logger, metrics, {
     intervalMs: options.sweepIntervalMs,
     acceptedGraceMs: dispatcherDefaults.sweeper.acceptedGraceMs,
@@ -156,67 +158,35 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     queuedStaleMs: queuedStaleMs(options.maxAttempts, options.submitStaleMs),
     republishQueuedAtStart: options.inProcessBus,
   });
-  const inbound = new InboundReceiver(db, bus, logger, createInboundMetrics(options.registry), {
-    connector: connector.name,
-    partTimeoutMs: options.inboundPartTimeoutMs,
-    dedupWindowMs: dispatcherDefaults.inbound.dedupWindowMs,
-    sweepEveryMs: Math.min(dispatcherDefaults.inbound.sweepEveryMs, options.inboundPartTimeoutMs),
-  });
-  const consumers: Consumer[] = [];
+  const running = fleet;
 
   return {
     sweeper,
+    fleet: running,
     readiness: () => ({
-      smsc: connector.isUp(),
-      throughput: options.rateLimiter.isReady() && !gate.isPaused(),
+      smsc: running.allUp(),
+      throughput: options.rateLimiter.isReady(),
     }),
     async start() {
-      connector.onReceipt(receipts.receive);
-      connector.onInbound(inbound.receive);
-      inbound.start();
-      await connector.start();
-      const retryDelaysMs = submitRetryDelays(options.maxAttempts);
-      const prefetch = dispatcherDefaults.prefetch;
-      consumers.push(
-        await bus.consume(
-          {
-            queue: QUEUES.dispatcherSubmit,
-            topic: TOPICS.messageSubmit,
-            prefetch: connector.window * prefetch.perWindowPlace,
-            retryDelaysMs,
-          },
-          dispatcher.handle,
-        ),
-        await bus.consume(
-          {
-            queue: QUEUES.dispatcherSubmitGroup,
-            topic: TOPICS.messageSubmitGroup,
-            prefetch: Math.max(
-              prefetch.minGroupJobs,
-              Math.ceil((connector.window * prefetch.perWindowPlace) / prefetch.typicalGroupJob),
-            ),
-            retryDelaysMs,
-          },
-          dispatcher.handleGroup,
-        ),
-      );
+      if (options.defaultConnectorUrl !== undefined)
+        await ensureConnector(db, DEFAULT_CONNECTOR, options.defaultConnectorUrl);
+      router.start();
+      await running.start();
       await sweeper.start();
     },
     async stop() {
-      await Promise.all(consumers.map((c) => c.cancel()));
       await sweeper.stop();
-      await dispatcher.drain();
-      receipts.stop();
-      inbound.stop();
-      await connector.stop();
+      await running.stop();
+      await router.stop();
       await options.rateLimiter.close();
+      await options.leases.close();
     },
   };
 }
 
 /**
  * The dispatcher as both modes wire it from their environment: settings, the shared throughput
- * state (Redis or in memory) and the SMSC link's cap.
+ * and lease state (Redis or in memory) and the default connector's URL.
  */
 export function dispatcherFromConfig(
   config: Parameters<typeof dispatcherSettings>[0] & {
@@ -227,9 +197,11 @@ export function dispatcherFromConfig(
 ): DispatcherService {
   return createDispatcherService({
     ...deps,
-    connector: deps.smsc.connector,
     ...dispatcherSettings(config),
     rateLimiter: openRateLimiter(config.REDIS_URL, config.BUS_NAMESPACE),
-    connectorThroughput: deps.smsc.throughput,
+    leases: config.REDIS_URL
+      ? new RedisBindLeases(config.REDIS_URL, config.BUS_NAMESPACE)
+      : new MemoryBindLeases(),
+    defaultConnectorUrl: deps.smsc.url,
   });
 }

@@ -10,6 +10,7 @@ import {
   markSubmitted,
   messageSubmitState,
   recordPartReceipts,
+  failOverSubmitting,
   recordSinglePartReceipts,
   requeueMessage,
   type ClaimedMessageRow,
@@ -64,7 +65,7 @@ export class MessageClaims {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       const done = this.db.transaction(async (tx) => {
-        const rows = await claimMessages(tx, ids);
+        const rows = await claimMessages(tx, ids, this.connector);
         resolve({
           messages: rows,
           commit: () => {
@@ -84,7 +85,7 @@ export class MessageClaims {
    * waiting (the lost claim did commit after all, or the message was cancelled meanwhile).
    */
   async claimWritten(id: string): Promise<boolean> {
-    return (await claimMessages(this.db, [id])).length === 1;
+    return (await claimMessages(this.db, [id], this.connector)).length === 1;
   }
 
   current(id: string): Promise<{ state: MessageState; age_ms: number } | undefined> {
@@ -118,6 +119,14 @@ export class MessageClaims {
   }
 
   /**
+   * Refused by this connector's SMSC with a status the route passes on: the message waits again,
+   * for the route's next connector (its job is published there); undefined when it has none.
+   */
+  failOver(id: string, error: string): Promise<string | undefined> {
+    return failOverSubmitting(this.db, id, this.connector, error);
+  }
+
+  /**
    * Fails the message; with refund, gives back its cost and segments in the same statement and
    * records the refund in the ledger (a unique index makes a second refund impossible).
    */
@@ -140,13 +149,13 @@ export class MessageClaims {
   async recordReceipts(receipts: readonly PartReceipt[]): Promise<(ReceiptMatch | undefined)[]> {
     if (receipts.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const parts = await recordPartReceipts(tx, receiptColumns(receipts));
+      const parts = await recordPartReceipts(tx, receiptColumns(receipts), this.connector);
       const messageOf = new Map(parts.map((r) => [r.smsc_id, r.message_id]));
       const messageIds = [...new Set(messageOf.values())];
       const finals = new Map<string, CompletedMessageRow>();
       const single = receipts.filter((r) => !messageOf.has(r.smscId));
       if (single.length > 0) {
-        const singles = await recordSinglePartReceipts(tx, receiptColumns(single));
+        const singles = await recordSinglePartReceipts(tx, receiptColumns(single), this.connector);
         for (const row of singles) {
           messageOf.set(row.smsc_id, row.id);
           finals.set(row.id, row);

@@ -28,6 +28,16 @@ export interface DispatcherOptions {
   throughputPerWorker: number;
 }
 
+/**
+ * What a route says of an SMSC's refusal: whether it passes the message to its next connector
+ * (reroute_on), and how the message's job gets there.
+ */
+export interface Failover {
+  reroutesOn(route: string | null, status: string): boolean;
+  /** Publishes the job of a message that now waits for `connector`. */
+  publish(job: MessageSubmitJob, connector: string): Promise<void>;
+}
+
 /** Pacing beyond this worker: cluster-wide caps and the SMSC-adaptive rate. */
 export interface DispatcherPacing {
   gate: ThroughputGate;
@@ -89,6 +99,7 @@ export class MessageDispatcher {
     private readonly metrics: DispatcherMetrics,
     private readonly options: DispatcherOptions,
     private readonly pacing?: DispatcherPacing,
+    private readonly failover?: Failover,
   ) {
     if (options.throughputPerWorker > 0 || pacing?.qos) {
       this.pacer = new Bottleneck({
@@ -110,6 +121,10 @@ export class MessageDispatcher {
 
   private stopping = false;
   private appliedRate = 0;
+  /** Messages the SMSC accepted through this dispatcher (the connector's rate in its status). */
+  submittedCount = 0;
+  /** The last SMSC error, for the connector's status. */
+  lastFailure: { text: string; at: Date } | undefined;
 
   readonly handle = async (job: MessageSubmitJob, info: DeliveryInfo): Promise<void> => {
     const { done } = await this.admit(job, info);
@@ -369,6 +384,7 @@ export class MessageDispatcher {
         this.submitted.add({ id: message.id, smscIds }),
       );
       if (moved) {
+        this.submittedCount++;
         this.metrics.submitted.inc({ connector: this.connector.name });
         this.metrics.submittedPdus.inc({ connector: this.connector.name }, result.smscIds.length);
       }
@@ -378,6 +394,7 @@ export class MessageDispatcher {
       // Written or not, the claim is committed before its outcome is recorded.
       await this.committed(claim, message);
       if (!(err instanceof SmscError)) throw err;
+      this.lastFailure = { text: `${err.code}: ${err.message}`, at: new Date() };
       this.metrics.smscResponse.observe(
         { connector: this.connector.name, outcome: err.code },
         Number(process.hrtime.bigint() - started) / 1e9,
@@ -448,6 +465,30 @@ export class MessageDispatcher {
     });
     const mayBeAtSmsc =
       err.unanswered || accepted.length > 0 || acceptedBefore || message.unanswered_submits > 0;
+    // Only a message no part of which the SMSC may hold can go to another SMSC.
+    if (!mayBeAtSmsc && this.failover?.reroutesOn(message.route, err.code)) {
+      const next = await this.claims.failOver(message.id, `${err.code} at ${this.connector.name}`);
+      if (next !== undefined) {
+        this.metrics.rerouted.inc({ connector: this.connector.name, to: next, reason: err.code });
+        this.logger.info(
+          { messageId: message.id, from: this.connector.name, to: next, reason: err.code },
+          "refused by the SMSC; passed to the route's next connector",
+        );
+        // Recorded already: a failed publish leaves it to the sweep, which publishes it there.
+        await this.failover
+          .publish(
+            { messageId: message.id, accountId: message.account_id, segments: message.segments },
+            next,
+          )
+          .catch((err: unknown) =>
+            this.logger.warn(
+              { err, messageId: message.id },
+              'could not publish the failed-over job',
+            ),
+          );
+        return;
+      }
+    }
     if (err.unanswered && this.connector.onNoAnswer === 'unknown') {
       this.logger.warn(
         { messageId: message.id, reason: err.code },
@@ -538,6 +579,16 @@ export class MessageDispatcher {
           ),
         ),
     );
+  }
+
+  /** Window places taken by submissions waiting for the SMSC's answer. */
+  get windowInUse(): number {
+    return this.slotsInUse;
+  }
+
+  /** Jobs taken from the bus and not yet submitted. */
+  get waitingCount(): number {
+    return this.waiting.length + this.placeWaiters.length;
   }
 
   /** Waits for submissions in progress (graceful shutdown). */

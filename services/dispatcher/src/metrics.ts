@@ -1,4 +1,4 @@
-import { QUEUES } from '@smsgw/contracts';
+import { QUEUES, connectorQueue } from '@smsgw/contracts';
 import { exportQueueMetrics, type Bus } from '@smsgw/kit';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -10,6 +10,8 @@ export interface DispatcherMetrics {
   /** Messages a delivery receipt completed, by the final state it gave them. */
   final: Counter<'connector' | 'state'>;
   retried: Counter<'connector' | 'reason'>;
+  /** Messages passed from a connector to the next of their route. */
+  rerouted: Counter<'connector' | 'to' | 'reason'>;
   receipts: Counter<'connector' | 'status'>;
   smscResponse: Histogram<'connector' | 'outcome'>;
   sessionUp: Gauge<'connector'>;
@@ -27,29 +29,67 @@ export interface BacklogProbe {
   oldestWaitingSeconds(): Promise<number>;
 }
 
-/** The configured caps (0: none), so a dashboard can draw the submit rate against them. */
-export interface ThroughputCaps {
-  /** The connector's cluster-wide `throughput` from SMSC_URL, in PDUs per second. */
-  connector: number;
-  /** HTTP_THROUGHPUT_PER_WORKER: messages per second this dispatcher submits. */
-  perWorker: number;
+/** What the metrics read of each connector this dispatcher runs, at scrape time. */
+export interface ConnectorView {
+  name: string;
+  holdsLease: boolean;
+  isUp: boolean;
+  isStopped: boolean;
+  current:
+    | {
+        throughput: number;
+        qos: { current(): number } | undefined;
+        sessions(): number;
+        dispatcher: { windowInUse: number; waitingCount: number };
+      }
+    | undefined;
 }
 
-/** Names as docs/metrics.md lists them. */
+/** Names as docs/metrics.md lists them; every connector metric carries a `connector` label. */
 export function createDispatcherMetrics(
   registry: Registry,
-  connector: { name: string; isUp(): boolean },
-  /** The smart-QoS rate now, when SMART_QOS is on. */
-  qosRate?: () => number,
+  connectors: () => readonly ConnectorView[],
   backlog?: BacklogProbe,
-  caps?: ThroughputCaps,
+  /** HTTP_THROUGHPUT_PER_WORKER: messages per second this dispatcher submits (0: none). */
+  perWorker = 0,
 ): DispatcherMetrics {
+  /** One gauge per connector, reset at each scrape so removed connectors disappear. */
+  const perConnector = (name: string, help: string, value: (c: ConnectorView) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['connector'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of connectors()) this.set({ connector: c.name }, value(c));
+      },
+    });
   const registers = [registry];
-  if (backlog)
-    exportQueueMetrics(registry, backlog.bus, [
-      QUEUES.dispatcherSubmit,
-      QUEUES.dispatcherSubmitGroup,
-    ]);
+  if (backlog) watchConnectorQueues(registry, backlog.bus, connectors);
+  perConnector(
+    'smsgw_connector_lease_held',
+    "1 while this dispatcher holds one of the connector's bind leases",
+    (c) => (c.holdsLease ? 1 : 0),
+  );
+  perConnector('smsgw_connector_stopped', '1 while an operator has the connector stopped', (c) =>
+    c.isStopped ? 1 : 0,
+  );
+  perConnector(
+    'smsgw_connector_sessions',
+    'SMPP sessions of the connector this dispatcher has bound',
+    (c) => c.current?.sessions() ?? 0,
+  );
+  perConnector(
+    'smsgw_connector_window_in_use',
+    "Submissions of the connector waiting for the SMSC's answer on this dispatcher",
+    (c) => c.current?.dispatcher.windowInUse ?? 0,
+  );
+  perConnector(
+    'smsgw_connector_waiting',
+    'Jobs of the connector taken from the bus and not yet submitted on this dispatcher',
+    (c) => c.current?.dispatcher.waitingCount ?? 0,
+  );
   return {
     submitted: new Counter({
       name: 'smsgw_messages_submitted_total',
@@ -81,6 +121,12 @@ export function createDispatcherMetrics(
       labelNames: ['connector', 'reason'],
       registers,
     }),
+    rerouted: new Counter({
+      name: 'smsgw_messages_rerouted_total',
+      help: 'Messages passed from a connector to the next of their failover route (reason: the SMPP status, STOPPED or DOWN)',
+      labelNames: ['connector', 'to', 'reason'],
+      registers,
+    }),
     receipts: new Counter({
       name: 'smsgw_delivery_receipts_total',
       help: 'Delivery receipts received, by status',
@@ -96,11 +142,13 @@ export function createDispatcherMetrics(
     }),
     sessionUp: new Gauge({
       name: 'smsgw_smsc_session_up',
-      help: '1 while the SMSC session is bound',
+      help: '1 while this dispatcher has a bound session of the connector',
       labelNames: ['connector'],
       registers,
       collect() {
-        this.set({ connector: connector.name }, connector.isUp() ? 1 : 0);
+        this.reset();
+        for (const c of connectors())
+          if (c.holdsLease) this.set({ connector: c.name }, c.isUp ? 1 : 0);
       },
     }),
     throughputWait: new Histogram({
@@ -120,7 +168,11 @@ export function createDispatcherMetrics(
       labelNames: ['connector'],
       registers,
       collect() {
-        if (qosRate) this.set({ connector: connector.name }, qosRate());
+        this.reset();
+        for (const c of connectors()) {
+          const qos = c.current?.qos;
+          if (qos) this.set({ connector: c.name }, qos.current());
+        }
       },
     }),
     throughputCap: new Gauge({
@@ -129,9 +181,12 @@ export function createDispatcherMetrics(
       labelNames: ['connector', 'scope'],
       registers,
       collect() {
-        if (!caps) return;
-        this.set({ connector: connector.name, scope: 'connector' }, caps.connector);
-        this.set({ connector: connector.name, scope: 'worker' }, caps.perWorker);
+        this.reset();
+        for (const c of connectors()) {
+          if (!c.current) continue;
+          this.set({ connector: c.name, scope: 'connector' }, c.current.throughput);
+          this.set({ connector: c.name, scope: 'worker' }, perWorker);
+        }
       },
     }),
     dispatchLag: new Gauge({
@@ -149,6 +204,31 @@ export function createDispatcherMetrics(
       registers,
     }),
   };
+}
+
+/** The queue metrics of each connector's submit queues, as connectors come. */
+function watchConnectorQueues(
+  registry: Registry,
+  bus: Bus,
+  connectors: () => readonly ConnectorView[],
+): void {
+  const watched = new Set<string>();
+  new Gauge({
+    name: 'smsgw_connector_queues_watched',
+    help: 'Connectors whose submit queues the queue metrics cover on this dispatcher',
+    registers: [registry],
+    collect() {
+      for (const c of connectors()) {
+        if (watched.has(c.name)) continue;
+        watched.add(c.name);
+        exportQueueMetrics(registry, bus, [
+          connectorQueue(QUEUES.dispatcherSubmit, c.name),
+          connectorQueue(QUEUES.dispatcherSubmitGroup, c.name),
+        ]);
+      }
+      this.set(watched.size);
+    },
+  });
 }
 
 /** The inbound messages' counters (InboundReceiver); names as docs/metrics.md lists them. */

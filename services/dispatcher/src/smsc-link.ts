@@ -1,20 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@smsgw/kit';
-import {
-  HttpConnector,
-  SmppConnector,
-  SmppSimulator,
-  parseHttpSmscUrl,
-  parseSmscUrl,
-  simulatorControl,
-  type SmscConnector,
-} from '@smsgw/smsc';
+import { SmppSimulator, simulatorControl } from '@smsgw/smsc';
 
 export interface SmscLink {
-  connector: SmscConnector;
-  /** The connector's cluster-wide cap in messages (PDUs) per second; 0: none. */
-  throughput: number;
+  /** The `default` connector's URL: SMSC_URL, or the built-in simulator's. */
+  url: string | undefined;
   /** Stops what the link started besides the connector (the built-in simulator). */
   close(): Promise<void>;
   /** The built-in simulator's control endpoint (POST /originate: a handset's reply), on loopback. */
@@ -22,29 +13,15 @@ export interface SmscLink {
 }
 
 /**
- * The connector SMSC_URL names; unset, a built-in simulator on loopback reached over a real SMPP
- * session, so embedded mode exercises the same code as production.
+ * The `default` connector's URL: SMSC_URL; unset, a built-in simulator on loopback reached over a
+ * real SMPP session, so embedded mode exercises the same code as production.
  */
 export async function openSmscLink(
   smscUrl: string | undefined,
   logger: Logger,
   simulatorOptions: { deliveryReceipts?: boolean } = {},
 ): Promise<SmscLink> {
-  if (smscUrl !== undefined) {
-    if (smscUrl.startsWith('smpp:')) {
-      const options = parseSmscUrl(smscUrl);
-      return {
-        connector: new SmppConnector({ ...options, name: 'smsc' }, logger),
-        throughput: options.throughput,
-        close: () => Promise.resolve(),
-      };
-    }
-    return {
-      connector: new HttpConnector({ ...parseHttpSmscUrl(smscUrl), name: 'http' }, logger),
-      throughput: 0,
-      close: () => Promise.resolve(),
-    };
-  }
+  if (smscUrl !== undefined) return { url: smscUrl, close: () => Promise.resolve() };
   const simulator = new SmppSimulator({
     host: '127.0.0.1',
     port: 0,
@@ -70,13 +47,8 @@ export async function openSmscLink(
     { host, port, control: simulatorControlUrl },
     'SMSC_URL unset: using the built-in SMPP simulator',
   );
-  const connector = new SmppConnector(
-    { ...parseSmscUrl(`smpp://simulator:simulator@${host}:${port}?window=50`), name: 'simulator' },
-    logger,
-  );
   return {
-    connector,
-    throughput: 0,
+    url: `smpp://simulator:simulator@${host}:${port}?window=50`,
     simulatorControlUrl,
     close: async () => {
       control.close();

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
@@ -51,7 +52,7 @@ describe('MessageDispatcher', () => {
   it('claims the next group while the window is full, and never has more than a window at the SMSC', async () => {
     const accountId = await insertTestAccount(db);
     const ids = await queued(accountId, 12);
-    const claims = new MessageClaims(db, 'test');
+    const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
     let answered = 0;
     const submit = connector.submit.bind(connector);
     jest.spyOn(connector, 'submit').mockImplementation(async (request) => {
@@ -71,7 +72,7 @@ describe('MessageDispatcher', () => {
       connector,
       new MemoryBus(),
       logger,
-      createDispatcherMetrics(createRegistry(), connector),
+      createDispatcherMetrics(createRegistry(), () => []),
       {
         maxAttempts: 3,
         submitStaleMs: 60_000,

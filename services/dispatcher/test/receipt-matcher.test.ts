@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
+import { DEFAULT_CONNECTOR, QUEUES, TOPICS, type MessageDlrEvent } from '@smsgw/contracts';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import type { DeliveryReceipt } from '@smsgw/smsc';
@@ -51,13 +51,10 @@ beforeAll(async () => {
     { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr },
     (e) => void dlrs.push(e),
   );
-  claims = new MessageClaims(db, 'smsc');
-  const metrics = createDispatcherMetrics(createRegistry('test'), {
-    name: 'smsc',
-    isUp: () => true,
-  });
+  claims = new MessageClaims(db, DEFAULT_CONNECTOR);
+  const metrics = createDispatcherMetrics(createRegistry('test'), () => []);
   matcher = new ReceiptMatcher(claims, bus, createLogger('test', 'silent'), metrics, {
-    connector: 'smsc',
+    connector: DEFAULT_CONNECTOR,
     holdMs: 2000,
     retryEveryMs: 20,
   });
@@ -84,7 +81,7 @@ describe('ReceiptMatcher', () => {
     expect(await stateOf(id)).toBe('delivered');
     await waitFor(() => dlrs.some((d) => d.messageId === id));
     expect(dlrs.filter((d) => d.messageId === id)).toEqual([
-      expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: 'smsc' }),
+      expect.objectContaining({ status: 'DELIVRD', smscId: '1001', connector: DEFAULT_CONNECTOR }),
     ]);
   });
 
@@ -170,8 +167,8 @@ describe('ReceiptMatcher', () => {
       } as unknown as MessageClaims,
       bus,
       createLogger('test', 'silent'),
-      createDispatcherMetrics(createRegistry('test2'), { name: 'smsc', isUp: () => true }),
-      { connector: 'smsc', holdMs: 2000, retryEveryMs: 20 },
+      createDispatcherMetrics(createRegistry('test2'), () => []),
+      { connector: DEFAULT_CONNECTOR, holdMs: 2000, retryEveryMs: 20 },
     );
     await expect(broken.receive(receipt('6001'))).rejects.toThrow(
       'could not record the receipt of 6001',

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, TOPICS, type MessageSubmitGroupJob } from '@smsgw/contracts';
+import {
+  DEFAULT_CONNECTOR,
+  connectorQueue,
+  QUEUES,
+  TOPICS,
+  type MessageSubmitGroupJob,
+} from '@smsgw/contracts';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
@@ -40,10 +46,7 @@ const outboxIds = async () =>
   );
 
 function sweeper(republishQueuedAtStart = false) {
-  const metrics = createDispatcherMetrics(createRegistry('test'), {
-    name: 'smsc',
-    isUp: () => true,
-  });
+  const metrics = createDispatcherMetrics(createRegistry('test'), () => []);
   return new RecoverySweeper(db, bus, createLogger('test', 'silent'), metrics, {
     intervalMs: 60_000,
     acceptedGraceMs: 30_000,
@@ -59,11 +62,19 @@ beforeEach(async () => {
   jobs = [];
   singles = [];
   await bus.consume(
-    { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
+    {
+      queue: connectorQueue(QUEUES.dispatcherSubmit, DEFAULT_CONNECTOR),
+      topic: TOPICS.messageSubmit,
+      key: DEFAULT_CONNECTOR,
+    },
     (job) => void singles.push(job.messageId),
   );
   await bus.consume(
-    { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
+    {
+      queue: connectorQueue(QUEUES.dispatcherSubmitGroup, DEFAULT_CONNECTOR),
+      topic: TOPICS.messageSubmitGroup,
+      key: DEFAULT_CONNECTOR,
+    },
     (job) => void jobs.push(job),
   );
 });
@@ -198,11 +209,11 @@ describe('RecoverySweeper and a message whose job is gone', () => {
 
       // The job goes to a dispatcher, as the bus would hand it over.
       const dispatcher = new MessageDispatcher(
-        new MessageClaims(db, 'test'),
+        new MessageClaims(db, DEFAULT_CONNECTOR),
         connector,
         bus,
         createLogger('test', 'silent'),
-        createDispatcherMetrics(createRegistry('test2'), connector),
+        createDispatcherMetrics(createRegistry('test2'), () => []),
         { maxAttempts: 3, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
       );
       await dispatcher.handle(

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
@@ -56,11 +57,11 @@ async function queuedMessage(
 
 function dispatcherOf(): MessageDispatcher {
   return new MessageDispatcher(
-    new MessageClaims(db, 'test'),
+    new MessageClaims(db, DEFAULT_CONNECTOR),
     connector,
     new MemoryBus(),
     logger,
-    createDispatcherMetrics(createRegistry(), connector),
+    createDispatcherMetrics(createRegistry(), () => []),
     { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
   );
 }
@@ -239,11 +240,11 @@ describe('a claim the database lost after its submit_sm left', () => {
     await start({ latencyMs: 0 });
     const id = await queuedMessage();
     const dispatcher = new MessageDispatcher(
-      new ClaimsLostOnCommit(db, 'test'),
+      new ClaimsLostOnCommit(db, DEFAULT_CONNECTOR),
       connector,
       new MemoryBus(),
       logger,
-      createDispatcherMetrics(createRegistry(), connector),
+      createDispatcherMetrics(createRegistry(), () => []),
       { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
     );
     // The bus delivers a job again after any failure; bounded.

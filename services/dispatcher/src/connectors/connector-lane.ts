@@ -1,0 +1,370 @@
+import {
+  QUEUES,
+  TOPICS,
+  connectorQueue,
+  submitGroups,
+  toGroupJob,
+  type MessageSubmitGroupJob,
+  type MessageSubmitJob,
+} from '@smsgw/contracts';
+import type { Bus, Consumer, Db, DeliveryInfo, Logger } from '@smsgw/kit';
+import { failOverWaiting, waitingForConnector, type MessageJobRow } from '@smsgw/store';
+import type { BindLeases } from './bind-leases';
+import { windowOf, type ConnectorConfig } from './open-connector';
+import type { ConnectorSession } from './connector-session';
+import type { DispatcherMetrics } from '../metrics';
+
+export interface LaneOptions {
+  /** This dispatcher, as its leases and status rows name it. */
+  holder: string;
+  leaseTtlMs: number;
+  /** A connector down this long passes the waiting messages of failover routes on. */
+  failoverAfterMs: number;
+  retryDelaysMs: number[];
+  prefetch: { perWindowPlace: number; typicalGroupJob: number; minGroupJobs: number };
+}
+
+export interface LaneDeps {
+  db: Db;
+  bus: Bus;
+  leases: BindLeases;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+  /** Opens one session of the connector: its link, dispatcher, receipts and inbound. */
+  openSession(config: ConnectorConfig): ConnectorSession;
+}
+
+/** What the admin API shows of this dispatcher's part of a connector. */
+export interface LaneStatus {
+  connector: string;
+  bound: number;
+  window_in_use: number;
+  waiting: number;
+  rate: number;
+  last_error: string | null;
+  last_error_at: Date | null;
+  up_since: Date | null;
+  down_since: Date | null;
+}
+
+/**
+ * One connector on this dispatcher. It takes part only while it holds one of the connector's bind
+ * leases: then it consumes the connector's queues and, unless an operator stopped the connector,
+ * keeps a session open. Without a lease it holds nothing and consumes nothing, so a connector never
+ * has more sessions than `binds` across the cluster. A stopped or long-down connector passes the
+ * waiting messages of failover routes to their next connector; the others wait for it.
+ */
+export class ConnectorLane {
+  private slot: number | undefined;
+  private lastRenewal = 0;
+  private session: ConnectorSession | undefined;
+  private consumers: Consumer[] = [];
+  private downSince: Date | null = null;
+  private upSince: Date | null = null;
+  private lastError: { text: string; at: Date } | undefined;
+  private submittedBefore = 0;
+  private reportedAt = Date.now();
+  /** Serialises lease and session changes: ticks never overlap. */
+  private busy: Promise<void> = Promise.resolve();
+  private readonly guard: NodeJS.Timeout;
+
+  constructor(
+    private config: ConnectorConfig,
+    private readonly deps: LaneDeps,
+    private readonly options: LaneOptions,
+  ) {
+    // Independent of the ticks, which may wait on the database: a lease not renewed for half its
+    // time closes the session before another dispatcher could take the slot.
+    this.guard = setInterval(() => {
+      if (this.slot === undefined || !this.session) return;
+      if (Date.now() - this.lastRenewal <= this.options.leaseTtlMs / 2) return;
+      const session = this.session;
+      this.session = undefined;
+      this.deps.logger.warn({ connector: this.name }, 'bind lease not renewed in time; unbinding');
+      void session.stop().catch((err: unknown) => this.noteError(err));
+    }, 250);
+    this.guard.unref();
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get holdsLease(): boolean {
+    return this.slot !== undefined;
+  }
+
+  get isUp(): boolean {
+    return this.session?.connector.isUp() ?? false;
+  }
+
+  get isStopped(): boolean {
+    return this.config.desiredState === 'stopped';
+  }
+
+  /** The live session (for metrics), if any. */
+  get current(): ConnectorSession | undefined {
+    return this.session;
+  }
+
+  private ticking = false;
+
+  /**
+   * Brings the lane in line with its row and its lease; called every second or so. A tick still
+   * running (an SMSC slow to unbind) makes the next one a no-op rather than a queue of them.
+   */
+  tick(config: ConnectorConfig = this.config): Promise<void> {
+    if (this.ticking) return this.busy;
+    this.ticking = true;
+    this.busy = this.reconcile(config)
+      .catch((err: unknown) => {
+        this.noteError(err);
+        this.deps.logger.error({ err, connector: this.name }, 'connector lane could not reconcile');
+      })
+      .finally(() => (this.ticking = false));
+    return this.busy;
+  }
+
+  private async reconcile(config: ConnectorConfig): Promise<void> {
+    const previous = this.config;
+    this.config = config;
+    const relinked = previous.url !== config.url || previous.bindMode !== config.bindMode;
+    if (this.slot !== undefined && (relinked || this.slot >= config.binds)) {
+      this.deps.logger.info({ connector: this.name }, 'connector changed; leaving its bind');
+      await this.leave();
+    }
+    if (this.slot === undefined) {
+      const slot = await this.deps.leases.acquire(
+        this.name,
+        config.binds,
+        this.options.holder,
+        this.options.leaseTtlMs,
+      );
+      if (slot === undefined) return;
+      this.slot = slot;
+      this.lastRenewal = Date.now();
+      this.deps.logger.info({ connector: this.name, slot }, 'took a bind lease of the connector');
+      await this.consume();
+    } else if (!(await this.renew())) return;
+    if (this.isStopped && this.session) await this.closeSession('stopped by an operator');
+    if (!this.isStopped && !this.session) this.openSession();
+    this.trackSession();
+  }
+
+  /**
+   * Renews the lease; a holder that could not renew for most of its lease closes its session at
+   * once, before another dispatcher can take the slot.
+   */
+  private async renew(): Promise<boolean> {
+    const slot = this.slot!;
+    let renewed = false;
+    try {
+      renewed = await this.deps.leases.renew(
+        this.name,
+        slot,
+        this.options.holder,
+        this.options.leaseTtlMs,
+      );
+    } catch (err) {
+      this.noteError(err);
+    }
+    if (renewed) {
+      this.lastRenewal = Date.now();
+      return true;
+    }
+    const lost = !renewed && Date.now() - this.lastRenewal > this.options.leaseTtlMs / 2;
+    if (lost) {
+      this.deps.logger.warn({ connector: this.name, slot }, 'bind lease lost; closing the session');
+      await this.leave();
+    }
+    return false;
+  }
+
+  /** Up/down bookkeeping for the status and the failover of waiting messages. */
+  private trackSession(): void {
+    if (this.isUp) {
+      if (!this.upSince) this.upSince = new Date();
+      this.downSince = null;
+    } else {
+      this.upSince = null;
+      this.downSince ??= new Date();
+    }
+  }
+
+  private openSession(): void {
+    this.session = this.deps.openSession(this.config);
+    this.downSince = new Date();
+    this.submittedBefore = 0;
+    // A session may take long to bind (an SMSC away): the lane keeps ticking meanwhile.
+    this.session.start().catch((err: unknown) => {
+      this.noteError(err);
+      this.deps.logger.warn({ err, connector: this.name }, 'connector did not bind');
+    });
+    // Not awaited: the lease's renewals must not wait on the database.
+    void this.republishHeld().catch((err: unknown) => {
+      this.noteError(err);
+      this.deps.logger.warn({ err, connector: this.name }, 'could not re-publish held messages');
+    });
+  }
+
+  private async closeSession(why: string): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.session = undefined;
+    this.deps.logger.info({ connector: this.name, why }, 'closing the connector session');
+    await session.stop();
+    this.upSince = null;
+    this.downSince = new Date();
+  }
+
+  private async consume(): Promise<void> {
+    const window = windowOf(this.config.url);
+    const { perWindowPlace, typicalGroupJob, minGroupJobs } = this.options.prefetch;
+    this.consumers = [
+      await this.deps.bus.consume(
+        {
+          queue: connectorQueue(QUEUES.dispatcherSubmit, this.name),
+          topic: TOPICS.messageSubmit,
+          key: this.name,
+          prefetch: window * perWindowPlace,
+          retryDelaysMs: this.options.retryDelaysMs,
+        },
+        (job, info) => this.handle(job, info),
+      ),
+      await this.deps.bus.consume(
+        {
+          queue: connectorQueue(QUEUES.dispatcherSubmitGroup, this.name),
+          topic: TOPICS.messageSubmitGroup,
+          key: this.name,
+          prefetch: Math.max(minGroupJobs, Math.ceil((window * perWindowPlace) / typicalGroupJob)),
+          retryDelaysMs: this.options.retryDelaysMs,
+        },
+        (job, info) => this.handleGroup(job, info),
+      ),
+    ];
+  }
+
+  private async handle(job: MessageSubmitJob, info: DeliveryInfo): Promise<void> {
+    const session = await this.passOn([job.messageId]);
+    if (!session || session.kept.length === 0) return;
+    await session.session.dispatcher.handle(job, info);
+  }
+
+  private async handleGroup(job: MessageSubmitGroupJob, info: DeliveryInfo): Promise<void> {
+    const session = await this.passOn(job.messages.map((m) => m.messageId));
+    if (!session || session.kept.length === 0) return;
+    const kept = new Set(session.kept);
+    const messages = job.messages.filter((m) => kept.has(m.messageId));
+    await session.session.dispatcher.handleGroup({ ...job, messages }, info);
+  }
+
+  /**
+   * While the connector is stopped, or down longer than failoverAfterMs, the messages of failover
+   * routes go to their next connector. What stays: submitted here when a session is open (it waits
+   * for the bind, then is retried), else held in the database until the connector starts again.
+   */
+  private async passOn(
+    ids: string[],
+  ): Promise<{ session: ConnectorSession; kept: string[] } | undefined> {
+    const session = this.session;
+    const down =
+      !session ||
+      (!session.connector.isUp() &&
+        this.downSince !== null &&
+        Date.now() - this.downSince.getTime() >= this.options.failoverAfterMs);
+    if (!down) return { session, kept: ids };
+    const moved = await failOverWaiting(this.deps.db, ids, this.name);
+    if (moved.length > 0) await this.publish(moved, session ? 'DOWN' : 'STOPPED');
+    if (!session) return undefined;
+    const gone = new Set(moved.map((m) => m.id));
+    return { session, kept: ids.filter((id) => !gone.has(id)) };
+  }
+
+  private async publish(rows: MessageJobRow[], reason: string): Promise<void> {
+    const groups = submitGroups(
+      rows.map((r) => ({
+        accountId: r.account_id,
+        messageId: r.id,
+        segments: r.segments,
+        connector: r.connector,
+      })),
+    );
+    for (const group of groups) {
+      this.deps.metrics.rerouted.inc(
+        { connector: this.name, to: group[0].connector, reason },
+        group.length,
+      );
+      await this.deps.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), group[0].connector);
+    }
+  }
+
+  /** Messages held while the connector was stopped get their jobs again once it starts. */
+  private async republishHeld(): Promise<void> {
+    for (let round = 0; round < 100; round++) {
+      const rows = await waitingForConnector(this.deps.db, this.name, 1000);
+      if (rows.length === 0) return;
+      const groups = submitGroups(
+        rows.map((r) => ({
+          accountId: r.account_id,
+          messageId: r.id,
+          segments: r.segments,
+          connector: r.connector,
+        })),
+      );
+      for (const group of groups)
+        await this.deps.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), this.name);
+      if (rows.length < 1000) return;
+    }
+  }
+
+  /** Stops consuming, closes the session and gives the lease back. */
+  async leave(): Promise<void> {
+    const consumers = this.consumers;
+    this.consumers = [];
+    await Promise.all(consumers.map((c) => c.cancel()));
+    await this.closeSession('left the bind');
+    const slot = this.slot;
+    this.slot = undefined;
+    if (slot !== undefined)
+      await this.deps.leases
+        .release(this.name, slot, this.options.holder)
+        .catch((err: unknown) => this.noteError(err));
+  }
+
+  /** Waits for the tick in progress, then leaves (on shutdown or when the connector is removed). */
+  async close(): Promise<void> {
+    clearInterval(this.guard);
+    await this.busy;
+    await this.leave();
+  }
+
+  private noteError(err: unknown): void {
+    this.lastError = { text: err instanceof Error ? err.message : String(err), at: new Date() };
+  }
+
+  /** This dispatcher's part of the connector, for connector_status. */
+  status(): LaneStatus {
+    const session = this.session;
+    const submitted = session?.submitted() ?? 0;
+    const seconds = Math.max(0.001, (Date.now() - this.reportedAt) / 1000);
+    const rate = Math.max(0, submitted - this.submittedBefore) / seconds;
+    this.submittedBefore = submitted;
+    this.reportedAt = Date.now();
+    const sessionError = session?.lastError();
+    const error =
+      sessionError && (!this.lastError || sessionError.at > this.lastError.at)
+        ? sessionError
+        : this.lastError;
+    return {
+      connector: this.name,
+      bound: session?.connector.isUp() ? session.sessions() : 0,
+      window_in_use: session?.dispatcher.windowInUse ?? 0,
+      waiting: session?.dispatcher.waitingCount ?? 0,
+      rate: Math.round(rate * 10) / 10,
+      last_error: error?.text ?? null,
+      last_error_at: error?.at ?? null,
+      up_since: this.upSince,
+      down_since: this.upSince ? null : this.downSince,
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import type { Logger } from '@smsgw/kit';
+import {
+  HttpConnector,
+  SmppConnector,
+  parseHttpSmscUrl,
+  parseSmscUrl,
+  type SmscConnector,
+} from '@smsgw/smsc';
+
+/** A connector as the `connectors` table holds it. */
+export interface ConnectorConfig {
+  name: string;
+  url: string;
+  binds: number;
+  bindMode: 'transceiver' | 'transmitter_receiver';
+  desiredState: 'started' | 'stopped';
+}
+
+export interface OpenedConnector {
+  connector: SmscConnector;
+  /** Its cluster-wide cap in PDUs per second; 0: none. */
+  throughput: number;
+}
+
+/** The window a connector's URL asks for, to size its queues' prefetch before any session. */
+export function windowOf(url: string): number {
+  if (/^https?:/.test(url)) return parseHttpSmscUrl(url).window;
+  return parseSmscUrl(url).window;
+}
+
+/**
+ * One session's connector for a connector's URL: SMPP (plain or TLS) or HTTP, one class per file in
+ * the smsc package; this is the only place that picks one.
+ */
+export function openConnector(config: ConnectorConfig, logger: Logger): OpenedConnector {
+  const log = logger.child({ connector: config.name });
+  if (/^https?:/.test(config.url)) {
+    return {
+      connector: new HttpConnector({ ...parseHttpSmscUrl(config.url), name: config.name }, log),
+      throughput: 0,
+    };
+  }
+  const options = parseSmscUrl(config.url);
+  return {
+    connector: new SmppConnector({ ...options, name: config.name }, log),
+    throughput: options.throughput,
+  };
+}
