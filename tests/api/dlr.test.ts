@@ -122,13 +122,13 @@ function expectedReports(
   smscId: string,
   text: string,
 ): Record<string, unknown>[] {
-  const one = { id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' };
+  const one = { id, level: '1', message_status: 'ESME_ROK', connector: 'default' };
   const two = {
     id,
     id_smsc: smscId,
     message_status: 'DELIVRD',
     level: '2',
-    connector: 'smsc',
+    connector: 'default',
     sub: '001',
     dlvrd: '001',
     subdate: expect.stringMatching(/^\d{10}$/),

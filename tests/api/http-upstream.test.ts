@@ -86,7 +86,7 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
     const later = await send('41790000503', 1);
     await waitFor(() => (reportsOf(later).length > 0 ? true : undefined));
     expect(reportsOf(id)).toEqual([
-      { id, level: '1', message_status: 'ESME_ROK', connector: 'http' },
+      { id, level: '1', message_status: 'ESME_ROK', connector: 'default' },
     ]);
     expect(
       (await request(gw.base, 'GET', `/secure/messages/${id}`, { auth })).body.data.state,

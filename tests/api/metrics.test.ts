@@ -3,7 +3,7 @@
  * traffic that makes every documented series appear, then one scrape of /metrics. The table is
  * parsed here, so the documentation and the exports cannot drift apart.
  */
-import { QUEUES } from '@smsgw/contracts';
+import { QUEUES, DEFAULT_CONNECTOR, connectorQueue } from '@smsgw/contracts';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
@@ -208,8 +208,16 @@ describe('GET /metrics in embedded mode', () => {
         .filter((s) => s.name === name)
         .map((s: Sample) => s.labels['queue'])
         .sort();
-    expect(queues('smsgw_queue_depth')).toEqual(Object.values(QUEUES).sort());
-    expect(queues('smsgw_queue_lag_seconds')).toEqual(Object.values(QUEUES).sort());
+    // The dispatcher's submit queues are one pair per connector: here the default connector's.
+    const consumed = Object.values(QUEUES)
+      .map((q) =>
+        q === QUEUES.dispatcherSubmit || q === QUEUES.dispatcherSubmitGroup
+          ? connectorQueue(q, DEFAULT_CONNECTOR)
+          : q,
+      )
+      .sort();
+    expect(queues('smsgw_queue_depth')).toEqual(consumed);
+    expect(queues('smsgw_queue_lag_seconds')).toEqual(consumed);
     expect(scrape.types.get('process_cpu_seconds_total')).toBe('counter');
   });
 
@@ -217,21 +225,23 @@ describe('GET /metrics in embedded mode', () => {
     // The first run's send counted in the first run's registry; this one re-published it.
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(1);
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
-    expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'smsc' })).toBe(4);
-    expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'smsc' })).toBe(4);
+    expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'default' })).toBe(4);
+    expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'default' })).toBe(4);
     expect(
-      total(scrape, 'smsgw_messages_final_total', { connector: 'smsc', state: 'delivered' }),
+      total(scrape, 'smsgw_messages_final_total', { connector: 'default', state: 'delivered' }),
     ).toBe(4);
     expect(
       total(scrape, 'smsgw_messages_failed_total', {
-        connector: 'smsc',
+        connector: 'default',
         reason: 'ESME_RINVDSTADR',
       }),
     ).toBe(1);
-    expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'connector' })).toBe(
-      200,
+    expect(
+      total(scrape, 'smsgw_throughput_cap', { connector: 'default', scope: 'connector' }),
+    ).toBe(200);
+    expect(total(scrape, 'smsgw_throughput_cap', { connector: 'default', scope: 'worker' })).toBe(
+      50,
     );
-    expect(total(scrape, 'smsgw_throughput_cap', { connector: 'smsc', scope: 'worker' })).toBe(50);
     expect(total(scrape, 'smsgw_callbacks_pending', { kind: 'callback' })).toBe(1);
     expect(
       total(scrape, 'smsgw_callback_attempts_count', { kind: 'callback', outcome: 'ok' }),
@@ -251,6 +261,6 @@ describe('GET /metrics in embedded mode', () => {
     expect(
       total(scrape, 'smsgw_callbacks_given_up_total', { kind: 'dlr2', reason: 'refused' }),
     ).toBe(1);
-    expect(total(scrape, 'smsgw_smsc_session_up', { connector: 'smsc' })).toBe(1);
+    expect(total(scrape, 'smsgw_smsc_session_up', { connector: 'default' })).toBe(1);
   });
 });

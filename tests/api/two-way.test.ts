@@ -124,7 +124,7 @@ describe('inbound messages routed to applications', () => {
     expect(form).toMatchObject({
       from: '41790000002',
       to: '4000',
-      'origin-connector': 'smsc',
+      'origin-connector': 'default',
       coding: '8',
       content: text,
     });
@@ -387,8 +387,8 @@ describe('the CLI', () => {
     await sim.originate({ from: '41790000031', to: '4200', text: 'INFO again' });
     const followed = (await tail).split('\n');
     expect(followed).toHaveLength(2);
-    expect(followed[0]).toMatch(/41790000030 → 4200 \[smsc\] info please$/);
-    expect(followed[1]).toMatch(/41790000031 → 4200 \[smsc\] INFO again$/);
+    expect(followed[0]).toMatch(/41790000030 → 4200 \[default\] info please$/);
+    expect(followed[1]).toMatch(/41790000031 → 4200 \[default\] INFO again$/);
     const list = JSON.parse(
       await runSmsgw(gw.base, ['inbound', 'list', '--to', '4200'], bobEnv),
     ) as {

@@ -1,4 +1,4 @@
-import { QUEUES } from '@smsgw/contracts';
+import { DEFAULT_CONNECTOR, QUEUES, connectorQueue } from '@smsgw/contracts';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { freshCluster, type Cluster } from '../support/distributed';
@@ -154,7 +154,7 @@ describe('distributed mode: each service its own process', () => {
       'batch-scheduler': /^smsgw_(http_|batch|queue_)/,
       'callback-notifier': /^smsgw_(http_|callback|queue_|inbound_routed)/,
       dispatcher:
-        /^smsgw_(http_|messages_(submitted|failed|final)|submit_|delivery_|smsc_|recovery_|throughput_|qos_|queue_|dispatch_|inbound_(received|messages|duplicates))/,
+        /^smsgw_(http_|messages_(submitted|failed|final|rerouted)|submit_|delivery_|smsc_|connector_|recovery_|throughput_|qos_|queue_|dispatch_|inbound_(received|messages|duplicates))/,
     };
     // Each consumer queue is reported by the service that consumes it, and only there.
     const queues: Record<string, string[]> = {
@@ -162,7 +162,10 @@ describe('distributed mode: each service its own process', () => {
       'api-gateway': [],
       'batch-scheduler': [QUEUES.schedulerBatches],
       'callback-notifier': [QUEUES.notifierDlr, QUEUES.notifierResults, QUEUES.notifierInbound],
-      dispatcher: [QUEUES.dispatcherSubmit, QUEUES.dispatcherSubmitGroup],
+      dispatcher: [
+        connectorQueue(QUEUES.dispatcherSubmit, DEFAULT_CONNECTOR),
+        connectorQueue(QUEUES.dispatcherSubmitGroup, DEFAULT_CONNECTOR),
+      ],
     };
     const names = ['auth', 'api-gateway', 'dispatcher', 'batch-scheduler', 'callback-notifier'];
     for (const [index, service] of services.entries()) {
@@ -193,7 +196,7 @@ describe('distributed mode: each service its own process', () => {
     }
     const dispatcherMetrics = (await request(services[2].url, 'GET', '/metrics')).text;
     expect(dispatcherMetrics).toMatch(
-      /smsgw_messages_submitted_total\{[^}]*connector="smsc"[^}]*\} [1-9]/,
+      /smsgw_messages_submitted_total\{[^}]*connector="default"[^}]*\} [1-9]/,
     );
     expect(dispatcherMetrics).toMatch(/smsgw_smsc_session_up\{[^}]*\} 1/);
     expect(dispatcherMetrics).toMatch(

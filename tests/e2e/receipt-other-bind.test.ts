@@ -90,13 +90,13 @@ describe('a receipt arriving on another bind of the same account', () => {
         .map((c) => c.query)
         .sort((a, b) => Number(a['level']) - Number(b['level']));
       expect(levels).toEqual([
-        { id, level: '1', message_status: 'ESME_ROK', connector: 'smsc' },
+        { id, level: '1', message_status: 'ESME_ROK', connector: 'default' },
         expect.objectContaining({
           id,
           level: '2',
           message_status: 'DELIVRD',
           id_smsc: smsc_id,
-          connector: 'smsc',
+          connector: 'default',
         }),
       ]);
     }

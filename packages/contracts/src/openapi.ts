@@ -1,4 +1,6 @@
 import { inboundPaths } from './openapi-inbound';
+import { routingPaths } from './openapi-routing';
+import { ConnectorInputSchema, ConnectorUpdateSchema, MtRouteInputSchema } from './routing';
 import { MoRouteSchema, OptOutRequestSchema } from './inbound';
 import { z } from 'zod';
 import {
@@ -194,6 +196,9 @@ export function buildOpenApiDocument(): Json {
     SenderRulesView: schemaOf(SenderRulesViewSchema),
     OptOutRequest: schemaOf(OptOutRequestSchema),
     MoRoute: schemaOf(MoRouteSchema),
+    ConnectorInput: schemaOf(ConnectorInputSchema),
+    ConnectorUpdate: schemaOf(ConnectorUpdateSchema),
+    MtRoute: schemaOf(MtRouteInputSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -218,6 +223,7 @@ export function buildOpenApiDocument(): Json {
     },
     paths: {
       ...inboundPaths({ json, pick, client, admin, pathParam }),
+      ...routingPaths({ json, pick, client, admin, pathParam }),
       '/secure/send': {
         post: {
           summary: 'Send one SMS',

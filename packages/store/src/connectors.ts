@@ -32,3 +32,50 @@ export async function ensureConnector(db: Queryable, name: string, url: string):
     [name, url],
   );
 }
+
+export async function getConnector(db: Queryable, name: string): Promise<ConnectorRow | undefined> {
+  const { rows } = await db.query<ConnectorRow>(
+    `SELECT name, url, binds, bind_mode, desired_state, updated_at FROM connectors WHERE name = $1`,
+    [name],
+  );
+  return rows[0];
+}
+
+/** false when a connector of that name exists already. */
+export async function insertConnector(
+  db: Queryable,
+  c: Pick<ConnectorRow, 'name' | 'url' | 'binds' | 'bind_mode'>,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO connectors (name, url, binds, bind_mode) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`,
+    [c.name, c.url, c.binds, c.bind_mode],
+  );
+  return rowCount === 1;
+}
+
+/** Changes the given fields; false when there is no such connector. */
+export async function updateConnector(
+  db: Queryable,
+  name: string,
+  patch: Partial<Pick<ConnectorRow, 'url' | 'binds' | 'bind_mode' | 'desired_state'>>,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connectors SET url = COALESCE($2, url), binds = COALESCE($3, binds), bind_mode = COALESCE($4, bind_mode),
+            desired_state = COALESCE($5, desired_state), updated_at = now()
+      WHERE name = $1`,
+    [
+      name,
+      patch.url ?? null,
+      patch.binds ?? null,
+      patch.bind_mode ?? null,
+      patch.desired_state ?? null,
+    ],
+  );
+  return rowCount === 1;
+}
+
+/** false when there was no such connector. */
+export async function deleteConnector(db: Queryable, name: string): Promise<boolean> {
+  const { rowCount } = await db.query(`DELETE FROM connectors WHERE name = $1`, [name]);
+  return rowCount === 1;
+}

@@ -29,3 +29,40 @@ export async function mtRoutesVersion(db: Queryable): Promise<string> {
   );
   return rows[0].version;
 }
+
+export interface NewMtRoute {
+  name: string;
+  position: number;
+  kind: MtRouteRow['kind'];
+  targets: MtRouteRow['targets'];
+  filters: Record<string, unknown>;
+  reroute_on: readonly string[];
+  price: string | null;
+}
+
+/** Creates or replaces the route; false when another route has its position. */
+export async function putMtRoute(db: Queryable, route: NewMtRoute): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO mt_routes (name, position, kind, targets, filters, reroute_on, price)
+     SELECT $1, $2, $3, $4::jsonb, $5::jsonb, $6::text[], $7::numeric
+      WHERE NOT EXISTS (SELECT 1 FROM mt_routes WHERE position = $2 AND name <> $1)
+     ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, kind = EXCLUDED.kind, targets = EXCLUDED.targets,
+       filters = EXCLUDED.filters, reroute_on = EXCLUDED.reroute_on, price = EXCLUDED.price, updated_at = now()`,
+    [
+      route.name,
+      route.position,
+      route.kind,
+      JSON.stringify(route.targets),
+      JSON.stringify(route.filters),
+      route.reroute_on,
+      route.price,
+    ],
+  );
+  return rowCount === 1;
+}
+
+/** false when there was no such route. */
+export async function deleteMtRoute(db: Queryable, name: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM mt_routes WHERE name = $1', [name]);
+  return rowCount === 1;
+}

@@ -35,6 +35,7 @@ import { requireInternalToken } from './internal-guard';
 import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
 import { createInboundAdminRoutes } from './inbound-admin-routes';
+import { createConnectorAdminRoutes } from './connector-admin-routes';
 import type { PasswordHasher } from './password-hasher';
 import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
@@ -274,6 +275,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.use(createSenderRoutes(deps.senders));
   admin.use(createInboundAdminRoutes(deps.db));
+  admin.use(createConnectorAdminRoutes(deps.db));
   addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer });
 
   router.use('/admin/v1', admin);

@@ -8,7 +8,11 @@ import type { RateLimiter } from './throughput/rate-limiter';
 import { dispatcherDefaults } from './defaults';
 import type { SmscLink } from './smsc-link';
 import { openRateLimiter } from './throughput/open-rate-limiter';
-import { createDispatcherMetrics, createInboundMetrics } from './metrics';
+import {
+  createDispatcherMetrics,
+  createInboundMetrics,
+  exportConnectorQueueMetrics,
+} from './metrics';
 import { RecoverySweeper } from './recovery-sweeper';
 import { MemoryBindLeases, type BindLeases } from './connectors/bind-leases';
 import { RedisBindLeases } from './connectors/redis-bind-leases';
@@ -149,6 +153,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       failoverAfterMs: defaults.failoverAfterMs,
       retryDelaysMs,
       prefetch: dispatcherDefaults.prefetch,
+      onConnector: (name) => exportConnectorQueueMetrics(options.registry, bus, name),
     },
   );
   const sweeper = new RecoverySweeper(db, bus, logger, metrics, {

@@ -24,6 +24,14 @@ export interface DispatcherMetrics {
 }
 
 /** Read at scrape time: the submit queues (depth, lag) and the age of the oldest message not yet claimed. */
+/** `smsgw_queue_depth` and `smsgw_queue_lag_seconds` of a connector's submit queues. */
+export function exportConnectorQueueMetrics(registry: Registry, bus: Bus, connector: string): void {
+  exportQueueMetrics(registry, bus, [
+    connectorQueue(QUEUES.dispatcherSubmit, connector),
+    connectorQueue(QUEUES.dispatcherSubmitGroup, connector),
+  ]);
+}
+
 export interface BacklogProbe {
   bus: Bus;
   oldestWaitingSeconds(): Promise<number>;
@@ -66,7 +74,6 @@ export function createDispatcherMetrics(
       },
     });
   const registers = [registry];
-  if (backlog) watchConnectorQueues(registry, backlog.bus, connectors);
   perConnector(
     'smsgw_connector_lease_held',
     "1 while this dispatcher holds one of the connector's bind leases",
@@ -204,31 +211,6 @@ export function createDispatcherMetrics(
       registers,
     }),
   };
-}
-
-/** The queue metrics of each connector's submit queues, as connectors come. */
-function watchConnectorQueues(
-  registry: Registry,
-  bus: Bus,
-  connectors: () => readonly ConnectorView[],
-): void {
-  const watched = new Set<string>();
-  new Gauge({
-    name: 'smsgw_connector_queues_watched',
-    help: 'Connectors whose submit queues the queue metrics cover on this dispatcher',
-    registers: [registry],
-    collect() {
-      for (const c of connectors()) {
-        if (watched.has(c.name)) continue;
-        watched.add(c.name);
-        exportQueueMetrics(registry, bus, [
-          connectorQueue(QUEUES.dispatcherSubmit, c.name),
-          connectorQueue(QUEUES.dispatcherSubmitGroup, c.name),
-        ]);
-      }
-      this.set(watched.size);
-    },
-  });
 }
 
 /** The inbound messages' counters (InboundReceiver); names as docs/metrics.md lists them. */

@@ -11,6 +11,8 @@ export interface FleetOptions extends Omit<LaneOptions, 'holder'> {
   tickMs: number;
   /** How often this dispatcher reports its connectors' status. */
   statusEveryMs: number;
+  /** Told of each connector the first time this dispatcher sees it (its queue metrics). */
+  onConnector?: (name: string) => void;
 }
 
 /** This dispatcher, as leases and status rows name it: unique across restarts and hosts. */
@@ -86,6 +88,7 @@ export class ConnectorFleet {
       if (!lane) {
         lane = new ConnectorLane(config, this.deps, { ...this.options, holder: this.holder });
         this.lanes.set(name, lane);
+        this.options.onConnector?.(name);
       }
       // Each lane at its own pace: one waiting on its SMSC must not delay another's renewal.
       void lane.tick(config);
