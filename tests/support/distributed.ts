@@ -22,6 +22,8 @@ export interface Cluster {
   databaseUrl: string;
   namespace: string;
   env: Record<string, string>;
+  /** Connectors the run created besides `default`: their queues are deleted with the namespace. */
+  connectors: string[];
   drop(): Promise<void>;
 }
 
@@ -30,7 +32,9 @@ export async function freshCluster(): Promise<Cluster> {
   const urls = distributedUrls();
   const database = await createTestDatabase();
   const namespace = `e2e-${randomBytes(4).toString('hex')}`;
+  const connectors: string[] = [];
   return {
+    connectors,
     databaseUrl: database.url,
     namespace,
     env: {
@@ -45,10 +49,15 @@ export async function freshCluster(): Promise<Cluster> {
     },
     async drop() {
       await database.drop();
-      await deleteBusNamespace(urls.amqpUrl, namespace, {
-        [QUEUES.dispatcherSubmit]: submitRetryDelays(5),
-        [QUEUES.dispatcherSubmitGroup]: submitRetryDelays(5),
-      });
+      await deleteBusNamespace(
+        urls.amqpUrl,
+        namespace,
+        {
+          [QUEUES.dispatcherSubmit]: submitRetryDelays(5),
+          [QUEUES.dispatcherSubmitGroup]: submitRetryDelays(5),
+        },
+        connectors,
+      );
     },
   };
 }

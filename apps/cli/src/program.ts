@@ -12,6 +12,7 @@ import { readRecipients } from './recipients-file';
 import { adminToken, adminUrl, gatewayUrl } from './cli-settings';
 import { GatewayClient, basicAuth } from './gateway-client';
 import { addTwoWayCommands } from './two-way-commands';
+import { addRoutingCommands } from './routing-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -389,5 +390,6 @@ export function buildProgram(io: Io): Command {
     show,
     print: (text) => io.print(text),
   });
+  addRoutingCommands(program, { adminClient, admin, show, print: (text) => io.print(text) });
   return program;
 }

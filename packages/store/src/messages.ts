@@ -179,6 +179,9 @@ export interface MessageStatusRow {
   attempts: number;
   error: string | null;
   callback_error: string | null;
+  route: string | null;
+  connector: string | null;
+  connector_trail: string[];
   created_at: Date;
   submitted_at: Date | null;
   updated_at: Date;
@@ -192,6 +195,7 @@ export async function messageStatus(
 ): Promise<MessageStatusRow | undefined> {
   const { rows } = await db.query<MessageStatusRow>(
     `SELECT id, state, to_addr, from_addr, batch_id, smsc_id, segments, coding, cost::text AS cost, attempts, error,
+              route, connector, connector_trail,
               callback_error, created_at, submitted_at, updated_at
          FROM messages WHERE id = $1 AND account_id = $2`,
     [id, accountId],

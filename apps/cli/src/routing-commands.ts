@@ -1,0 +1,191 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { GatewayClient } from './gateway-client';
+
+export interface RoutingDeps {
+  adminClient(): GatewayClient;
+  admin(): string;
+  show(value: unknown): void;
+  print(line: string): void;
+}
+
+const whole = (value: string): number => {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+};
+const many = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+interface ConnectorView {
+  name: string;
+  state: string;
+  sessions: number;
+  binds: number;
+  windowInUse: number;
+  waiting: number;
+  rate: number;
+  lastError: string | null;
+}
+
+/** A table an operator reads at a glance, like Kannel's status page. */
+function connectorTable(connectors: ConnectorView[]): string[] {
+  const rows = [
+    ['NAME', 'STATE', 'SESSIONS', 'WINDOW', 'WAITING', 'RATE/S', 'LAST ERROR'],
+    ...connectors.map((c) => [
+      c.name,
+      c.state,
+      `${c.sessions}/${c.binds}`,
+      String(c.windowInUse),
+      String(c.waiting),
+      String(c.rate),
+      c.lastError ?? '',
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** `smsgw connectors …` and `smsgw routes …` (docs/routing.md). */
+export function addRoutingCommands(program: Command, d: RoutingDeps): void {
+  const call = (method: string, path: string, body?: unknown) =>
+    d.adminClient().call(method, path, d.admin(), body);
+  const named = (kind: string, name: string) => `/admin/v1/${kind}/${encodeURIComponent(name)}`;
+
+  const connectors = program
+    .command('connectors')
+    .description('links to SMSCs: state, sessions, window, rate (admin token)');
+  connectors
+    .command('list')
+    .option('--json', 'the API answer as JSON')
+    .action(async (o: { json?: boolean }) => {
+      const answer = (await call('GET', '/admin/v1/connectors')) as { data: ConnectorView[] };
+      if (o.json) d.show(answer);
+      else for (const line of connectorTable(answer.data)) d.print(line);
+    });
+  connectors.command('show <name>').action(async (name: string) => {
+    d.show(await call('GET', named('connectors', name)));
+  });
+  connectors
+    .command('add <name> <url>')
+    .description('smpp://, smpps://, http:// or https:// with the parameters SMSC_URL takes')
+    .option('--binds <n>', 'sessions the connector may have open across the cluster', whole)
+    .option('--bind <mode>', 'transceiver (default) or transmitter_receiver')
+    .action(async (name: string, url: string, o: { binds?: number; bind?: string }) => {
+      d.show(
+        await call('POST', '/admin/v1/connectors', {
+          name,
+          url,
+          ...(o.binds !== undefined && { binds: o.binds }),
+          ...(o.bind !== undefined && { bind: o.bind }),
+        }),
+      );
+    });
+  connectors
+    .command('update <name>')
+    .option('--url <url>', 'a new URL')
+    .option('--binds <n>', 'sessions across the cluster', whole)
+    .option('--bind <mode>', 'transceiver or transmitter_receiver')
+    .action(async (name: string, o: { url?: string; binds?: number; bind?: string }) => {
+      d.show(await call('PATCH', named('connectors', name), o));
+    });
+  connectors.command('remove <name>').action(async (name: string) => {
+    d.show(await call('DELETE', named('connectors', name)));
+  });
+  for (const action of ['stop', 'start'] as const)
+    connectors
+      .command(`${action} <name>`)
+      .description(
+        action === 'stop'
+          ? 'unbind it and hold its traffic (failover routes pass theirs on)'
+          : 'bind it again',
+      )
+      .action(async (name: string) => {
+        d.show(await call('POST', `${named('connectors', name)}/${action}`));
+      });
+
+  const routes = program.command('routes').description('MT routes (admin token)');
+  routes.command('list').action(async () => {
+    d.show(await call('GET', '/admin/v1/routes'));
+  });
+  routes.command('show <name>').action(async (name: string) => {
+    d.show(await call('GET', named('routes', name)));
+  });
+  routes
+    .command('put <name>')
+    .description('create or replace a route')
+    .requiredOption('--position <n>', 'routes are tried from the lowest position', whole)
+    .requiredOption('--kind <kind>', 'static, weighted or failover')
+    .requiredOption(
+      '--connector <name[:weight]>',
+      'a connector (repeat, in order; weighted: name:weight)',
+      many,
+    )
+    .option('--prefix <digits>', 'destination prefix (repeat)', many)
+    .option('--pattern <regex>', 'regular expression the whole destination matches')
+    .option('--account <username>', 'account (repeat)', many)
+    .option('--sender <id>', 'sender (repeat)', many)
+    .option('--tag <tag>', 'message tag (repeat)', many)
+    .option('--days <days>', 'days of week, e.g. mon,tue,wed')
+    .option('--from <HH:MM>', 'start of the hours window')
+    .option('--to <HH:MM>', 'end of the hours window')
+    .option('--tz <zone>', 'time zone of the window (default UTC)')
+    .option('--reroute-on <status>', 'SMPP status that passes to the next connector (repeat)', many)
+    .option('--price <decimal>', 'price per message part, instead of the account rate')
+    .action(
+      async (
+        name: string,
+        o: {
+          position: number;
+          kind: string;
+          connector: string[];
+          prefix?: string[];
+          pattern?: string;
+          account?: string[];
+          sender?: string[];
+          tag?: string[];
+          days?: string;
+          from?: string;
+          to?: string;
+          tz?: string;
+          rerouteOn?: string[];
+          price?: string;
+        },
+      ) => {
+        const window =
+          o.days || o.from || o.to || o.tz
+            ? {
+                ...(o.days && { days: o.days.split(',') }),
+                ...(o.from && { from: o.from }),
+                ...(o.to && { to: o.to }),
+                ...(o.tz && { time_zone: o.tz }),
+              }
+            : undefined;
+        d.show(
+          await call('PUT', named('routes', name), {
+            position: o.position,
+            kind: o.kind,
+            connectors: o.connector.map((c) => {
+              const [connector, weight] = c.split(':');
+              return weight === undefined ? { connector } : { connector, weight: Number(weight) };
+            }),
+            filters: {
+              ...(o.prefix && { prefixes: o.prefix }),
+              ...(o.pattern && { pattern: o.pattern }),
+              ...(o.account && { accounts: o.account }),
+              ...(o.sender && { senders: o.sender }),
+              ...(o.tag && { tags: o.tag }),
+              ...(window && { window }),
+            },
+            ...(o.rerouteOn && { reroute_on: o.rerouteOn }),
+            ...(o.price !== undefined && { price: o.price }),
+          }),
+        );
+      },
+    );
+  routes.command('remove <name>').action(async (name: string) => {
+    d.show(await call('DELETE', named('routes', name)));
+  });
+}
