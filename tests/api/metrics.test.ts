@@ -147,6 +147,54 @@ beforeAll(async () => {
     outcome: 'retry',
   });
   await metricReaches(base, 'smsgw_batches_completed_total', {}, 2);
+  // A stopped connector whose failover route passes its message on to the default connector
+  // (which refuses the destination).
+  const adminCall = (method: string, path: string, json?: unknown) =>
+    request(base, method, `/admin/v1${path}`, {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      ...(json !== undefined && { json }),
+    });
+  expect(
+    (
+      await adminCall('POST', '/connectors', {
+        name: 'spare',
+        url: `smpp://gw:pw@127.0.0.1:${port}`,
+      })
+    ).status,
+  ).toBe(201);
+  await adminCall('POST', '/connectors/spare/stop');
+  await adminCall('PUT', '/routes/spare-first', {
+    position: 1,
+    kind: 'failover',
+    connectors: [{ connector: 'spare' }, { connector: 'default' }],
+    filters: { prefixes: ['4179999'] },
+  });
+  await adminCall('PUT', '/routes/rest', {
+    position: 2,
+    kind: 'static',
+    connectors: [{ connector: 'default' }],
+  });
+  await waitFor(
+    async () => {
+      const rate = await request(base, 'POST', '/secure/rate', {
+        auth: erin,
+        json: { to: '41799990001', content: 'x' },
+      });
+      return rate.body.data?.route === 'spare-first' ? true : undefined;
+    },
+    15_000,
+    'routes loaded',
+  );
+  expect(
+    (
+      await request(base, 'POST', '/secure/send', {
+        auth: erin,
+        json: { to: '41799990001', content: 'failed over' },
+      })
+    ).status,
+  ).toBe(200);
+  await metricReaches(base, 'smsgw_messages_rerouted_total', { reason: 'STOPPED' });
+  await metricReaches(base, 'smsgw_messages_failed_total', { reason: 'ESME_RINVDSTADR' }, 2);
   // An inbound message the SMSC delivers twice, which no MO route takes.
   await sim.originate({ from: '41790000009', to: '4000', text: 'inbound', times: 2 });
   await metricReaches(base, 'smsgw_inbound_routed_total', { outcome: 'unrouted' });
@@ -208,12 +256,12 @@ describe('GET /metrics in embedded mode', () => {
         .filter((s) => s.name === name)
         .map((s: Sample) => s.labels['queue'])
         .sort();
-    // The dispatcher's submit queues are one pair per connector: here the default connector's.
+    // The dispatcher's submit queues are one pair per connector: the default one's and spare's.
     const consumed = Object.values(QUEUES)
-      .map((q) =>
+      .flatMap((q) =>
         q === QUEUES.dispatcherSubmit || q === QUEUES.dispatcherSubmitGroup
-          ? connectorQueue(q, DEFAULT_CONNECTOR)
-          : q,
+          ? [connectorQueue(q, DEFAULT_CONNECTOR), connectorQueue(q, 'spare')]
+          : [q],
       )
       .sort();
     expect(queues('smsgw_queue_depth')).toEqual(consumed);
@@ -223,7 +271,7 @@ describe('GET /metrics in embedded mode', () => {
 
   it('counts what the traffic did, with the configured caps', () => {
     // The first run's send counted in the first run's registry; this one re-published it.
-    expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(1);
+    expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(2);
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
     expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'default' })).toBe(4);
     expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'default' })).toBe(4);
@@ -234,6 +282,13 @@ describe('GET /metrics in embedded mode', () => {
       total(scrape, 'smsgw_messages_failed_total', {
         connector: 'default',
         reason: 'ESME_RINVDSTADR',
+      }),
+    ).toBe(2);
+    expect(
+      total(scrape, 'smsgw_messages_rerouted_total', {
+        connector: 'spare',
+        to: 'default',
+        reason: 'STOPPED',
       }),
     ).toBe(1);
     expect(

@@ -29,7 +29,7 @@ const send = (to: string, extra: Record<string, unknown> = {}) =>
   });
 const balance = async (): Promise<string> =>
   (await request(gw.base, 'GET', '/secure/balance', { auth: alice })).body.data.balance as string;
-const messageOf = async (body: { data: string }) => {
+const messageOf = (body: { data: string }) => {
   const id = /[0-9a-f-]{36}/.exec(body.data)![0];
   return {
     id,
@@ -171,7 +171,7 @@ describe('the admin API for connectors and routes', () => {
 describe('routing at acceptance', () => {
   it('sends everything to the default connector while there are no routes', async () => {
     const before = await balance();
-    const { status } = await messageOf((await send('33600000001')).body);
+    const { status } = messageOf((await send('33600000001')).body);
     await waitFor(async () => ((await status()).state === 'submitted' ? true : undefined), 15_000);
     expect(await status()).toMatchObject({ route: null, connector: 'default', cost: '0.1' });
     expect(Number(before) - Number(await balance())).toBeCloseTo(0.1, 6);
@@ -209,7 +209,7 @@ describe('routing at acceptance', () => {
     expect(rate).toMatchObject({ route: 'uk', rate: '0.25', cost: '0.25' });
 
     const before = await balance();
-    const { status } = await messageOf((await send('447700900001')).body);
+    const { status } = messageOf((await send('447700900001')).body);
     await waitFor(async () => ((await status()).state === 'submitted' ? true : undefined), 15_000);
     expect(await status()).toMatchObject({
       route: 'uk',
@@ -276,7 +276,7 @@ describe('routing at acceptance', () => {
     });
     await new Promise((r) => setTimeout(r, 3000)); // both the gateway and the dispatcher reload
     const before = await balance();
-    const { status } = await messageOf((await send('447900000001')).body);
+    const { status } = messageOf((await send('447900000001')).body);
     await waitFor(async () => ((await status()).state === 'submitted' ? true : undefined), 20_000);
     expect(await status()).toMatchObject({
       route: 'uk',
@@ -310,8 +310,8 @@ describe('routing at acceptance', () => {
     );
     await new Promise((r) => setTimeout(r, 2000)); // the gateway reads the new route
 
-    const failover = await messageOf((await send('447700900020')).body);
-    const held = await messageOf((await send('353870000001')).body);
+    const failover = messageOf((await send('447700900020')).body);
+    const held = messageOf((await send('353870000001')).body);
     await waitFor(
       async () => ((await failover.status()).state === 'submitted' ? true : undefined),
       20_000,
