@@ -149,12 +149,18 @@ export class SmppConnector implements SmscConnector {
   }
 
   private connect(): void {
-    const { host, port, enquireLinkMs, responseTimeoutMs } = this.options;
+    const { host, port, enquireLinkMs, responseTimeoutMs, tls } = this.options;
     // The options-object form: connect(url, options) would read the options as a port
-    // (docs/architecture.md § SMPP).
+    // (docs/architecture.md § SMPP). node-smpp opens TLS for `ssmpp:` and hands the object to
+    // tls.connect, so the CA and the name to check travel in it.
     const session = smpp.connect({
-      url: `smpp://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url: `${tls ? 'ssmpp' : 'smpp'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       auto_enquire_link_period: enquireLinkMs,
+      ...(tls && {
+        ...(tls.ca !== undefined && { ca: tls.ca }),
+        servername: tls.servername ?? host,
+        rejectUnauthorized: tls.rejectUnauthorized,
+      }),
     });
     this.session = session;
     let lastHeard = Date.now();

@@ -26,6 +26,8 @@ export interface SimulatedIdFormat {
 
 export interface SmppSimulatorOptions {
   host?: string;
+  /** Listen for SMPP over TLS with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
   /** 0: a free port. */
   port?: number;
   /** When set, binds must present these. */
@@ -170,13 +172,25 @@ export class SmppSimulator {
     return this.sessions.size;
   }
 
+  /** Sessions bound now (transceiver, transmitter or receiver). */
+  get boundCount(): number {
+    return this.bound.size;
+  }
+
+  /** The most sessions bound at once since start (or resetPeak). */
+  peakBound = 0;
+
+  resetPeak(): void {
+    this.peakBound = this.bound.size;
+  }
+
   /** Bound sessions that may receive (a mobile-originated message or a receipt). */
   get receivingCount(): number {
     return [...this.bound.values()].filter((b) => b.receives).length;
   }
 
   start(): Promise<{ host: string; port: number }> {
-    const server = smpp.createServer({}, (session) => this.accept(session));
+    const server = smpp.createServer(this.options.tls ?? {}, (session) => this.accept(session));
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -242,6 +256,7 @@ export class SmppSimulator {
           return;
         }
         this.bound.set(session, { systemId, receives: command !== 'bind_transmitter' });
+        this.peakBound = Math.max(this.peakBound, this.bound.size);
         session.send(pdu.response({ system_id: 'simulator' }));
       });
     }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { NO_ANSWER_POLICIES, type NoAnswerPolicy } from './smsc-connector';
 
 export type IdFormat = 'auto' | 'hex' | 'decimal';
@@ -27,6 +28,17 @@ export interface SmppConnectorOptions {
   receiptIdFormat: IdFormat;
   /** A submit_sm written and never answered: an unknown outcome (default) or sent again. */
   onNoAnswer: NoAnswerPolicy;
+  /** SMPP over TLS (`smpps://`): whom to trust and which name the certificate must carry. */
+  tls?: SmppTlsOptions | undefined;
+}
+
+export interface SmppTlsOptions {
+  /** PEM of the CAs to trust (`tls_ca`, a file); unset: the system's. */
+  ca?: string;
+  /** The name the certificate must carry (`tls_servername`); unset: the host. */
+  servername?: string;
+  /** false only with `tls_insecure=true`, for tests against self-signed certificates. */
+  rejectUnauthorized: boolean;
 }
 
 function integer(
@@ -91,8 +103,39 @@ const KNOWN = new Set([
   'receipt_id_format',
   'on_no_answer',
 ]);
+const TLS_PARAMS = ['tls_ca', 'tls_servername', 'tls_insecure'];
 
-/** `smpp://system_id:password@host:port?window=50&throughput=0&…` (docs/configuration.md). */
+/** The TLS settings of an smpps:// URL; none of them is allowed on smpp://. */
+function tlsOptions(secure: boolean, params: URLSearchParams): SmppTlsOptions | undefined {
+  if (!secure) {
+    const misplaced = TLS_PARAMS.find((p) => params.has(p));
+    if (misplaced) throw new Error(`SMSC_URL: ${misplaced} needs the smpps:// scheme`);
+    return undefined;
+  }
+  const insecure = params.get('tls_insecure') ?? 'false';
+  if (insecure !== 'true' && insecure !== 'false')
+    throw new Error('SMSC_URL: tls_insecure must be true or false');
+  const caFile = params.get('tls_ca');
+  let ca: string | undefined;
+  if (caFile) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+    } catch {
+      throw new Error(`SMSC_URL: tls_ca ${caFile} cannot be read`);
+    }
+  }
+  const servername = params.get('tls_servername');
+  return {
+    ...(ca !== undefined && { ca }),
+    ...(servername && { servername }),
+    rejectUnauthorized: insecure !== 'true',
+  };
+}
+
+/**
+ * `smpp://system_id:password@host:port?window=50&throughput=0&…`, or `smpps://…` for SMPP over TLS
+ * (docs/configuration.md).
+ */
 export function parseSmscUrl(url: string): SmppConnectorOptions {
   let parsed: URL;
   try {
@@ -100,11 +143,14 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
   } catch {
     throw new Error('SMSC_URL: not a URL');
   }
-  if (parsed.protocol !== 'smpp:') throw new Error('SMSC_URL: expected the smpp:// scheme');
+  if (parsed.protocol !== 'smpp:' && parsed.protocol !== 'smpps:')
+    throw new Error('SMSC_URL: expected the smpp:// or smpps:// scheme');
+  const secure = parsed.protocol === 'smpps:';
   if (!parsed.hostname) throw new Error('SMSC_URL: host is missing');
   const params = parsed.searchParams;
   for (const key of params.keys())
-    if (!KNOWN.has(key)) throw new Error(`SMSC_URL: unknown parameter ${key}`);
+    if (!KNOWN.has(key) && !TLS_PARAMS.includes(key))
+      throw new Error(`SMSC_URL: unknown parameter ${key}`);
   const throughput = Number(params.get('throughput') ?? '0');
   if (!Number.isFinite(throughput) || throughput < 0)
     throw new Error('SMSC_URL: throughput must be a number ≥ 0');
@@ -112,7 +158,7 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
   if (systemId.length > 15) throw new Error('SMSC_URL: system_id is longer than 15 characters');
   return {
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
-    port: parsed.port ? Number(parsed.port) : 2775,
+    port: parsed.port ? Number(parsed.port) : secure ? 3550 : 2775,
     systemId,
     password: decode(parsed.password, 'password'),
     systemType: params.get('system_type') ?? '',
@@ -127,5 +173,6 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
     idFormat: idFormat(params, 'id_format'),
     receiptIdFormat: idFormat(params, 'receipt_id_format'),
     onNoAnswer: noAnswerPolicy(params),
+    tls: tlsOptions(secure, params),
   };
 }

@@ -49,7 +49,14 @@ declare module 'smpp' {
   }
 
   export function connect(
-    options: { url: string; auto_enquire_link_period?: number },
+    /** With `ssmpp:` the whole object goes to tls.connect (ca, servername, rejectUnauthorized). */
+    options: {
+      url: string;
+      auto_enquire_link_period?: number;
+      ca?: string;
+      servername?: string;
+      rejectUnauthorized?: boolean;
+    },
     listener?: () => void,
   ): Session;
   export function createServer(

@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
+import { SmppConnector, SmppSimulator, parseSmscUrl, type DeliveryReceipt } from '@smsgw/smsc';
+
+const logger = createLogger('smpps-test', 'silent');
+let dir: string;
+let sim: SmppSimulator;
+let port: number;
+const running: SmppConnector[] = [];
+
+/** A self-signed certificate for 127.0.0.1, made for this run. */
+function certificate(name: string): { key: string; cert: string; certFile: string } {
+  const keyFile = join(dir, `${name}-key.pem`);
+  const certFile = join(dir, `${name}-cert.pem`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
+}
+
+let trusted: ReturnType<typeof certificate>;
+let stranger: ReturnType<typeof certificate>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'smpps-'));
+  trusted = certificate('smsc');
+  stranger = certificate('other');
+  sim = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { key: trusted.key, cert: trusted.cert },
+    deliveryReceipts: true,
+    receiptDelayMs: 10,
+  });
+  port = (await sim.start()).port;
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((c) => c.stop()));
+  await sim.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function connector(query: string): SmppConnector {
+  const c = new SmppConnector(
+    { ...parseSmscUrl(`smpps://gw:pw@127.0.0.1:${port}?${query}`), name: 'tls' },
+    logger,
+  );
+  running.push(c);
+  return c;
+}
+
+describe('smpps:// connectors', () => {
+  it('bind over TLS with the certificate checked against tls_ca, submit and get the receipt', async () => {
+    const c = connector(`tls_ca=${encodeURIComponent(trusted.certFile)}`);
+    const receipts: DeliveryReceipt[] = [];
+    c.onReceipt((r) => void receipts.push(r));
+    await c.start();
+    expect(c.isUp()).toBe(true);
+    const { smscIds } = await c.submit({
+      to: '41790000001',
+      from: 'TLS',
+      dataCoding: 0,
+      parts: [Buffer.from('over tls')],
+      registeredDelivery: true,
+    });
+    expect(sim.received.map((r) => r.to)).toEqual(['41790000001']);
+    await waitFor(() => (receipts.length > 0 ? true : undefined), 10_000, 'receipt');
+    expect(receipts[0].smscId).toBe(smscIds[0]);
+  });
+
+  it('does not bind to an SMSC whose certificate the CA it trusts did not sign', async () => {
+    const c = connector(`tls_ca=${encodeURIComponent(stranger.certFile)}&response_timeout_ms=1000`);
+    void c.start().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(c.isUp()).toBe(false);
+    expect(sim.binds.filter((b) => b.systemId === 'gw')).toHaveLength(1);
+  });
+
+  it('parses the scheme: port 3550 by default, TLS parameters only with smpps', () => {
+    expect(parseSmscUrl('smpps://a:b@host').port).toBe(3550);
+    expect(parseSmscUrl('smpps://a:b@host?tls_insecure=true').tls).toEqual({
+      rejectUnauthorized: false,
+    });
+    expect(parseSmscUrl('smpp://a:b@host').tls).toBeUndefined();
+    expect(() => parseSmscUrl('smpp://a:b@host?tls_insecure=true')).toThrow(/smpps/);
+    expect(() => parseSmscUrl('smpps://a:b@host?tls_ca=/no/such/file')).toThrow(/cannot be read/);
+  });
+});
