@@ -109,6 +109,11 @@ export class RouteTable {
     return lowest;
   }
 
+  /** How many routes name this connector. */
+  routesUsing(connector: string): number {
+    return this.routes.filter((r) => r.connectors.includes(connector)).length;
+  }
+
   get size(): number {
     return this.routes.length;
   }

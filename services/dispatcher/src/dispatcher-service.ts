@@ -113,6 +113,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       },
     },
     options.throughputPerWorker,
+    (connector) => router.current.routesUsing(connector),
   );
   const router = new MtRouter(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
   const retryDelaysMs = submitRetryDelays(options.maxAttempts);

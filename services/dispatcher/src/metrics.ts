@@ -60,6 +60,8 @@ export function createDispatcherMetrics(
   backlog?: BacklogProbe,
   /** HTTP_THROUGHPUT_PER_WORKER: messages per second this dispatcher submits (0: none). */
   perWorker = 0,
+  /** MT routes naming a connector (the down-connector alert fires only for those with routes). */
+  routesUsing: (connector: string) => number = () => 0,
 ): DispatcherMetrics {
   /** One gauge per connector, reset at each scrape so removed connectors disappear. */
   const perConnector = (name: string, help: string, value: (c: ConnectorView) => number) =>
