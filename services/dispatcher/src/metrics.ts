@@ -81,6 +81,9 @@ export function createDispatcherMetrics(
     "1 while this dispatcher holds one of the connector's bind leases",
     (c) => (c.holdsLease ? 1 : 0),
   );
+  perConnector('smsgw_connector_routes', 'MT routes that name the connector', (c) =>
+    routesUsing(c.name),
+  );
   perConnector('smsgw_connector_stopped', '1 while an operator has the connector stopped', (c) =>
     c.isStopped ? 1 : 0,
   );
