@@ -96,6 +96,10 @@ export class HttpConnector implements SmscConnector {
     return this.up && !this.stopped;
   }
 
+  sessions(): number {
+    return this.isUp() ? 1 : 0;
+  }
+
   private async slot(): Promise<() => void> {
     if (this.active >= this.window)
       await new Promise<void>((resolve) => this.waiting.push(resolve));

@@ -75,6 +75,11 @@ interface Waiter {
 
 export type SmppConnectorConfig = SmppConnectorOptions & {
   name?: string;
+  /**
+   * Which bind this session makes: a transceiver (default) carries everything; a connector bound
+   * as transmitter plus receiver is two of these (SmppPairConnector).
+   */
+  bindAs?: 'transceiver' | 'transmitter' | 'receiver';
   /** Told when the session becomes bound (true) or stops being bound (false). */
   onSessionChange?: (up: boolean) => void;
 };
@@ -88,6 +93,7 @@ export class SmppConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
   readonly onNoAnswer: NoAnswerPolicy;
+  private readonly bindAs: 'transceiver' | 'transmitter' | 'receiver';
   private session: Session | undefined;
   private bound = false;
   private stopped = false;
@@ -108,6 +114,7 @@ export class SmppConnector implements SmscConnector {
     this.name = options.name ?? 'smsc';
     this.window = options.window;
     this.onNoAnswer = options.onNoAnswer;
+    this.bindAs = options.bindAs ?? 'transceiver';
     if (options.onSessionChange) this.sessionListeners.push(options.onSessionChange);
   }
 
@@ -141,6 +148,10 @@ export class SmppConnector implements SmscConnector {
 
   isUp(): boolean {
     return this.bound;
+  }
+
+  sessions(): number {
+    return this.bound ? 1 : 0;
   }
 
   /** submit_sm written and not yet answered (for metrics and tests). */
@@ -181,13 +192,16 @@ export class SmppConnector implements SmscConnector {
       session.socket.setNoDelay(true);
       clearTimeout(linkTimer);
       linkTimer = setTimeout(() => {
-        this.logger.warn({ connector: this.name }, 'SMSC did not answer bind_transceiver in time');
+        this.logger.warn(
+          { connector: this.name, bind: this.bindAs },
+          'SMSC did not answer the bind in time',
+        );
         session.destroy();
       }, responseTimeoutMs);
       linkTimer.unref();
       // interface_version defaults to 0x50 in node-smpp, which 3.4 SMSCs refuse
       // (docs/architecture.md § SMPP).
-      session.bind_transceiver(
+      session[`bind_${this.bindAs}`](
         {
           system_id: this.options.systemId,
           password: this.options.password,

@@ -352,7 +352,9 @@ export class SmppSimulator {
    * The session a receipt for a submit that came on `submitting` (bound as systemId) goes out on.
    */
   private receiptCarrier(submitting: Session, systemId: string): Session | undefined {
-    if (this.options.receiptSession === 'other') {
+    // A transmitter cannot take deliver_sm: its receipts go over a receiver of the same system_id.
+    const transmitterOnly = this.bound.get(submitting)?.receives === false;
+    if (this.options.receiptSession === 'other' || transmitterOnly) {
       const others = [...this.bound]
         .filter(([s, b]) => s !== submitting && b.receives && b.systemId === systemId)
         .map(([s]) => s);

@@ -36,6 +36,8 @@ declare module 'smpp' {
       sendCallback?: (pdu: PDU) => void,
     ): boolean;
     bind_transceiver(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    bind_transmitter(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
+    bind_receiver(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     unbind(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     deliver_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     submit_sm(options: PduFields, responseCallback?: (pdu: PDU) => void): boolean;

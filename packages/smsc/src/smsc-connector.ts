@@ -135,6 +135,8 @@ export interface SmscConnector {
   onInbound(listener: (inbound: InboundPdu) => Promise<void>): void;
   /** true while bound (for /readyz and the smsgw_smsc_session_up gauge). */
   isUp(): boolean;
+  /** Sessions bound at the SMSC now (two for a transmitter plus a receiver; 1 for HTTP while up). */
+  sessions(): number;
   /** Waits for outstanding responses (bounded), unbinds and closes. */
   stop(): Promise<void>;
 }

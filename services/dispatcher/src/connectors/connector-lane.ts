@@ -357,7 +357,7 @@ export class ConnectorLane {
         : this.lastError;
     return {
       connector: this.name,
-      bound: session?.connector.isUp() ? session.sessions() : 0,
+      bound: session?.sessions() ?? 0,
       window_in_use: session?.dispatcher.windowInUse ?? 0,
       waiting: session?.dispatcher.waitingCount ?? 0,
       rate: Math.round(rate * 10) / 10,

@@ -129,7 +129,7 @@ export class ConnectorSession {
 
   /** Sessions bound at the SMSC: two with a transmitter and a receiver. */
   sessions(): number {
-    return this.connector.isUp() ? 1 : 0;
+    return this.connector.sessions();
   }
 
   /** Messages the SMSC accepted through this session so far (for the connector's rate). */

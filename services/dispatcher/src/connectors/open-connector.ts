@@ -2,6 +2,7 @@ import type { Logger } from '@smsgw/kit';
 import {
   HttpConnector,
   SmppConnector,
+  SmppPairConnector,
   parseHttpSmscUrl,
   parseSmscUrl,
   type SmscConnector,
@@ -42,7 +43,10 @@ export function openConnector(config: ConnectorConfig, logger: Logger): OpenedCo
   }
   const options = parseSmscUrl(config.url);
   return {
-    connector: new SmppConnector({ ...options, name: config.name }, log),
+    connector:
+      config.bindMode === 'transmitter_receiver'
+        ? new SmppPairConnector({ ...options, name: config.name }, log)
+        : new SmppConnector({ ...options, name: config.name }, log),
     throughput: options.throughput,
   };
 }
