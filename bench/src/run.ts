@@ -1,11 +1,12 @@
 import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
 import { benchPacing } from './pacing';
+import { benchRouting } from './routing';
 import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|batch|pacing|credentials|soak]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|batch|pacing|routing|credentials|soak]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<void>> = {
   send: () => benchSend(),
   batch: () => benchBatch(),
   pacing: () => benchPacing(),
+  routing: () => benchRouting(),
   credentials: () => benchCredentials(),
   soak: () => benchSoak(),
 };

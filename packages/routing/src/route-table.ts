@@ -17,15 +17,25 @@ export interface RoutedMessage {
   tags?: readonly (string | number)[] | undefined;
 }
 
-/** Where a message goes, decided at acceptance and kept on the message. */
+/**
+ * Where a message goes, decided at acceptance and kept on the message. A table hands out the same
+ * object for every message of the same route and connector, so callers may group by identity and
+ * must not change it.
+ */
 export interface RouteDecision {
   /** The route's name; null when the gateway has no routes and everything goes to `default`. */
-  route: string | null;
+  readonly route: string | null;
   /** The connectors it may go through, in order: one, or a failover route's list. */
-  connectors: string[];
+  readonly connectors: readonly string[];
   /** Price per message part; null keeps the account's rate. */
-  price: string | null;
+  readonly price: string | null;
 }
+
+const TO_DEFAULT: RouteDecision = Object.freeze({
+  route: null,
+  connectors: Object.freeze([DEFAULT_CONNECTOR]),
+  price: null,
+});
 
 export interface CompiledRoute {
   name: string;
@@ -34,6 +44,8 @@ export interface CompiledRoute {
   connectors: string[];
   /** Cumulative weights of a weighted route's connectors, for one draw per message. */
   cumulative: number[];
+  /** What the route decides: one decision, or one per connector of a weighted route. */
+  decisions: RouteDecision[];
   rerouteOn: ReadonlySet<string>;
   price: string | null;
   filters: RouteFilters;
@@ -51,12 +63,17 @@ function compile(row: MtRouteRow): CompiledRoute {
   const filters = RouteFiltersSchema.parse(row.filters);
   let total = 0;
   const cumulative = row.targets.map((t) => (total += t.weight ?? 1));
+  const connectors = row.targets.map((t) => t.connector);
+  const decision = (list: string[]): RouteDecision =>
+    Object.freeze({ route: row.name, connectors: Object.freeze(list), price: row.price });
   return {
     name: row.name,
     position: row.position,
     kind: row.kind,
-    connectors: row.targets.map((t) => t.connector),
+    connectors,
     cumulative,
+    decisions:
+      row.kind === 'weighted' ? connectors.map((c) => decision([c])) : [decision(connectors)],
     rerouteOn: new Set(row.reroute_on),
     price: row.price,
     filters,
@@ -79,6 +96,8 @@ export class RouteTable {
   /** Routes without prefixes: every message is a candidate for them. */
   private readonly unprefixed: number[] = [];
   private readonly byName = new Map<string, CompiledRoute>();
+  /** The lengths the prefixes have, longest last: a destination looks up only those. */
+  private readonly prefixLengths: number[];
 
   constructor(
     rows: readonly MtRouteRow[],
@@ -98,6 +117,9 @@ export class RouteTable {
         else this.byPrefix.set(prefix, [i]);
       }
     });
+    this.prefixLengths = [...new Set([...this.byPrefix.keys()].map((p) => p.length))].sort(
+      (a, b) => a - b,
+    );
   }
 
   /** The lowest price any route sets, or null when none sets one. */
@@ -124,11 +146,10 @@ export class RouteTable {
 
   /** The route that takes the message, or undefined when none does (the message is refused). */
   decide(message: RoutedMessage, at: Date = new Date()): RouteDecision | undefined {
-    if (this.routes.length === 0)
-      return { route: null, connectors: [DEFAULT_CONNECTOR], price: null };
+    if (this.routes.length === 0) return TO_DEFAULT;
     const route = this.match(message, at);
     if (!route) return undefined;
-    return { route: route.name, connectors: this.connectorsOf(route), price: route.price };
+    return this.decisionOf(route);
   }
 
   private match(message: RoutedMessage, at: Date): CompiledRoute | undefined {
@@ -141,8 +162,10 @@ export class RouteTable {
       }
     };
     const to = message.to;
-    for (let length = 1; length <= Math.min(MAX_PREFIX, to.length); length++)
+    for (const length of this.prefixLengths) {
+      if (length > to.length || length > MAX_PREFIX) break;
       consider(this.byPrefix.get(to.slice(0, length)));
+    }
     consider(this.unprefixed);
     return best === Number.POSITIVE_INFINITY ? undefined : this.routes[best];
   }
@@ -160,10 +183,10 @@ export class RouteTable {
     return true;
   }
 
-  private connectorsOf(route: CompiledRoute): string[] {
-    if (route.kind !== 'weighted') return route.connectors;
+  private decisionOf(route: CompiledRoute): RouteDecision {
+    if (route.kind !== 'weighted') return route.decisions[0];
     const draw = this.random() * route.cumulative[route.cumulative.length - 1];
     const i = route.cumulative.findIndex((c) => draw < c);
-    return [route.connectors[i === -1 ? route.connectors.length - 1 : i]];
+    return route.decisions[i === -1 ? route.decisions.length - 1 : i];
   }
 }

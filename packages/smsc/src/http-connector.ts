@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from '@smsgw/kit';
 import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
 import type { InboundPdu } from './inbound';
@@ -7,10 +9,19 @@ import {
   normalizeSmscId,
   type NoAnswerPolicy,
   type DeliveryReceipt,
+  submission,
   type SmscConnector,
   type SubmitRequest,
   type SubmitResult,
+  type Submission,
 } from './smsc-connector';
+
+class TimeoutError extends Error {
+  override name = 'TimeoutError';
+  constructor() {
+    super('the upstream did not answer in time');
+  }
+}
 
 export interface HttpConnectorOptions {
   /** The upstream's base URL, without credentials: `<base>/send` is called. */
@@ -131,44 +142,73 @@ export class HttpConnector implements SmscConnector {
     return params;
   }
 
-  async submit(request: SubmitRequest): Promise<SubmitResult> {
+  submit(request: SubmitRequest): Submission {
+    return submission((written) => this.send(request, written));
+  }
+
+  private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
     if (this.stopped) throw new SmscError('STOPPED', false, 'connector is stopping');
     const release = await this.slot();
     try {
-      const pending = fetch(`${this.options.baseUrl}/send?${this.params(request).toString()}`, {
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      request.onWritten?.();
-      let response: Response;
-      try {
-        response = await pending;
-      } catch (err) {
-        this.up = false;
-        const timeout = (err as Error).name === 'TimeoutError';
-        // A refused connection carried nothing; any other failure may have come after the request.
-        const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-        throw new SmscError(
-          timeout ? 'TIMEOUT' : 'CONNECTION_LOST',
-          false,
-          `upstream: ${(err as Error).message}`,
-          undefined,
-          { unanswered: !refused },
-        );
-      }
+      const { status, text } = await this.get(
+        new URL(`${this.options.baseUrl}/send?${this.params(request).toString()}`),
+        written,
+      );
       this.up = true;
-      const text = (await response.text()).trim();
       const success = /^Success "([^"]+)"?$/.exec(text);
-      if (response.ok && success) return { smscIds: [normalizeSmscId(success[1])] };
-      const code = `HTTP_${response.status}`;
+      if (status >= 200 && status < 300 && success)
+        return { smscIds: [normalizeSmscId(success[1])] };
+      const code = `HTTP_${status}`;
       // 4xx: the upstream refused this message (bad number, credentials, content); retrying cannot help.
       throw new SmscError(
         code,
-        response.status >= 400 && response.status < 500,
-        `upstream answered ${response.status}: ${text.slice(0, 200)}`,
+        status >= 400 && status < 500,
+        `upstream answered ${status}: ${text.slice(0, 200)}`,
       );
     } finally {
       release();
     }
+  }
+
+  /**
+   * One GET with node's http client rather than fetch: its `finish` event says when the request
+   * has left for the upstream, which is when the message may be there (`written`).
+   */
+  private get(url: URL, written: () => void): Promise<{ status: number; text: string }> {
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      let refused = false;
+      const req = transport.request(url, { method: 'GET' }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8').trim(),
+          });
+        });
+        res.on('error', (err) => req.destroy(err));
+      });
+      const timer = setTimeout(() => req.destroy(new TimeoutError()), this.options.timeoutMs);
+      req.on('finish', written);
+      req.on('error', (err: Error & { code?: string }) => {
+        clearTimeout(timer);
+        this.up = false;
+        // A refused connection carried nothing; any other failure may have come after the request.
+        refused = err.code === 'ECONNREFUSED';
+        reject(
+          new SmscError(
+            err instanceof TimeoutError ? 'TIMEOUT' : 'CONNECTION_LOST',
+            false,
+            `upstream: ${err.message}`,
+            undefined,
+            { unanswered: !refused },
+          ),
+        );
+      });
+      req.end();
+    });
   }
 
   async stop(): Promise<void> {

@@ -11,9 +11,11 @@ import {
   normalizeSmscId,
   type DeliveryReceipt,
   type NoAnswerPolicy,
+  submission,
   type SmscConnector,
   type SubmitRequest,
   type SubmitResult,
+  type Submission,
 } from './smsc-connector';
 
 const smpp = useRawShortMessages();
@@ -552,12 +554,16 @@ export class SmppConnector implements SmscConnector {
     });
   }
 
+  submit(request: SubmitRequest): Submission {
+    return submission((written) => this.send(request, written));
+  }
+
   /**
    * Takes window slots for every part first (at most a window's worth at a time), then writes them
-   * in one synchronous run; onWritten is called once they have gone to the socket (see
+   * in one synchronous run; `written` is called once they have gone to the socket (see
    * corkUntilNextTick). Resolves when every part is answered.
    */
-  async submit(request: SubmitRequest): Promise<SubmitResult> {
+  private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
     if (request.parts.length === 0)
       throw new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
     const tooLong = request.parts.findIndex((p) => p.length > MAX_SHORT_MESSAGE);
@@ -598,7 +604,7 @@ export class SmppConnector implements SmscConnector {
       if (answers.length === 0) throw err;
       notWritten = err;
     }
-    if (request.onWritten) this.afterFlush.push(request.onWritten);
+    this.afterFlush.push(written);
     const settled = await Promise.allSettled(answers);
     const ids = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     if (notWritten === undefined && ids.length === request.parts.length) return { smscIds: ids };
@@ -611,7 +617,7 @@ export class SmppConnector implements SmscConnector {
 
   /**
    * Submits of one tick (a dispatcher's group) leave in one write instead of one system call each
-   * (each small write is costly here, docs/architecture.md § SMPP); their onWritten run right after
+   * (each small write is costly here, docs/architecture.md § SMPP); their `written` run right after
    * that write, so a caller's commit follows its PDUs with nothing in between.
    */
   private corkUntilNextTick(session: Session): void {

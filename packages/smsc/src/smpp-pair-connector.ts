@@ -6,7 +6,7 @@ import type {
   NoAnswerPolicy,
   SmscConnector,
   SubmitRequest,
-  SubmitResult,
+  Submission,
 } from './smsc-connector';
 
 /**
@@ -34,7 +34,7 @@ export class SmppPairConnector implements SmscConnector {
     await Promise.all([this.transmitter.start(), this.receiver.start()]);
   }
 
-  submit(request: SubmitRequest): Promise<SubmitResult> {
+  submit(request: SubmitRequest): Submission {
     return this.transmitter.submit(request);
   }
 

@@ -28,11 +28,23 @@ export interface SubmitRequest {
   validityMinutes?: number;
   /** SMPP absolute time string for schedule_delivery_time. */
   scheduleDeliveryTime?: string;
-  /**
-   * Called as soon as the last part was written to the SMSC's socket, before any answer: the
-   * dispatcher commits its claim here, so a crash cannot fall between the two.
-   */
-  onWritten?: () => void;
+}
+
+/**
+ * A submit in flight: settles with the SMSC's answer, like a promise of it. `written` resolves as
+ * soon as every part has left this process for the SMSC, before any answer (or when the submit
+ * failed before writing anything): what the SMSC may hold from then on is the caller's to record.
+ */
+export type Submission = Promise<SubmitResult> & { readonly written: Promise<void> };
+
+/** Runs a connector's submit, giving it the function that marks the parts written. */
+export function submission(send: (written: () => void) => Promise<SubmitResult>): Submission {
+  let markWritten!: () => void;
+  const written = new Promise<void>((resolve) => (markWritten = resolve));
+  const answered = send(markWritten);
+  // Failed before writing: nothing to wait for. The caller handles the rejection itself.
+  answered.then(markWritten, markWritten);
+  return Object.assign(answered, { written });
 }
 
 export interface SubmitResult {
@@ -118,9 +130,9 @@ export interface SmscConnector {
   /**
    * Submits every part; rejects with SmscError once every written part has its answer or its
    * timeout (the error tells which parts were accepted and whether one went unanswered). Resolves
-   * only once every part has its response.
+   * only once every part has its response. Its `written` tells when the parts left.
    */
-  submit(request: SubmitRequest): Promise<SubmitResult>;
+  submit(request: SubmitRequest): Submission;
   /**
    * Called for every delivery receipt the SMSC sends. The SMSC's deliver_sm is answered once the
    * listeners' promises settle: OK when they resolve, a temporary error when one rejects (the SMSC

@@ -126,9 +126,11 @@ describe('HttpConnector', () => {
     expect(late).toMatchObject({ code: 'TIMEOUT', permanent: false });
   });
 
-  it('calls onWritten once the request is on its way', async () => {
-    let written = 0;
-    await connector().submit({ ...request('hello'), onWritten: () => written++ });
-    expect(written).toBe(1);
+  it('tells once the request has left, before the answer', async () => {
+    const events: string[] = [];
+    const submission = connector().submit(request('hello'));
+    void submission.written.then(() => events.push('written'));
+    await submission.then(() => events.push('answered'));
+    expect(events).toEqual(['written', 'answered']);
   });
 });

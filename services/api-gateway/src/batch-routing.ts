@@ -18,7 +18,8 @@ export function routeBatch(router: MtRouter, accountUsername: string, plan: Batc
   const refused: ErrorItem[] = [];
   let unroutable = 0;
   plan.entries.forEach((entry, index) => {
-    const byDecision = new Map<string, { routing: RouteDecision; recipients: string[] }>();
+    // Decisions are shared per route and connector (RouteTable), so they group by identity.
+    const byDecision = new Map<RouteDecision, string[]>();
     const tags = entry.params['tags'] as (string | number)[] | undefined;
     for (const to of entry.recipients) {
       let routing: RouteDecision;
@@ -30,13 +31,11 @@ export function routeBatch(router: MtRouter, accountUsername: string, plan: Batc
           refused.push({ index, field: 'to', message: `no route takes messages to ${to}` });
         continue;
       }
-      const key = `${routing.route ?? ''}|${routing.connectors.join(',')}|${routing.price ?? ''}`;
-      const group = byDecision.get(key);
-      if (group) group.recipients.push(to);
-      else byDecision.set(key, { routing, recipients: [to] });
+      const group = byDecision.get(routing);
+      if (group) group.push(to);
+      else byDecision.set(routing, [to]);
     }
-    for (const { routing, recipients } of byDecision.values())
-      routed.push({ ...entry, recipients, routing });
+    for (const [routing, recipients] of byDecision) routed.push({ ...entry, recipients, routing });
   });
   if (unroutable > 0)
     throw new HttpError(

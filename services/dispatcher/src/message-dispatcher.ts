@@ -362,12 +362,14 @@ export class MessageDispatcher {
     const toSend = request.parts.flatMap((_, i) => (earlier[i + 1] === undefined ? [i] : []));
     const started = process.hrtime.bigint();
     try {
-      const result = await this.connector.submit({
+      const submission = this.connector.submit({
         ...request,
         parts: toSend.map((i) => request.parts[i]),
         concatenated: request.parts.length > 1,
-        onWritten,
       });
+      // The claim commits once the parts have left: the connector says when, not the caller.
+      void submission.written.then(onWritten);
+      const result = await submission;
       answered();
       await this.committed(claim, message);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -55,10 +55,15 @@ describe('MessageDispatcher', () => {
     const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
     let answered = 0;
     const submit = connector.submit.bind(connector);
-    jest.spyOn(connector, 'submit').mockImplementation(async (request) => {
-      const result = await submit(request);
-      answered++;
-      return result;
+    jest.spyOn(connector, 'submit').mockImplementation((request) => {
+      const submission = submit(request);
+      return Object.assign(
+        submission.then((result) => {
+          answered++;
+          return result;
+        }),
+        { written: submission.written },
+      );
     });
     // How many answers had come back when each claim began.
     const answeredAtClaim: number[] = [];

@@ -191,15 +191,15 @@ describe('a message of a batch cancelled while it was being submitted', () => {
     // The cancel comes while the message is `submitting` (its claim committed once the submit_sm
     // left): the cancel passes it over.
     const submit = connector.submit.bind(connector);
-    jest.spyOn(connector, 'submit').mockImplementation(async (request) => {
-      try {
-        return await submit(request);
-      } finally {
-        await db.transaction(async (tx) => {
+    jest.spyOn(connector, 'submit').mockImplementation((request) => {
+      const submission = submit(request);
+      const cancelled = submission.finally(() =>
+        db.transaction(async (tx) => {
           await lockBatch(tx, accountId, batchId);
           await cancelBatch(tx, batchId);
-        });
-      }
+        }),
+      );
+      return Object.assign(cancelled, { written: submission.written });
     });
 
     await deliverUntilSettled(dispatcherOf(), id);
