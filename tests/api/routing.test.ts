@@ -334,7 +334,30 @@ describe('routing at acceptance', () => {
     expect(at(abroad, '353870000001')).toBe(1);
   });
 
-  it('will not delete a connector a route uses', async () => {
+  it('will not delete a connector a route uses or a message waits for, and deletes one unused', async () => {
     expect((await adminCall('DELETE', '/connectors/op-b')).status).toBe(409);
+    // A stopped connector holding a message: its route goes, the message still waits for it.
+    await adminCall('POST', '/connectors', { name: 'parked', url: 'smpp://x:y@127.0.0.1:1' });
+    await adminCall('POST', '/connectors/parked/stop');
+    await adminCall('PUT', '/routes/finland', {
+      position: 30,
+      kind: 'static',
+      connectors: [{ connector: 'parked' }],
+      filters: { prefixes: ['358'] },
+    });
+    await new Promise((r) => setTimeout(r, 2500));
+    const held = messageOf((await send('358400000001')).body);
+    expect((await held.status()).state).toBe('queued');
+    await adminCall('DELETE', '/routes/finland');
+    const refused = await adminCall('DELETE', '/connectors/parked');
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail.message).toMatch(/1 messages still wait/);
+    expect(
+      (await adminCall('POST', '/connectors', { name: 'spare', url: 'smpp://x:y@127.0.0.1:1' }))
+        .status,
+    ).toBe(201);
+    expect((await adminCall('DELETE', '/connectors/spare')).body).toEqual({
+      data: { name: 'spare', deleted: true },
+    });
   });
 });

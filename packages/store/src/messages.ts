@@ -571,6 +571,15 @@ export async function failOverSubmitting(
   return rows[0]?.connector;
 }
 
+/** How many messages wait for this connector (a connector with any cannot be removed). */
+export async function countWaitingForConnector(db: Queryable, connector: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM messages WHERE state IN (${WAITING}, 'submitting') AND ${CURRENT_CONNECTOR} = $1`,
+    [connector],
+  );
+  return rows[0].n;
+}
+
 /** Waiting messages whose current connector is this one (held while it was stopped), oldest first. */
 export async function waitingForConnector(
   db: Queryable,

@@ -9,6 +9,7 @@ import {
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import { parseHttpSmscUrl, parseSmscUrl } from '@smsgw/smsc';
 import {
+  countWaitingForConnector,
   deleteConnector,
   deleteMtRoute,
   getConnector,
@@ -170,6 +171,10 @@ export function createConnectorAdminRoutes(db: Db): Router {
           'CONFLICT',
           `Routes use connector ${name}: ${using.map((r) => r.name).join(', ')}`,
         );
+      // Its messages would wait for ever: the operator routes them elsewhere or lets them go first.
+      const waiting = await countWaitingForConnector(db, name);
+      if (waiting > 0)
+        throw new HttpError('CONFLICT', `${waiting} messages still wait for connector ${name}`);
       if (!(await deleteConnector(db, name))) throw HttpError.notFound(`No connector ${name}`);
       res.json({ data: { name, deleted: true } });
     }),
