@@ -78,6 +78,8 @@ export async function startCluster(
       dispatchers.push(
         await start('dispatcher', {
           SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}`,
+          // Every dispatcher binds, as before connectors had a bind limit.
+          SMSC_BINDS: String(options.dispatchers ?? 1),
         }),
       );
     }

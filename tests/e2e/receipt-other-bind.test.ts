@@ -34,7 +34,11 @@ describe('a receipt arriving on another bind of the same account', () => {
       CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
       CALLBACK_RETRY_BASE_MS: '100',
     });
-    const dispatcherEnv = { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=10` };
+    // Two binds of the default connector: each dispatcher holds one.
+    const dispatcherEnv = {
+      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=10`,
+      SMSC_BINDS: '2',
+    };
     await Promise.all([
       run.start('dispatcher', dispatcherEnv),
       run.start('dispatcher', dispatcherEnv),

@@ -17,6 +17,7 @@ export const standaloneConfigShape = {
   SMART_QOS: envVars.SMART_QOS,
   BUS_NAMESPACE: envVars.BUS_NAMESPACE,
   SMSC_URL: envVars.SMSC_URL,
+  SMSC_BINDS: envVars.SMSC_BINDS,
   ADMIN_TOKEN: envVars.ADMIN_TOKEN.optional(),
   JWT_SECRET: envVars.JWT_SECRET.optional(),
   SMSGW_INSECURE_DEV_SECRETS: envVars.SMSGW_INSECURE_DEV_SECRETS,

@@ -56,7 +56,9 @@ export const envVars = {
     .regex(/^[a-z0-9_.-]{1,64}$/)
     .default('smsgw'),
   AUTH_URL: url(['http:', 'https:']),
-  SMSC_URL: url(['smpp:', 'http:', 'https:']).optional(),
+  SMSC_URL: url(['smpp:', 'smpps:', 'http:', 'https:']).optional(),
+  /** Sessions the `default` connector SMSC_URL defines may have open across the cluster. */
+  SMSC_BINDS: int(1, 64).default(1),
   HTTP_THROUGHPUT_PER_WORKER: z.coerce.number().min(0).default(0),
   SMART_QOS: bool.default(false),
   TOKEN_TTL_SECONDS: int(60, 31 * 24 * 3600).default(3600),

@@ -20,16 +20,21 @@ export async function listConnectors(db: Queryable): Promise<ConnectorRow[]> {
 }
 
 /**
- * Creates the connector, or brings its URL up to date: SMSC_URL defines the `default` connector at
- * every dispatcher's start. updated_at moves only when the URL changed, so dispatchers do not
- * restart its sessions for nothing.
+ * Creates the connector, or brings its URL and binds up to date: SMSC_URL and SMSC_BINDS define
+ * the `default` connector at every dispatcher's start. updated_at moves only when they changed, so
+ * dispatchers do not restart its sessions for nothing.
  */
-export async function ensureConnector(db: Queryable, name: string, url: string): Promise<void> {
+export async function ensureConnector(
+  db: Queryable,
+  name: string,
+  url: string,
+  binds: number,
+): Promise<void> {
   await db.query(
-    `INSERT INTO connectors (name, url) VALUES ($1, $2)
-     ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, updated_at = now()
-      WHERE connectors.url IS DISTINCT FROM EXCLUDED.url`,
-    [name, url],
+    `INSERT INTO connectors (name, url, binds) VALUES ($1, $2, $3)
+     ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, binds = EXCLUDED.binds, updated_at = now()
+      WHERE connectors.url IS DISTINCT FROM EXCLUDED.url OR connectors.binds <> EXCLUDED.binds`,
+    [name, url, binds],
   );
 }
 

@@ -10,6 +10,7 @@ export const dispatcherConfigShape = {
   ...busEnv,
   REDIS_URL: envVars.REDIS_URL,
   SMSC_URL: envVars.SMSC_URL,
+  SMSC_BINDS: envVars.SMSC_BINDS,
   HTTP_THROUGHPUT_PER_WORKER: envVars.HTTP_THROUGHPUT_PER_WORKER,
   SMART_QOS: envVars.SMART_QOS,
   SWEEP_INTERVAL_MS: envVars.SWEEP_INTERVAL_MS,

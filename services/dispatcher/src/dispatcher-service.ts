@@ -36,6 +36,8 @@ export interface DispatcherServiceOptions {
   leases: BindLeases;
   /** SMSC_URL, or the built-in simulator's: the `default` connector, written at start. */
   defaultConnectorUrl: string | undefined;
+  /** SMSC_BINDS: the `default` connector's binds. */
+  defaultConnectorBinds: number;
   smartQos: boolean;
   /** Parts of an inbound message still missing after this long: delivered as what arrived. */
   inboundPartTimeoutMs: number;
@@ -175,7 +177,12 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     }),
     async start() {
       if (options.defaultConnectorUrl !== undefined)
-        await ensureConnector(db, DEFAULT_CONNECTOR, options.defaultConnectorUrl);
+        await ensureConnector(
+          db,
+          DEFAULT_CONNECTOR,
+          options.defaultConnectorUrl,
+          options.defaultConnectorBinds,
+        );
       router.start();
       await running.start();
       await sweeper.start();
@@ -198,6 +205,7 @@ export function dispatcherFromConfig(
   config: Parameters<typeof dispatcherSettings>[0] & {
     REDIS_URL?: string | undefined;
     BUS_NAMESPACE: string;
+    SMSC_BINDS: number;
   },
   deps: Pick<DispatcherServiceOptions, 'db' | 'bus' | 'logger' | 'registry'> & { smsc: SmscLink },
 ): DispatcherService {
@@ -209,5 +217,6 @@ export function dispatcherFromConfig(
       ? new RedisBindLeases(config.REDIS_URL, config.BUS_NAMESPACE)
       : new MemoryBindLeases(),
     defaultConnectorUrl: deps.smsc.url,
+    defaultConnectorBinds: config.SMSC_BINDS,
   });
 }
