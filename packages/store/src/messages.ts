@@ -580,17 +580,21 @@ export async function countWaitingForConnector(db: Queryable, connector: string)
   return rows[0].n;
 }
 
-/** Waiting messages whose current connector is this one (held while it was stopped), oldest first. */
+/**
+ * Waiting messages whose current connector is this one (held while it was stopped), by id after
+ * `after` (null: from the first), so a caller pages through them once.
+ */
 export async function waitingForConnector(
   db: Queryable,
   connector: string,
+  after: string | null,
   limit: number,
 ): Promise<MessageJobRow[]> {
   const { rows } = await db.query<MessageJobRow>(
     `SELECT id, account_id, segments, ${CURRENT_CONNECTOR} AS connector FROM messages
-      WHERE state IN (${WAITING}) AND ${CURRENT_CONNECTOR} = $1
-      ORDER BY created_at LIMIT $2`,
-    [connector, limit],
+      WHERE state IN (${WAITING}) AND ${CURRENT_CONNECTOR} = $1 AND ($2::uuid IS NULL OR id > $2::uuid)
+      ORDER BY id LIMIT $3`,
+    [connector, after, limit],
   );
   return rows;
 }

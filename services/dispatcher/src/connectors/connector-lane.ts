@@ -144,6 +144,8 @@ export class ConnectorLane {
       this.slot = slot;
       this.lastRenewal = Date.now();
       this.deps.logger.info({ connector: this.name, slot }, 'took a bind lease of the connector');
+      // The session first: a job taken before it exists would be held as for a stopped connector.
+      if (!this.isStopped) this.openSession();
       await this.consume();
     } else if (!(await this.renew())) return;
     if (this.isStopped && this.session) await this.closeSession('stopped by an operator');
@@ -261,12 +263,16 @@ export class ConnectorLane {
   /**
    * While the connector is stopped, or down longer than failoverAfterMs, the messages of failover
    * routes go to their next connector. What stays: submitted here when a session is open (it waits
-   * for the bind, then is retried), else held in the database until the connector starts again.
+   * for the bind, then is retried), else, for a stopped connector, held in the database until it
+   * starts again.
    */
   private async passOn(
     ids: string[],
   ): Promise<{ session: ConnectorSession; kept: string[] } | undefined> {
     const session = this.session;
+    // Between losing the lease and leaving, jobs go back to the queue for the next holder.
+    if (!session && !this.isStopped)
+      throw new Error(`connector ${this.name} has no session on this dispatcher now; retry later`);
     const down =
       !session ||
       (!session.connector.isUp() &&
@@ -300,9 +306,11 @@ export class ConnectorLane {
 
   /** Messages held while the connector was stopped get their jobs again once it starts. */
   private async republishHeld(): Promise<void> {
-    for (let round = 0; round < 100; round++) {
-      const rows = await waitingForConnector(this.deps.db, this.name, 1000);
+    let after: string | null = null;
+    for (let round = 0; round < 1000; round++) {
+      const rows = await waitingForConnector(this.deps.db, this.name, after, 1000);
       if (rows.length === 0) return;
+      after = rows[rows.length - 1].id;
       const groups = submitGroups(
         rows.map((r) => ({
           accountId: r.account_id,
