@@ -22,6 +22,7 @@ export interface Services {
   services: ServiceProcess[];
   /** The cluster's database on the Postgres server, to tell its backends from other work's. */
   databaseName: string;
+  databaseUrl: string;
   createAccount(username: string, extra?: Record<string, unknown>): Promise<string>;
   stop(): Promise<void>;
 }
@@ -123,6 +124,7 @@ export async function startServices(options: {
     dispatchers,
     services,
     databaseName: new URL(database.url).pathname.slice(1),
+    databaseUrl: database.url,
     async createAccount(username, extra = {}) {
       const reply = await fetch(`${auth.url}/admin/v1/accounts`, {
         method: 'POST',

@@ -13,8 +13,6 @@ export interface DispatchCounts {
   final: number;
   /** Messages failed for good. */
   failed: number;
-  /** SMPP sessions bound now. */
-  sessionsUp: number;
 }
 
 /**
@@ -30,7 +28,6 @@ export async function dispatchCounts(metricsUrls: readonly string[]): Promise<Di
     submitted: total('smsgw_messages_submitted_total'),
     final: total('smsgw_messages_final_total'),
     failed: total('smsgw_messages_failed_total'),
-    sessionsUp: total('smsgw_smsc_session_up'),
   };
 }
 
@@ -73,14 +70,5 @@ export async function waitUntilDone(
       );
     // Each scrape costs the dispatcher a little; four a second bound the error on the end time.
     await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Waits until the dispatchers' sessions are bound again after the simulator restarted. */
-export async function waitForSessions(metricsUrls: readonly string[], count: number) {
-  const deadline = Date.now() + 30_000;
-  while ((await dispatchCounts(metricsUrls)).sessionsUp < count) {
-    if (Date.now() > deadline) throw new Error('the dispatchers did not bind again within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

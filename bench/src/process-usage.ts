@@ -12,6 +12,15 @@ export interface Usage {
   cpuSeconds: Record<string, number>;
   /** The group's largest resident memory seen, shared memory counted once (MB). */
   peakRssMb: Record<string, number>;
+  /** CPU seconds the machine spent on everything else (other work on a shared machine). */
+  otherCpuSeconds: number;
+}
+
+/** CPU seconds the whole machine has been busy (all cores), from /proc/stat. */
+function machineBusySeconds(): number {
+  const fields = (read('/proc/stat') ?? '').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = fields;
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
 }
 
 function read(path: string): string | undefined {
@@ -74,6 +83,7 @@ export function processUsage(group: Grouping): { stop(): Usage } {
       peakKb[name] = Math.max(peakKb[name] ?? 0, ownKb[name] + sharedKb[name]);
   };
   sample(true);
+  const busyBefore = machineBusySeconds();
   const timer = setInterval(() => sample(false), SAMPLE_MS);
   return {
     stop() {
@@ -84,7 +94,9 @@ export function processUsage(group: Grouping): { stop(): Usage } {
         const name = groupOf.get(pid);
         if (name) cpu[name] = (cpu[name] ?? 0) + seconds - (first.get(pid) ?? 0);
       }
+      const grouped = Object.values(cpu).reduce((n, v) => n + v, 0);
       return {
+        otherCpuSeconds: round(Math.max(0, machineBusySeconds() - busyBefore - grouped), 2),
         cpuSeconds: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round(v, 2)])),
         peakRssMb: Object.fromEntries(
           Object.entries(peakKb).map(([k, v]) => [k, Math.round(v / 1024)]),

@@ -9,8 +9,6 @@ export interface Side {
   headers: Record<string, string>;
   /** Names the processes whose CPU and memory count for this side. */
   grouping: Grouping;
-  /** Run before each of its segments (the simulator restarted with receipts on or off). */
-  prepare?: () => Promise<void>;
   /** The /metrics of the dispatchers and what makes a message done; none: done when answered. */
   done?: { metricsUrls: string[]; by: DoneBy };
   /** Groups summed for the target: the gateway's processes and the servers it uses. */
@@ -24,6 +22,7 @@ interface Tally {
   peakRssMb: Record<string, number>;
   /** From each segment's start until its last message was done. */
   doneSeconds: number;
+  otherCpuSeconds: number;
 }
 
 /**
@@ -39,11 +38,17 @@ export async function runSendRounds(sides: readonly Side[]) {
   const tallies = new Map<string, Tally>(
     sides.map((s) => [
       s.name,
-      { segments: [], messages: 0, cpuSeconds: {}, peakRssMb: {}, doneSeconds: 0 },
+      {
+        segments: [],
+        messages: 0,
+        cpuSeconds: {},
+        peakRssMb: {},
+        doneSeconds: 0,
+        otherCpuSeconds: 0,
+      },
     ]),
   );
   const segment = async (side: Side, loadSeconds: number, tally?: Tally) => {
-    await side.prepare?.();
     const before = side.done ? await dispatchCounts(side.done.metricsUrls) : undefined;
     const usage = processUsage(side.grouping);
     const started = Date.now();
@@ -57,6 +62,7 @@ export async function runSendRounds(sides: readonly Side[]) {
     tally.segments.push(load);
     tally.messages += finished.done;
     tally.doneSeconds += (finished.at - started) / 1000;
+    tally.otherCpuSeconds += used.otherCpuSeconds;
     for (const [k, v] of Object.entries(used.cpuSeconds))
       tally.cpuSeconds[k] = (tally.cpuSeconds[k] ?? 0) + v;
     for (const [k, v] of Object.entries(used.peakRssMb))
@@ -88,6 +94,8 @@ export async function runSendRounds(sides: readonly Side[]) {
             }),
             allMicrosPerMessage: Object.values(cpu).reduce((n, v) => n + v, 0),
             peakRssMb: sortedDescending(t.peakRssMb),
+            // Cores that other work on the shared machine kept busy meanwhile (of its two).
+            otherWorkCores: Number((t.otherCpuSeconds / t.doneSeconds).toFixed(2)),
           },
         ];
       }),

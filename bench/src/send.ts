@@ -1,59 +1,53 @@
 import { startCeilingServer } from './ceiling-server';
-import { startServices } from './cluster';
-import { LOAD_GENERATOR, gatewaySide } from './gateway-sides';
+import { LOAD_GENERATOR, gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS } from './http-load';
 import { ratio, runSendRounds, type Side } from './send-rounds';
-import { startSimulatorProcess } from './simulator-process';
 
 /**
  * `pnpm bench send`: `/secure/send` at 32 connections against distributed mode, the simulator in
  * its own process answering every message with a receipt, a message done when its receipt is
- * recorded; against the same without receipts and express answering a constant, in alternating
- * segments of the same run. `send-noreceipt` leaves the receipts side out.
+ * recorded; against a second deployment without receipts and express answering a constant, in
+ * alternating segments of the same run. `send-noreceipt` leaves the receipts side out.
  */
 export async function benchSend(withReceipts = true): Promise<void> {
   const ceiling = await startCeilingServer();
-  const sim = await startSimulatorProcess(withReceipts);
+  const deployments: Deployment[] = [];
   try {
-    const cluster = await startServices({ smscPort: sim.port });
-    try {
-      const auth = await cluster.createAccount('send');
-      const sides: Side[] = [
-        {
-          name: 'ceiling',
-          url: ceiling.url,
-          headers: {},
-          grouping: (pid) => (pid === process.pid ? LOAD_GENERATOR : undefined),
+    deployments.push(await startDeployment(false));
+    if (withReceipts) deployments.push(await startDeployment(true));
+    const sides: Side[] = [
+      {
+        name: 'ceiling',
+        url: ceiling.url,
+        headers: {},
+        grouping: (pid) => (pid === process.pid ? LOAD_GENERATOR : undefined),
+      },
+      ...deployments.map(gatewaySide),
+    ];
+    const result = await runSendRounds(sides);
+    const { ceiling: base, noReceipts, receipts } = result.sides;
+    const measured = receipts ?? noReceipts;
+    console.log(
+      JSON.stringify({
+        bench: withReceipts ? 'send' : 'send-noreceipt',
+        connections: CONNECTIONS,
+        receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+        postgresStatistics: deployments[0].analyze,
+        ...result,
+        ratios: {
+          rpsVsCeiling: ratio(measured.rps, base.rps),
+          ...(receipts && {
+            rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
+            targetCpuVsNoReceipts: ratio(
+              receipts.targetMicrosPerMessage ?? 0,
+              noReceipts.targetMicrosPerMessage ?? 0,
+            ),
+          }),
         },
-        gatewaySide(cluster, sim, auth, false),
-        ...(withReceipts ? [gatewaySide(cluster, sim, auth, true)] : []),
-      ];
-      const result = await runSendRounds(sides);
-      const { ceiling: base, noReceipts, receipts } = result.sides;
-      const measured = receipts ?? noReceipts;
-      console.log(
-        JSON.stringify({
-          bench: withReceipts ? 'send' : 'send-noreceipt',
-          connections: CONNECTIONS,
-          receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
-          ...result,
-          ratios: {
-            rpsVsCeiling: ratio(measured.rps, base.rps),
-            ...(receipts && {
-              rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
-              targetCpuVsNoReceipts: ratio(
-                receipts.targetMicrosPerMessage ?? 0,
-                noReceipts.targetMicrosPerMessage ?? 0,
-              ),
-            }),
-          },
-        }),
-      );
-    } finally {
-      await cluster.stop();
-    }
+      }),
+    );
   } finally {
-    await sim.stop();
+    for (const d of deployments) await d.stop();
     ceiling.close();
   }
 }
