@@ -82,13 +82,7 @@ export async function startServices(options: {
     LOG_LEVEL: 'warn',
   };
   const started: ServiceProcess[] = [];
-  // BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
-  // service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
-  const profile = process.env['BENCH_PROFILE']
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
-    : process.env['BENCH_PERF']
-      ? ['--perf-basic-prof']
-      : [];
+  const profile = profilingArgs();
   const start = async (name: string, extra: Record<string, string>) => {
     const service = await startService(name, { ...env, ...extra }, 45_000, profile);
     started.push(service);
@@ -143,6 +137,18 @@ export async function startServices(options: {
       });
     },
   };
+}
+
+/**
+ * BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
+ * service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
+ */
+export function profilingArgs(): string[] {
+  return process.env['BENCH_PROFILE']
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
+    : process.env['BENCH_PERF']
+      ? ['--perf-basic-prof']
+      : [];
 }
 
 /** A memory figure of a process from /proc (VmRSS: resident now; VmHWM: peak so far), in MB. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '@smsgw/kit/testing';
 import { startCeilingServer } from './ceiling-server';
+import { profilingArgs } from './cluster';
 import { CONNECTIONS } from './http-load';
 import { LOAD_GENERATOR } from './gateway-sides';
 import { ratio, runSendRounds } from './send-rounds';
@@ -30,6 +31,7 @@ export async function benchEmbedded(): Promise<void> {
         LOG_LEVEL: 'warn',
       },
       120_000,
+      profilingArgs(),
     );
     try {
       const reply = await fetch(`${gateway.url}/admin/v1/accounts`, {
