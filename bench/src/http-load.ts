@@ -10,6 +10,8 @@ export interface Segment {
   p50: number;
   p99: number;
   non2xx: number;
+  /** How many of each status other than 2xx. */
+  statuses: Record<string, number>;
   errors: number;
 }
 
@@ -34,6 +36,11 @@ export async function sendLoad(
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats as Record<string, { count?: number }>)
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, stat]) => [code, stat.count ?? 0]),
+    ),
     errors: result.errors,
   };
 }
@@ -49,6 +56,10 @@ export function summary(segments: readonly Segment[]) {
     p99: Math.max(...segments.map((s) => s.p99)),
     roundP99: segments.map((s) => s.p99),
     non2xx: segments.reduce((n, s) => n + s.non2xx, 0),
+    statuses: segments.reduce<Record<string, number>>((all, s) => {
+      for (const [code, n] of Object.entries(s.statuses)) all[code] = (all[code] ?? 0) + n;
+      return all;
+    }, {}),
     errors: segments.reduce((n, s) => n + s.errors, 0),
   };
 }
