@@ -40,7 +40,13 @@ async function measure(deployment: Deployment, count: number) {
   const acceptMs = Date.now() - started;
   if (reply.status !== 200) throw new Error(`sendbatch: HTTP ${reply.status}`);
   const by = receipts ? 'receipt' : 'submit';
-  const { done, at } = await waitUntilDone(metricsUrls, by, before, count, 15 * 60_000);
+  const { done, at, maxAwaitingReceipt } = await waitUntilDone(
+    metricsUrls,
+    by,
+    before,
+    count,
+    15 * 60_000,
+  );
   const used = usage.stop();
   const cpu = microsPerMessage(used.cpuSeconds, done);
   return {
@@ -48,6 +54,7 @@ async function measure(deployment: Deployment, count: number) {
     seconds: (at - started) / 1000,
     rate: Math.round(count / ((at - started) / 1000)),
     doneBy: by,
+    ...(receipts && { maxAwaitingReceipt }),
     cpuMicrosPerMessage: cpu,
     targetMicrosPerMessage: Object.entries(cpu)
       .filter(([k]) => gatewayAndServers(k))

@@ -36,8 +36,9 @@ export type DoneBy = 'receipt' | 'submit';
 /**
  * Waits until `expected` more messages than `before` are done (receipt recorded, or accepted by
  * the SMSC when there are no receipts), then until the count has stood still for 300 ms, so the
- * few requests in flight when the load stopped are counted too. Returns how many were done and
- * when the count first reached `expected` (ms since the epoch).
+ * few requests in flight when the load stopped are counted too. Returns how many were done, when
+ * the count first reached `expected` (ms since the epoch), and the most messages seen submitted
+ * but without their receipt recorded yet (receipts the dispatcher holds or the SMSC has yet to send).
  */
 export async function waitUntilDone(
   metricsUrls: readonly string[],
@@ -45,16 +46,21 @@ export async function waitUntilDone(
   before: DispatchCounts,
   expected: number,
   timeoutMs = 120_000,
-): Promise<{ done: number; at: number }> {
+): Promise<{ done: number; at: number; maxAwaitingReceipt: number }> {
   const done = (c: DispatchCounts) =>
     by === 'receipt' ? c.final - before.final : c.submitted - before.submitted;
   const deadline = Date.now() + timeoutMs;
   let last = -1;
   let stillSince = Date.now();
   let reachedAt: number | undefined;
+  let maxAwaitingReceipt = 0;
   for (;;) {
     const counts = await dispatchCounts(metricsUrls);
     const n = done(counts);
+    maxAwaitingReceipt = Math.max(
+      maxAwaitingReceipt,
+      counts.submitted - before.submitted - (counts.final - before.final),
+    );
     if (n !== last) {
       last = n;
       stillSince = Date.now();
@@ -63,7 +69,7 @@ export async function waitUntilDone(
     const settled =
       by === 'submit' || counts.final - before.final >= counts.submitted - before.submitted;
     if (n >= expected && settled && Date.now() - stillSince >= 300)
-      return { done: n, at: reachedAt ?? Date.now() };
+      return { done: n, at: reachedAt ?? Date.now(), maxAwaitingReceipt };
     if (Date.now() > deadline)
       throw new Error(
         `${n} of ${expected} messages done by ${by} in ${timeoutMs} ms (failed: ${counts.failed - before.failed})`,
