@@ -63,6 +63,8 @@ export async function benchEmbedded(): Promise<void> {
         },
       ]);
       const { ceiling: base, embedded } = result.sides;
+      // What the process logged (warnings and errors) says why it refused requests, if it did.
+      if (embedded.non2xx > 0) process.stderr.write(`standalone's log:\n${gateway.output()}\n`);
       console.log(
         JSON.stringify({
           bench: 'embedded',

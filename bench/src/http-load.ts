@@ -56,6 +56,7 @@ export function summary(segments: readonly Segment[]) {
     p99: Math.max(...segments.map((s) => s.p99)),
     roundP99: segments.map((s) => s.p99),
     non2xx: segments.reduce((n, s) => n + s.non2xx, 0),
+    roundNon2xx: segments.map((s) => s.non2xx),
     statuses: segments.reduce<Record<string, number>>((all, s) => {
       for (const [code, n] of Object.entries(s.statuses)) all[code] = (all[code] ?? 0) + n;
       return all;

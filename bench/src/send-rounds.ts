@@ -68,8 +68,10 @@ export async function runSendRounds(sides: readonly Side[]) {
     for (const [k, v] of Object.entries(used.peakRssMb))
       tally.peakRssMb[k] = Math.max(tally.peakRssMb[k] ?? 0, v);
   };
-  // Warm-up of each side, so every side is measured with its code compiled.
-  for (const side of sides) await segment(side, 2);
+  // Warm-up of each side (BENCH_WARMUP_SECONDS), so every side is measured with its code compiled
+  // and its pools open.
+  const warmUp = Math.max(1, Number(process.env['BENCH_WARMUP_SECONDS'] ?? 5));
+  for (const side of sides) await segment(side, warmUp);
   for (let round = 0; round < rounds; round++)
     for (const side of sides) await segment(side, segmentSeconds, tallies.get(side.name));
   return {
