@@ -1,83 +1,109 @@
-import { createLogger } from '@smsgw/kit';
-import { SmppConnector, SmppSimulator, parseSmscUrl, splitMessage } from '@smsgw/smsc';
-import { peakRssMb, startCluster } from './cluster';
-import { cpuUsage } from './cpu-usage';
+import { dispatchCounts, waitUntilDone } from './dispatch-counters';
+import {
+  clusterGrouping,
+  gatewayAndServers,
+  startDeployment,
+  type Deployment,
+} from './gateway-sides';
+import { linkCeiling } from './link-ceiling';
+import { microsPerMessage, processUsage, sortedDescending } from './process-usage';
+import { ratio } from './send-rounds';
 
-/** The SMSC-link ceiling: a plain SMPP client with the same window, straight to the simulator. */
-async function linkCeiling(count: number, window: number): Promise<number> {
-  const sim = new SmppSimulator({ host: '127.0.0.1', port: 0 });
-  const { port } = await sim.start();
-  const connector = new SmppConnector(
-    parseSmscUrl(`smpp://bench:bench@127.0.0.1:${port}?window=${window}`),
-    createLogger('bench', 'silent'),
-  );
-  await connector.start();
-  const parts = splitMessage({ content: 'bulk' }, { maxParts: 1 }).parts;
-  const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: window }, async () => {
-      while (next < count) {
-        next++;
-        await connector.submit({
-          to: String(41_700_000_000 + next),
-          from: null,
-          dataCoding: 0,
-          parts,
-          registeredDelivery: false,
-        });
-      }
-    }),
-  );
-  const rate = count / ((Date.now() - started) / 1000);
-  await connector.stop();
-  await sim.stop();
-  return Math.round(rate);
+const WINDOW = 100;
+
+/**
+ * One `/secure/sendbatch` of `count` recipients on a deployment of its own, from the request until
+ * its last message is done: its receipt recorded, or without receipts its submit answered.
+ */
+async function oneBatch(count: number, receipts: boolean) {
+  const deployment = await startDeployment(receipts, `window=${WINDOW}`);
+  try {
+    return { postgresStatistics: deployment.analyze, ...(await measure(deployment, count)) };
+  } finally {
+    await deployment.stop();
+  }
 }
 
-export async function benchBatch(
-  count = Number(process.env['BENCH_BATCH_SIZE'] ?? 100_000),
-): Promise<void> {
-  const window = 100;
-  // Measured before and after the batch (the cluster idle by then), so a change in the machine's
-  // speed during the run weighs on both sides of the ratio.
-  const ceilingBefore = await linkCeiling(count, window);
-  const cluster = await startCluster({ smscQuery: `window=${window}` });
-  try {
-    const auth = await cluster.createAccount('batch');
-    const recipients = Array.from({ length: count }, (_, i) => String(41_700_000_000 + i));
-    const cpu = cpuUsage();
-    const started = Date.now();
-    const reply = await fetch(`${cluster.gateway.url}/secure/sendbatch`, {
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ to: recipients, content: 'bulk' }] }),
-    });
-    const acceptMs = Date.now() - started;
-    if (reply.status !== 200) throw new Error(`sendbatch: HTTP ${reply.status}`);
-    await cluster.sim.waitFor(count, 30 * 60_000);
-    const lastAt = cluster.sim.received[count - 1].receivedAt.getTime();
-    const rate = Math.round(count / ((lastAt - started) / 1000));
-    const cpuSeconds = cpu.stop();
-    const rss = Object.fromEntries(cluster.services.map((s) => [s.name, peakRssMb(s.child.pid)]));
-    const ceilingAfter = await linkCeiling(count, window);
-    const ceiling = Math.round((ceilingBefore + ceilingAfter) / 2);
-    console.log(
-      JSON.stringify({
-        bench: 'batch',
-        count,
-        window,
-        acceptMs,
-        seconds: (lastAt - started) / 1000,
-        rate,
-        ceiling,
-        ceilingRuns: [ceilingBefore, ceilingAfter],
-        ratio: Number((rate / ceiling).toFixed(3)),
-        peakRssMb: rss,
-        cpuSeconds,
-      }),
-    );
-  } finally {
-    await cluster.stop();
-  }
+async function measure(deployment: Deployment, count: number) {
+  const { cluster, receipts, auth } = deployment;
+  const metricsUrls = cluster.dispatchers.map((d) => d.url);
+  const recipients = Array.from({ length: count }, (_, i) => String(41_700_000_000 + i));
+  const body = JSON.stringify({ messages: [{ to: recipients, content: 'bulk' }] });
+  const before = await dispatchCounts(metricsUrls);
+  const usage = processUsage(clusterGrouping(deployment));
+  const started = Date.now();
+  const reply = await fetch(`${cluster.gateway.url}/secure/sendbatch`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body,
+  });
+  const acceptMs = Date.now() - started;
+  if (reply.status !== 200) throw new Error(`sendbatch: HTTP ${reply.status}`);
+  const by = receipts ? 'receipt' : 'submit';
+  const { done, at, maxAwaitingReceipt } = await waitUntilDone(
+    metricsUrls,
+    by,
+    before,
+    count,
+    15 * 60_000,
+  );
+  const used = usage.stop();
+  const cpu = microsPerMessage(used.cpuSeconds, done);
+  return {
+    acceptMs,
+    seconds: (at - started) / 1000,
+    rate: Math.round(count / ((at - started) / 1000)),
+    doneBy: by,
+    ...(receipts && { maxAwaitingReceipt }),
+    cpuMicrosPerMessage: cpu,
+    targetMicrosPerMessage: Object.entries(cpu)
+      .filter(([k]) => gatewayAndServers(k))
+      .reduce((n, [, v]) => n + v, 0),
+    allMicrosPerMessage: Object.values(cpu).reduce((n, v) => n + v, 0),
+    peakRssMb: sortedDescending(used.peakRssMb),
+    // Cores that other work on the shared machine kept busy meanwhile (of its two).
+    otherWorkCores: Number((used.otherCpuSeconds / ((Date.now() - started) / 1000)).toFixed(2)),
+  };
+}
+
+/**
+ * `pnpm bench batch`: one `/secure/sendbatch` of BENCH_BATCH_SIZE (100,000) recipients, window 100,
+ * the simulator in its own process sending every receipt, done when the last receipt is recorded;
+ * against the same batch without receipts in the same run (first, on a deployment of its own).
+ * `batch-noreceipt`: only the batch without receipts, against our SMPP client straight to a
+ * simulator with the same window, measured before and after it.
+ */
+export async function benchBatch(withReceipts = true): Promise<void> {
+  const count = Number(process.env['BENCH_BATCH_SIZE'] ?? 100_000);
+  const ceilingBefore = withReceipts ? undefined : await linkCeiling(count, WINDOW);
+  const noReceipts = await oneBatch(count, false);
+  const receipts = withReceipts ? await oneBatch(count, true) : undefined;
+  const ceilingAfter = withReceipts ? undefined : await linkCeiling(count, WINDOW);
+  const ceiling =
+    ceilingBefore !== undefined && ceilingAfter !== undefined
+      ? Math.round((ceilingBefore + ceilingAfter) / 2)
+      : undefined;
+  console.log(
+    JSON.stringify({
+      bench: withReceipts ? 'batch' : 'batch-noreceipt',
+      count,
+      window: WINDOW,
+      receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+      ...(receipts && { receipts }),
+      noReceipts,
+      ratios: receipts
+        ? {
+            rateVsNoReceipts: ratio(receipts.rate, noReceipts.rate),
+            targetCpuVsNoReceipts: ratio(
+              receipts.targetMicrosPerMessage,
+              noReceipts.targetMicrosPerMessage,
+            ),
+          }
+        : {
+            ceiling,
+            ceilingRuns: [ceilingBefore, ceilingAfter],
+            rateVsCeiling: ratio(noReceipts.rate, ceiling ?? NaN),
+          },
+    }),
+  );
 }

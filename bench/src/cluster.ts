@@ -15,17 +15,23 @@ const SUBMIT_RETRY_DELAYS = [1000, 4000, 16000, 64000];
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 
-export interface Cluster {
+export interface Services {
   gateway: ServiceProcess;
   auth: ServiceProcess;
   dispatchers: ServiceProcess[];
   services: ServiceProcess[];
-  sim: SmppSimulator;
+  /** The cluster's database on the Postgres server, to tell its backends from other work's. */
+  databaseName: string;
+  databaseUrl: string;
   createAccount(username: string, extra?: Record<string, unknown>): Promise<string>;
   stop(): Promise<void>;
 }
 
-/** Distributed mode on this machine: each service a process, a fresh database and bus namespace. */
+export interface Cluster extends Services {
+  sim: SmppSimulator;
+}
+
+/** Distributed mode on this machine with the simulator in this process, where a benchmark can count arrivals. */
 export async function startCluster(
   options: {
     dispatchers?: number;
@@ -35,6 +41,37 @@ export async function startCluster(
     deliveryReceipts?: boolean;
   } = {},
 ): Promise<Cluster> {
+  const sim = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    latencyMs: options.latencyMs ?? 0,
+    deliveryReceipts: options.deliveryReceipts ?? false,
+  });
+  const { port } = await sim.start();
+  let services: Services;
+  try {
+    services = await startServices({ ...options, smscPort: port });
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+  return {
+    ...services,
+    sim,
+    async stop() {
+      await services.stop();
+      await sim.stop();
+    },
+  };
+}
+
+/** Distributed mode on this machine: each service a process, a fresh database and bus namespace. */
+export async function startServices(options: {
+  /** The SMPP port of the SMSC the dispatchers bind to. */
+  smscPort: number;
+  dispatchers?: number;
+  smscQuery?: string;
+}): Promise<Services> {
   const database = await createTestDatabase();
   const env = {
     DATABASE_URL: database.url,
@@ -44,21 +81,8 @@ export async function startCluster(
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     LOG_LEVEL: 'warn',
   };
-  const sim = new SmppSimulator({
-    host: '127.0.0.1',
-    port: 0,
-    latencyMs: options.latencyMs ?? 0,
-    deliveryReceipts: options.deliveryReceipts ?? false,
-  });
-  const { port } = await sim.start();
   const started: ServiceProcess[] = [];
-  // BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
-  // service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
-  const profile = process.env['BENCH_PROFILE']
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
-    : process.env['BENCH_PERF']
-      ? ['--perf-basic-prof']
-      : [];
+  const profile = profilingArgs();
   const start = async (name: string, extra: Record<string, string>) => {
     const service = await startService(name, { ...env, ...extra }, 45_000, profile);
     started.push(service);
@@ -77,7 +101,7 @@ export async function startCluster(
     for (let i = 0; i < (options.dispatchers ?? 1); i++) {
       dispatchers.push(
         await start('dispatcher', {
-          SMSC_URL: `smpp://bench:bench@127.0.0.1:${port}?${options.smscQuery ?? 'window=100'}`,
+          SMSC_URL: `smpp://bench:bench@127.0.0.1:${options.smscPort}?${options.smscQuery ?? 'window=100'}`,
           // Every dispatcher binds, as before connectors had a bind limit.
           SMSC_BINDS: String(options.dispatchers ?? 1),
         }),
@@ -86,7 +110,6 @@ export async function startCluster(
   } catch (err) {
     // A half-started cluster is stopped, not left running against the broker.
     await Promise.all(started.map((s) => s.stop()));
-    await sim.stop();
     await database.drop();
     throw err;
   }
@@ -96,7 +119,8 @@ export async function startCluster(
     auth,
     dispatchers,
     services,
-    sim,
+    databaseName: new URL(database.url).pathname.slice(1),
+    databaseUrl: database.url,
     async createAccount(username, extra = {}) {
       const reply = await fetch(`${auth.url}/admin/v1/accounts`, {
         method: 'POST',
@@ -108,7 +132,6 @@ export async function startCluster(
     },
     async stop() {
       await Promise.all(services.map((s) => s.stop()));
-      await sim.stop();
       await database.drop();
       await deleteBusNamespace(env.AMQP_URL, env.BUS_NAMESPACE, {
         [QUEUES.dispatcherSubmit]: SUBMIT_RETRY_DELAYS,
@@ -116,6 +139,18 @@ export async function startCluster(
       });
     },
   };
+}
+
+/**
+ * BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
+ * service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
+ */
+export function profilingArgs(): string[] {
+  return process.env['BENCH_PROFILE']
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
+    : process.env['BENCH_PERF']
+      ? ['--perf-basic-prof']
+      : [];
 }
 
 /** A memory figure of a process from /proc (VmRSS: resident now; VmHWM: peak so far), in MB. */

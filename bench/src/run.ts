@@ -1,18 +1,22 @@
 import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
+import { benchEmbedded } from './embedded';
 import { benchPacing } from './pacing';
 import { benchRouting } from './routing';
 import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|batch|pacing|routing|credentials|soak]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|pacing|routing|credentials|soak]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
 const benches: Record<string, () => Promise<void>> = {
   send: () => benchSend(),
+  'send-noreceipt': () => benchSend(false),
   batch: () => benchBatch(),
+  'batch-noreceipt': () => benchBatch(false),
+  embedded: () => benchEmbedded(),
   pacing: () => benchPacing(),
   routing: () => benchRouting(),
   credentials: () => benchCredentials(),
@@ -22,8 +26,11 @@ const benches: Record<string, () => Promise<void>> = {
 async function main(): Promise<void> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/postgres';
   const chosen = process.argv.slice(2);
-  // The soak runs only when named: it takes half an hour.
-  const every = Object.keys(benches).filter((name) => name !== 'soak');
+  // The soak runs only when named (it takes half an hour), the variants without receipts too: send
+  // and batch measure them as their baselines.
+  const every = Object.keys(benches).filter(
+    (name) => name !== 'soak' && !name.endsWith('-noreceipt'),
+  );
   for (const name of chosen.length > 0 ? chosen : every) {
     const bench = benches[name];
     if (!bench)

@@ -1,146 +1,53 @@
-import autocannon from 'autocannon';
-import express from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startCluster } from './cluster';
-import { cpuUsage } from './cpu-usage';
-
-const CONNECTIONS = 32;
-const BODY = '{"to":"41790000001","content":"Hello"}';
-
-interface Segment {
-  requests: number;
-  ok: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(
-  url: string,
-  headers: Record<string, string>,
-  seconds: number,
-): Promise<Segment> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers,
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: seconds,
-  });
-  return {
-    requests: result.requests.total,
-    ok: result['2xx'],
-    seconds: result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-/** Requests per second over all segments; p50 the median segment's, p99 the worst segment's. */
-function summary(segments: Segment[]) {
-  const sorted = segments.map((s) => s.p50).sort((a, b) => a - b);
-  return {
-    rps: Math.round(
-      segments.reduce((n, s) => n + s.requests, 0) / segments.reduce((n, s) => n + s.seconds, 0),
-    ),
-    p50: sorted[Math.floor(sorted.length / 2)],
-    p99: Math.max(...segments.map((s) => s.p99)),
-    non2xx: segments.reduce((n, s) => n + s.non2xx, 0),
-    errors: segments.reduce((n, s) => n + s.errors, 0),
-  };
-}
-
-/** The framework ceiling: express answering a constant on this machine, same load. */
-async function ceilingServer(): Promise<{ url: string; server: Server }> {
-  const app = express();
-  app.post('/secure/send', (req, res) => {
-    req.resume();
-    req.on('end', () => res.json({ data: 'Success "00000000-0000-0000-0000-000000000000' }));
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/secure/send`, server };
-}
+import { startCeilingServer } from './ceiling-server';
+import { LOAD_GENERATOR, gatewaySide, startDeployment, type Deployment } from './gateway-sides';
+import { CONNECTIONS } from './http-load';
+import { ratio, runSendRounds, type Side } from './send-rounds';
 
 /**
- * The ceiling and the gateway are measured in alternating segments (BENCH_ROUNDS, default 5, of
- * BENCH_SECONDS / rounds each), so a change in the machine's speed during the run (seen here: the
- * same code twice as fast from one minute to the next) weighs on both sides of the ratio. Before
- * each ceiling segment the dispatcher has drained what the gateway accepted, so it is idle then.
+ * `pnpm bench send`: `/secure/send` at 32 connections against distributed mode, the simulator in
+ * its own process answering every message with a receipt, a message done when its receipt is
+ * recorded; against a second deployment without receipts and express answering a constant, in
+ * alternating segments of the same run. `send-noreceipt` leaves the receipts side out.
  */
-export async function benchSend(
-  seconds = Number(process.env['BENCH_SECONDS'] ?? 20),
-): Promise<void> {
-  const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 5));
-  const segmentSeconds = Math.max(2, Math.round(seconds / rounds));
-  const ceiling = await ceilingServer();
-  const cluster = await startCluster();
+export async function benchSend(withReceipts = true): Promise<void> {
+  const ceiling = await startCeilingServer();
+  const deployments: Deployment[] = [];
   try {
-    const auth = await cluster.createAccount('send');
-    const headers = { authorization: auth, 'content-type': 'application/json' };
-    const gatewayUrl = `${cluster.gateway.url}/secure/send`;
-    let accepted = 0;
-    // Every accepted request reaches the simulator before the next ceiling segment.
-    const drained = () => cluster.sim.waitFor(accepted, 30_000);
-    // Warm-up of both, so both are measured with their code compiled.
-    await load(ceiling.url, { 'content-type': 'application/json' }, 2);
-    accepted += (await load(gatewayUrl, headers, 2)).ok;
-    await drained();
-
-    const ceilingSegments: Segment[] = [];
-    const gatewaySegments: Segment[] = [];
-    const cpuTotals: Record<string, number> = {};
-    for (let round = 0; round < rounds; round++) {
-      ceilingSegments.push(
-        await load(ceiling.url, { 'content-type': 'application/json' }, segmentSeconds),
-      );
-      const cpu = cpuUsage();
-      const segment = await load(gatewayUrl, headers, segmentSeconds);
-      for (const [name, used] of Object.entries(cpu.stop()))
-        cpuTotals[name] = (cpuTotals[name] ?? 0) + used;
-      gatewaySegments.push(segment);
-      accepted += segment.ok;
-      await drained();
-    }
-    const gateway = summary(gatewaySegments);
-    const baseline = summary(ceilingSegments);
-    // CPU per accepted request, each process, during the gateway's segments: where the two cores went.
-    const requests = gatewaySegments.reduce((n, s) => n + s.ok, 0);
-    const cpuMicrosPerRequest = Object.fromEntries(
-      Object.entries(cpuTotals).map(([k, v]) => [k, Math.round((v * 1e6) / requests)]),
-    );
+    deployments.push(await startDeployment(false));
+    if (withReceipts) deployments.push(await startDeployment(true));
+    const sides: Side[] = [
+      {
+        name: 'ceiling',
+        url: ceiling.url,
+        headers: {},
+        grouping: (pid) => (pid === process.pid ? LOAD_GENERATOR : undefined),
+      },
+      ...deployments.map(gatewaySide),
+    ];
+    const result = await runSendRounds(sides);
+    const { ceiling: base, noReceipts, receipts } = result.sides;
+    const measured = receipts ?? noReceipts;
     console.log(
       JSON.stringify({
-        bench: 'send',
+        bench: withReceipts ? 'send' : 'send-noreceipt',
         connections: CONNECTIONS,
-        seconds: segmentSeconds * rounds,
-        gateway,
-        ceiling: baseline,
-        ratio: Number((gateway.rps / baseline.rps).toFixed(3)),
-        roundRatios: gatewaySegments.map((s, i) =>
-          Number(
-            (
-              s.requests /
-              s.seconds /
-              (ceilingSegments[i].requests / ceilingSegments[i].seconds)
-            ).toFixed(3),
-          ),
-        ),
-        roundP99: gatewaySegments.map((s) => s.p99),
-        // Requests still in flight when a segment ends are answered (and sent) but not counted.
-        answered2xx: accepted,
-        deliveredToSimulator: cluster.sim.received.length,
-        cpuMicrosPerRequest,
+        receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+        postgresStatistics: deployments[0].analyze,
+        ...result,
+        ratios: {
+          rpsVsCeiling: ratio(measured.rps, base.rps),
+          ...(receipts && {
+            rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
+            targetCpuVsNoReceipts: ratio(
+              receipts.targetMicrosPerMessage ?? 0,
+              noReceipts.targetMicrosPerMessage ?? 0,
+            ),
+          }),
+        },
       }),
     );
   } finally {
-    ceiling.server.close();
-    await cluster.stop();
+    for (const d of deployments) await d.stop();
+    ceiling.close();
   }
 }

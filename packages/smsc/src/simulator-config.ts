@@ -9,6 +9,18 @@ const flag = (fallback: boolean) =>
     .transform((v) => v === 'true');
 const idBase = z.enum(['hex', 'decimal']);
 
+/** `20`, or a range `5-50` drawn from uniformly; at most an hour. */
+const milliseconds = (fallback: string, message: string) =>
+  z
+    .string()
+    .regex(/^\d+(-\d+)?$/, message)
+    .default(fallback)
+    .transform((v): number | [number, number] => {
+      const [min, max] = v.split('-').map(Number);
+      return max === undefined ? min : [min, Math.max(min, max)];
+    })
+    .refine((v) => (Array.isArray(v) ? v[1] : v) <= 3_600_000, 'at most 3600000 (an hour)');
+
 /** The stats SMPP 3.4 Appendix B names; anything else would only test a typo. */
 export const RECEIPT_STATS = [
   'DELIVRD',
@@ -54,18 +66,12 @@ export const simulatorConfigShape = {
   SIM_SYSTEM_ID: z.string().optional(),
   SIM_PASSWORD: z.string().optional(),
   /** Milliseconds before each submit_sm_resp: `20`, or a range `5-50`. */
-  SIM_LATENCY_MS: z
-    .string()
-    .regex(/^\d+(-\d+)?$/, 'a number of milliseconds or a range like 5-50')
-    .default('0')
-    .transform((v): number | [number, number] => {
-      const [min, max] = v.split('-').map(Number);
-      return max === undefined ? min : [min, Math.max(min, max)];
-    }),
+  SIM_LATENCY_MS: milliseconds('0', 'a number of milliseconds or a range like 5-50'),
   SIM_FAILURE_RATE: rate,
   SIM_THROTTLE_RATE: rate,
   SIM_DELIVERY_RECEIPTS: flag(true),
-  SIM_RECEIPT_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(100),
+  /** Milliseconds between the submit_sm_resp and its receipt: `100`, or a range `50-500`. */
+  SIM_RECEIPT_DELAY_MS: milliseconds('100', 'a number of milliseconds or a range like 50-500'),
   /** Unset: DELIVRD, or UNDELIV drawn at SIM_UNDELIVERABLE_RATE. */
   SIM_RECEIPT_STAT: receiptStat.optional(),
   SIM_RECEIPT_STAT_BY_SUFFIX: statBySuffix,
@@ -87,7 +93,7 @@ export function simulatorOptions(config: SimulatorConfig): SmppSimulatorOptions 
   // undefined leaves the stat to the simulator's undeliverableRate draw.
   const statFor = (to: string): string | undefined =>
     bySuffix.find(([suffix]) => to.endsWith(suffix))?.[1] ?? config.SIM_RECEIPT_STAT;
-  return {
+  const options: SmppSimulatorOptions = {
     host: config.SIM_HOST,
     port: config.SIM_PORT,
     ...(config.SIM_SYSTEM_ID !== undefined && { systemId: config.SIM_SYSTEM_ID }),
@@ -96,7 +102,6 @@ export function simulatorOptions(config: SimulatorConfig): SmppSimulatorOptions 
     failureRate: config.SIM_FAILURE_RATE,
     throttleRate: config.SIM_THROTTLE_RATE,
     deliveryReceipts: config.SIM_DELIVERY_RECEIPTS,
-    receiptDelayMs: config.SIM_RECEIPT_DELAY_MS,
     receiptBeforeResponse: config.SIM_RECEIPT_BEFORE_RESPONSE,
     receiptSession: config.SIM_RECEIPT_SESSION,
     undeliverableRate: config.SIM_UNDELIVERABLE_RATE,
@@ -108,4 +113,13 @@ export function simulatorOptions(config: SimulatorConfig): SmppSimulatorOptions 
       leadingZeros: config.SIM_ID_LEADING_ZEROS,
     },
   };
+  // The simulator reads receiptDelayMs at each receipt, so a range is a getter drawing each delay.
+  const delay = config.SIM_RECEIPT_DELAY_MS;
+  Object.defineProperty(options, 'receiptDelayMs', {
+    enumerable: true,
+    get: Array.isArray(delay)
+      ? () => delay[0] + Math.random() * (delay[1] - delay[0])
+      : () => delay,
+  });
+  return options;
 }
