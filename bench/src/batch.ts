@@ -1,3 +1,4 @@
+import { benchRouteCount } from './bench-routes';
 import { dispatchCounts, waitUntilDone } from './dispatch-counters';
 import {
   clusterGrouping,
@@ -88,6 +89,7 @@ export async function benchBatch(withReceipts = true): Promise<void> {
       bench: withReceipts ? 'batch' : 'batch-noreceipt',
       count,
       window: WINDOW,
+      mtRoutes: benchRouteCount(),
       receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
       ...(receipts && { receipts }),
       noReceipts,

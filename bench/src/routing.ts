@@ -2,8 +2,8 @@ import { cpuUsage } from 'node:process';
 import type { MtRouteRow } from '@smsgw/store';
 import { RouteTable, type RoutedMessage } from '@smsgw/routing';
 
-/** Route tables the benchmark compares: the baseline is a gateway without routes. */
-function prefixRoutes(count: number, random: () => number): MtRouteRow[] {
+/** Route tables the benchmarks use: the baseline is a gateway without routes. */
+export function prefixRoutes(count: number, random: () => number): MtRouteRow[] {
   const rows: MtRouteRow[] = [];
   const seen = new Set<string>();
   while (rows.length < count) {
@@ -38,7 +38,7 @@ function prefixRoutes(count: number, random: () => number): MtRouteRow[] {
 }
 
 /** A seeded generator, so every run measures the same table and destinations. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;

@@ -1,3 +1,4 @@
+import { benchRouteCount } from './bench-routes';
 import { startCeilingServer } from './ceiling-server';
 import { LOAD_GENERATOR, gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS } from './http-load';
@@ -31,6 +32,7 @@ export async function benchSend(withReceipts = true): Promise<void> {
       JSON.stringify({
         bench: withReceipts ? 'send' : 'send-noreceipt',
         connections: CONNECTIONS,
+        mtRoutes: benchRouteCount(),
         receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
         postgresStatistics: deployments[0].analyze,
         ...result,
