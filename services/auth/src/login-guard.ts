@@ -36,6 +36,8 @@ export class LoginGuard {
     ttl: 24 * 3600_000,
   });
   private readonly recentlyFailed: LRUCache<string, true>;
+  /** Checks in progress, by credential: the same credential arriving again waits for that one. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly throttle: LoginThrottle,
@@ -55,11 +57,24 @@ export class LoginGuard {
    * Runs `check` (the KDF) unless the attempt is over a limit. `check` returns what the right
    * secret unlocks, or undefined for a wrong one, which stays counted as a failure.
    */
-  async verify<T>(
+  verify<T>(attempt: LoginAttempt, check: () => Promise<T | undefined>): Promise<T | undefined> {
+    // Many connections of one client whose cached login expired at once would each run the KDF
+    // and count as attempts: one check answers them all (they ask the same question).
+    const digest = credentialDigest(attempt.name, attempt.secret);
+    const running = this.inFlight.get(digest) as Promise<T | undefined> | undefined;
+    if (running) return running;
+    const verified = this.verifyOnce(attempt, check, digest).finally(() =>
+      this.inFlight.delete(digest),
+    );
+    this.inFlight.set(digest, verified);
+    return verified;
+  }
+
+  private async verifyOnce<T>(
     attempt: LoginAttempt,
     check: () => Promise<T | undefined>,
+    digest: string,
   ): Promise<T | undefined> {
-    const digest = credentialDigest(attempt.name, attempt.secret);
     const keys: ThrottleKey[] = [];
     if (!this.recentlyVerified.has(digest))
       keys.push({ scope: 'name', id: attempt.name, limit: this.limits.failuresPerName });

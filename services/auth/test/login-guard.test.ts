@@ -32,6 +32,24 @@ async function refusal(promise: Promise<unknown>): Promise<HttpError> {
 }
 
 describe('LoginGuard', () => {
+  it('runs one check for the same credential arriving many times at once, and counts it once', async () => {
+    const { login, throttled } = guard(new KdfGate(1, 2));
+    let checks = 0;
+    const slowRight = () => {
+      checks++;
+      return new Promise<{ account: string }>((r) => setTimeout(() => r({ account: 'a1' }), 20));
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, () => login.verify({ name: 'bob', secret: 'right' }, slowRight)),
+    );
+    expect(checks).toBe(1);
+    expect(answers.every((a) => a?.account === 'a1')).toBe(true);
+    expect(await throttled('kdf_busy')).toBeFalsy();
+    // Once answered, the next login checks again.
+    await login.verify({ name: 'bob', secret: 'right' }, slowRight);
+    expect(checks).toBe(2);
+  });
+
   it('answers 429 RATE_LIMITED with Retry-After once a name has had its failures', async () => {
     const { login, throttled } = guard();
     for (let i = 0; i < 3; i++)
