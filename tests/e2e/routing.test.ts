@@ -4,11 +4,10 @@
  * when an SMSC goes away, a connector's binds held across three dispatchers while one is SIGKILLed,
  * receipts with the same SMSC id from two connectors, and a connector over TLS.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@smsgw/kit/testing';
+import { selfSignedCertificate, waitFor } from '@smsgw/kit/testing';
 import type { ServiceProcess } from '@smsgw/kit/testing';
 import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, useDistributedRun } from '../support/distributed';
@@ -339,32 +338,8 @@ describe('routing across connectors in distributed mode', () => {
   }, 90_000);
 
   it('takes a changed connector URL without a restart, and binds over TLS', async () => {
-    const keyFile = join(dir, 'key.pem');
-    const certFile = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-      ],
-      { stdio: 'ignore' },
-    );
-    const secure = await simulator({
-      tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') },
-    });
+    const { key, cert, certFile } = selfSignedCertificate(dir);
+    const secure = await simulator({ tls: { key, cert } });
     const plain = await simulator();
     await connector('nl', `smpp://gw:pw@127.0.0.1:${plain.port}`);
     await route('nl', {

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@smsgw/kit';
-import { waitFor } from '@smsgw/kit/testing';
+import { selfSignedCertificate, waitFor, type TestCertificate } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type DeliveryReceipt } from '@smsgw/smsc';
 
 const logger = createLogger('smpps-test', 'silent');
@@ -12,41 +11,13 @@ let sim: SmppSimulator;
 let port: number;
 const running: SmppConnector[] = [];
 
-/** A self-signed certificate for 127.0.0.1, made for this run. */
-function certificate(name: string): { key: string; cert: string; certFile: string } {
-  const keyFile = join(dir, `${name}-key.pem`);
-  const certFile = join(dir, `${name}-cert.pem`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
-}
-
-let trusted: ReturnType<typeof certificate>;
-let stranger: ReturnType<typeof certificate>;
+let trusted: TestCertificate;
+let stranger: TestCertificate;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'smpps-'));
-  trusted = certificate('smsc');
-  stranger = certificate('other');
+  trusted = selfSignedCertificate(dir, 'smsc');
+  stranger = selfSignedCertificate(dir, 'other');
   sim = new SmppSimulator({
     host: '127.0.0.1',
     port: 0,

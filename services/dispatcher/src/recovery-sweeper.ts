@@ -1,4 +1,5 @@
-import { TOPICS, WAITING_STATES, submitGroups, toGroupJob } from '@smsgw/contracts';
+import { publishSubmitJobs } from './submit-jobs';
+import { TOPICS, WAITING_STATES } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
 import {
   JOB_OUTBOX_ROWS_PER_ROUND,
@@ -96,7 +97,7 @@ export class RecoverySweeper {
         const ids = await lockJobOutboxRowsBefore(tx, cutoff);
         if (ids.length === 0) return 0;
         const rows = await queuedMessagesOfJobOutbox(tx, ids);
-        await Promise.all(this.publishGroups(rows));
+        await publishSubmitJobs(this.bus, rows);
         await deleteJobOutboxRows(tx, ids);
         if (rows.length > 0) {
           this.metrics.swept.inc({ state: 'queued' }, rows.length);
@@ -109,20 +110,6 @@ export class RecoverySweeper {
       });
       if (found < JOB_OUTBOX_ROWS_PER_ROUND) return;
     }
-  }
-
-  private publishGroups(rows: MessageJobRow[]): Promise<void>[] {
-    const groups = submitGroups(
-      rows.map((r) => ({
-        accountId: r.account_id,
-        messageId: r.id,
-        segments: r.segments,
-        connector: r.connector,
-      })),
-    );
-    return groups.map((group) =>
-      this.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), group[0].connector),
-    );
   }
 
   /**

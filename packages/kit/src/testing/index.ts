@@ -3,3 +3,4 @@ export * from './embedded-database';
 export * from './wait-for';
 export * from './service-process';
 export * from './bus-namespace';
+export * from './certificate';

@@ -2,13 +2,12 @@ import {
   QUEUES,
   TOPICS,
   connectorQueue,
-  submitGroups,
-  toGroupJob,
   type MessageSubmitGroupJob,
   type MessageSubmitJob,
 } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, DeliveryInfo, Logger } from '@smsgw/kit';
-import { failOverWaiting, waitingForConnector, type MessageJobRow } from '@smsgw/store';
+import { failOverWaiting, waitingForConnector, type ConnectorStatusReport } from '@smsgw/store';
+import { publishSubmitJobs } from '../submit-jobs';
 import type { BindLeases } from './bind-leases';
 import { windowOf, type ConnectorConfig } from './open-connector';
 import type { ConnectorSession } from './connector-session';
@@ -35,17 +34,7 @@ export interface LaneDeps {
 }
 
 /** What the admin API shows of this dispatcher's part of a connector. */
-export interface LaneStatus {
-  connector: string;
-  bound: number;
-  window_in_use: number;
-  waiting: number;
-  rate: number;
-  last_error: string | null;
-  last_error_at: Date | null;
-  up_since: Date | null;
-  down_since: Date | null;
-}
+export type LaneStatus = ConnectorStatusReport;
 
 /**
  * One connector on this dispatcher. It takes part only while it holds one of the connector's bind
@@ -280,28 +269,16 @@ export class ConnectorLane {
         Date.now() - this.downSince.getTime() >= this.options.failoverAfterMs);
     if (!down) return { session, kept: ids };
     const moved = await failOverWaiting(this.deps.db, ids, this.name);
-    if (moved.length > 0) await this.publish(moved, session ? 'DOWN' : 'STOPPED');
+    if (moved.length > 0)
+      await publishSubmitJobs(this.deps.bus, moved, (to, n) =>
+        this.deps.metrics.rerouted.inc(
+          { connector: this.name, to, reason: session ? 'DOWN' : 'STOPPED' },
+          n,
+        ),
+      );
     if (!session) return undefined;
     const gone = new Set(moved.map((m) => m.id));
     return { session, kept: ids.filter((id) => !gone.has(id)) };
-  }
-
-  private async publish(rows: MessageJobRow[], reason: string): Promise<void> {
-    const groups = submitGroups(
-      rows.map((r) => ({
-        accountId: r.account_id,
-        messageId: r.id,
-        segments: r.segments,
-        connector: r.connector,
-      })),
-    );
-    for (const group of groups) {
-      this.deps.metrics.rerouted.inc(
-        { connector: this.name, to: group[0].connector, reason },
-        group.length,
-      );
-      await this.deps.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), group[0].connector);
-    }
   }
 
   /** Messages held while the connector was stopped get their jobs again once it starts. */
@@ -311,16 +288,7 @@ export class ConnectorLane {
       const rows = await waitingForConnector(this.deps.db, this.name, after, 1000);
       if (rows.length === 0) return;
       after = rows[rows.length - 1].id;
-      const groups = submitGroups(
-        rows.map((r) => ({
-          accountId: r.account_id,
-          messageId: r.id,
-          segments: r.segments,
-          connector: r.connector,
-        })),
-      );
-      for (const group of groups)
-        await this.deps.bus.publish(TOPICS.messageSubmitGroup, toGroupJob(group), this.name);
+      await publishSubmitJobs(this.deps.bus, rows);
       if (rows.length < 1000) return;
     }
   }
