@@ -1,4 +1,3 @@
-import Bottleneck from 'bottleneck';
 import {
   TOPICS,
   type MessageResultEvent,
@@ -10,9 +9,7 @@ import { SmscError, type SmscConnector } from '@smsgw/smsc';
 import type { ClaimedMessage, GroupClaim, MessageClaims, SubmittedMessage } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 import { buildSubmitRequest } from './submit-request';
-import type { AccountCaps } from './throughput/account-caps';
-import type { SmartQos } from './throughput/smart-qos';
-import type { ThroughputGate } from './throughput/throughput-gate';
+import type { SubmitPacing } from './throughput/submit-pacing';
 import { dispatcherDefaults } from './defaults';
 
 export interface DispatcherOptions {
@@ -24,8 +21,6 @@ export interface DispatcherOptions {
    * Submissions in progress at once; kept at the connector's window so nothing is claimed early.
    */
   window: number;
-  /** Messages per second this worker submits; 0 = unlimited (HTTP_THROUGHPUT_PER_WORKER). */
-  throughputPerWorker: number;
 }
 
 /**
@@ -36,14 +31,6 @@ export interface Failover {
   reroutesOn(route: string | null, status: string): boolean;
   /** Publishes the job of a message that now waits for `connector`. */
   publish(job: MessageSubmitJob, connector: string): Promise<void>;
-}
-
-/** Pacing beyond this worker: cluster-wide caps and the SMSC-adaptive rate. */
-export interface DispatcherPacing {
-  gate: ThroughputGate;
-  accountCaps: AccountCaps;
-  /** Present when SMART_QOS is on. */
-  qos?: SmartQos;
 }
 
 const noop = (): void => undefined;
@@ -71,11 +58,6 @@ interface Waiting {
  * docs/decisions.md, delivery guarantees).
  */
 export class MessageDispatcher {
-  /**
-   * Only when a per-worker rate applies (HTTP_THROUGHPUT_PER_WORKER or smart QoS): it costs time
-   * per job.
-   */
-  private readonly pacer: Bottleneck | undefined;
   private readonly waiting: Waiting[] = [];
   private readonly submitted: GroupCommit<
     SubmittedMessage,
@@ -98,15 +80,10 @@ export class MessageDispatcher {
     private readonly logger: Logger,
     private readonly metrics: DispatcherMetrics,
     private readonly options: DispatcherOptions,
-    private readonly pacing?: DispatcherPacing,
+    /** The waits before a submit (throughput/): caps, this worker's rate, smart QoS. */
+    private readonly pacing?: SubmitPacing,
     private readonly failover?: Failover,
   ) {
-    if (options.throughputPerWorker > 0 || pacing?.qos) {
-      this.pacer = new Bottleneck({
-        maxConcurrent: null,
-        minTime: options.throughputPerWorker > 0 ? 1000 / options.throughputPerWorker : 0,
-      });
-    }
     this.submitted = new GroupCommit(
       async (messages) => {
         const moved = await claims.markSubmitted(messages);
@@ -120,7 +97,6 @@ export class MessageDispatcher {
   }
 
   private stopping = false;
-  private appliedRate = 0;
   /** Messages the SMSC accepted through this dispatcher (the connector's rate in its status). */
   submittedCount = 0;
   /** The last SMSC error, for the connector's status. */
@@ -155,17 +131,7 @@ export class MessageDispatcher {
 
   /** Paces the job, then queues it for the next group; `done` settles with its outcome. */
   private async admit(job: MessageSubmitJob, info: DeliveryInfo): Promise<{ done: Promise<void> }> {
-    if (this.pacing) {
-      // Cost is PDUs, not messages: a three-part message takes three places (docs/architecture.md §
-      // Throughput caps).
-      await this.pacing.gate.pass(
-        await this.pacing.accountCaps.of(job.accountId),
-        job.segments ?? 1,
-        () => this.stopping,
-      );
-      this.applyQos();
-    }
-    if (this.pacer) await this.pacer.schedule(() => Promise.resolve());
+    await this.pacing?.pass(job.accountId, job.segments ?? 1, () => this.stopping);
     const done = new Promise<void>((resolve, reject) => {
       this.waiting.push({
         job,
@@ -176,16 +142,6 @@ export class MessageDispatcher {
     });
     this.claimNext();
     return { done };
-  }
-
-  /** Follows the smart-QoS rate with the worker's pacing (changes of less than 2% are ignored). */
-  private applyQos(): void {
-    const qos = this.pacing?.qos;
-    if (!qos || !this.pacer) return;
-    const rate = qos.current();
-    if (Math.abs(rate - this.appliedRate) < this.appliedRate * 0.02) return;
-    this.appliedRate = rate;
-    this.pacer.updateSettings({ minTime: 1000 / rate });
   }
 
   private claimScheduled = false;
@@ -596,7 +552,7 @@ export class MessageDispatcher {
   /** Waits for submissions in progress (graceful shutdown). */
   async drain(): Promise<void> {
     this.stopping = true;
-    await this.pacer?.stop({ dropWaitingJobs: false });
+    await this.pacing?.stop();
     while (this.inProgress > 0 || this.waiting.length > 0)
       await new Promise((r) => setTimeout(r, 10));
     await Promise.allSettled([...this.publishing]);

@@ -82,7 +82,6 @@ describe('MessageDispatcher', () => {
         maxAttempts: 3,
         submitStaleMs: 60_000,
         window: WINDOW,
-        throughputPerWorker: 0,
       },
     );
 

@@ -62,7 +62,7 @@ function dispatcherOf(): MessageDispatcher {
     new MemoryBus(),
     logger,
     createDispatcherMetrics(createRegistry(), () => []),
-    { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
+    { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
   );
 }
 
@@ -245,7 +245,7 @@ describe('a claim the database lost after its submit_sm left', () => {
       new MemoryBus(),
       logger,
       createDispatcherMetrics(createRegistry(), () => []),
-      { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4, throughputPerWorker: 0 },
+      { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
     );
     // The bus delivers a job again after any failure; bounded.
     for (let attempt = 1; attempt <= 3; attempt++) {

@@ -12,6 +12,7 @@ import type { AccountCaps } from '../throughput/account-caps';
 import type { RateLimiter } from '../throughput/rate-limiter';
 import { SmartQos } from '../throughput/smart-qos';
 import { ThroughputGate } from '../throughput/throughput-gate';
+import { SubmitPacing } from '../throughput/submit-pacing';
 import { openConnector, type ConnectorConfig } from './open-connector';
 
 export interface SessionSettings {
@@ -82,9 +83,13 @@ export class ConnectorSession {
         maxAttempts: settings.maxAttempts,
         submitStaleMs: settings.submitStaleMs,
         window: this.connector.window,
-        throughputPerWorker: settings.throughputPerWorker,
       },
-      { gate, accountCaps: deps.accountCaps, ...(this.qos && { qos: this.qos }) },
+      new SubmitPacing({
+        gate,
+        accountCaps: deps.accountCaps,
+        throughputPerWorker: settings.throughputPerWorker,
+        ...(this.qos && { qos: this.qos }),
+      }),
       {
         reroutesOn: (route, status) => deps.router.reroutesOn(route, status),
         publish: (job, connector) => bus.publish(TOPICS.messageSubmit, job, connector),
