@@ -148,7 +148,7 @@ export class ConnectorLane {
    */
   private async renew(): Promise<boolean> {
     const slot = this.slot!;
-    let renewed = false;
+    let renewed: boolean | undefined;
     try {
       renewed = await this.deps.leases.renew(
         this.name,
@@ -159,11 +159,12 @@ export class ConnectorLane {
     } catch (err) {
       this.noteError(err);
     }
-    if (renewed) {
+    if (renewed === true) {
       this.lastRenewal = Date.now();
       return true;
     }
-    const lost = !renewed && Date.now() - this.lastRenewal > this.options.leaseTtlMs / 2;
+    // Answered no: another dispatcher may hold the slot now. No answer: ours for a while yet.
+    const lost = renewed === false || Date.now() - this.lastRenewal > this.options.leaseTtlMs / 2;
     if (lost) {
       this.deps.logger.warn({ connector: this.name, slot }, 'bind lease lost; closing the session');
       await this.leave();
