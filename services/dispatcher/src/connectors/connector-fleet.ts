@@ -1,3 +1,4 @@
+import { QUEUES, TOPICS, connectorQueue } from '@smsgw/contracts';
 import { hostname } from 'node:os';
 import type { Db, Logger } from '@smsgw/kit';
 import { clearConnectorStatus, listConnectors, reportConnectorStatus } from '@smsgw/store';
@@ -27,6 +28,8 @@ export function holderName(): string {
 export class ConnectorFleet {
   private readonly lanes = new Map<string, ConnectorLane>();
   private readonly configs = new Map<string, ConnectorConfig>();
+  /** Connectors whose queues this dispatcher has declared. */
+  private readonly declared = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
   readonly holder: string;
@@ -64,6 +67,7 @@ export class ConnectorFleet {
     const seen = new Set<string>();
     for (const row of rows) {
       seen.add(row.name);
+      await this.declare(row.name);
       this.configs.set(row.name, {
         name: row.name,
         url: row.url,
@@ -79,6 +83,21 @@ export class ConnectorFleet {
       this.logger.info({ connector: name }, 'connector removed');
       await lane.close();
     }
+  }
+
+  /**
+   * A connector's queues exist from the moment a dispatcher sees it, lease or not: jobs published
+   * before any dispatcher holds its binds (at start, or while it is stopped) wait in them instead
+   * of failing as unroutable.
+   */
+  private async declare(name: string): Promise<void> {
+    if (this.declared.has(name)) return;
+    for (const [queue, topic] of [
+      [QUEUES.dispatcherSubmit, TOPICS.messageSubmit],
+      [QUEUES.dispatcherSubmitGroup, TOPICS.messageSubmitGroup],
+    ] as const)
+      await this.deps.bus.declare({ queue: connectorQueue(queue, name), topic, key: name });
+    this.declared.add(name);
   }
 
   private tick(): Promise<void> {
