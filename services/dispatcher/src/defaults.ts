@@ -86,7 +86,7 @@ export const dispatcherDefaults = {
      * A bind lease lives this long unless renewed: a dead dispatcher's binds are taken over after
      * it (plus one tick); a holder that cannot renew for half of it unbinds first.
      */
-    leaseTtlMs: 6000,
+    leaseTtlMs: 10_000,
     /** How often each dispatcher writes its connectors' status for the admin API. */
     statusEveryMs: 2000,
     /**

@@ -56,6 +56,8 @@ export class ConnectorLane {
   /** Serialises lease and session changes: ticks never overlap. */
   private busy: Promise<void> = Promise.resolve();
   private readonly guard: NodeJS.Timeout;
+  /** A session being closed: no new one opens until it is (two would exceed the binds). */
+  private closing: Promise<void> | undefined;
 
   constructor(
     private config: ConnectorConfig,
@@ -70,7 +72,10 @@ export class ConnectorLane {
       const session = this.session;
       this.session = undefined;
       this.deps.logger.warn({ connector: this.name }, 'bind lease not renewed in time; unbinding');
-      void session.stop().catch((err: unknown) => this.noteError(err));
+      this.closing = session
+        .stop()
+        .catch((err: unknown) => this.noteError(err))
+        .finally(() => (this.closing = undefined));
     }, 250);
     this.guard.unref();
   }
@@ -134,11 +139,12 @@ export class ConnectorLane {
       this.lastRenewal = Date.now();
       this.deps.logger.info({ connector: this.name, slot }, 'took a bind lease of the connector');
       // The session first: a job taken before it exists would be held as for a stopped connector.
+      await this.closing;
       if (!this.isStopped) this.openSession();
       await this.consume();
     } else if (!(await this.renew())) return;
     if (this.isStopped && this.session) await this.closeSession('stopped by an operator');
-    if (!this.isStopped && !this.session) this.openSession();
+    if (!this.isStopped && !this.session && !this.closing) this.openSession();
     this.trackSession();
   }
 
