@@ -50,8 +50,15 @@ function checkUrl(url: string): void {
 
 /** The parser's reason without its SMSC_URL prefix; the URL itself is never echoed. */
 function describeUrlError(err: unknown): string {
-  if (err instanceof TypeError && /Invalid URL/i.test(err.message)) return 'not a URL';
+  if ((err as { code?: string }).code === 'ERR_INVALID_URL') return 'not a URL';
   return (err as Error).message.replace(/^SMSC_URL: /, '');
+}
+
+/** The {name} of the path; a bad one is a 400 naming `name` (parseInput would name the body). */
+function nameInPath(schema: typeof ConnectorNameSchema, req: Request) {
+  const parsed = schema.safeParse(req.params['name']);
+  if (!parsed.success) throw HttpError.invalid('name', parsed.error.issues[0].message);
+  return parsed.data;
 }
 
 /**
@@ -61,8 +68,8 @@ function describeUrlError(err: unknown): string {
  */
 export function createConnectorAdminRoutes(db: Db): Router {
   const router = Router();
-  const connectorName = (req: Request) => parseInput(ConnectorNameSchema, req.params['name']);
-  const routeName = (req: Request) => parseInput(RouteNameSchema, req.params['name']);
+  const connectorName = (req: Request) => nameInPath(ConnectorNameSchema, req);
+  const routeName = (req: Request) => nameInPath(RouteNameSchema, req);
 
   const show = async (name: string) => {
     const connector = await getConnector(db, name);
