@@ -1,4 +1,4 @@
-import type { ConnectorStatus } from '@smsgw/contracts';
+import type { ConnectorStatus, ConnectorView, MtRouteView } from '@smsgw/contracts';
 import type { ConnectorRow, ConnectorStatusRow, MtRouteRow } from '@smsgw/store';
 import { maskConnectorUrl } from './connector-url-mask';
 
@@ -29,7 +29,11 @@ function holderView(s: ConnectorStatusRow): ConnectorStatus {
  * fresh status rows of every dispatcher holding its sessions summed into one state. `status` and
  * `routes` may hold other connectors' rows; only this one's count.
  */
-export function connectorView(c: ConnectorRow, status: ConnectorStatusRow[], routes: MtRouteRow[]) {
+export function connectorView(
+  c: ConnectorRow,
+  status: ConnectorStatusRow[],
+  routes: MtRouteRow[],
+): ConnectorView {
   const own = status.filter((s) => s.connector === c.name);
   const sum = (pick: (s: ConnectorStatusRow) => number) => own.reduce((n, s) => n + pick(s), 0);
   const sessions = sum((s) => s.bound);
@@ -58,10 +62,9 @@ export function connectorView(c: ConnectorRow, status: ConnectorStatusRow[], rou
     holders: own.map(holderView),
   };
 }
-export type ConnectorView = ReturnType<typeof connectorView>;
 
 /** An MT route as the admin API shows it: the price as an exact decimal string. */
-export function routeView(r: MtRouteRow) {
+export function routeView(r: MtRouteRow): MtRouteView {
   return {
     name: r.name,
     position: r.position,
