@@ -672,6 +672,18 @@ describe('the CLI', () => {
       cli(['connectors', 'add', 'bad', `smpp://c:${SECRETS[0]}@h?windw=1`]),
     ).rejects.toMatchObject({ status: 400, message: 'url: unknown parameter windw' });
 
+    // Refused before any call: a bind mode, a kind or a weight that cannot be.
+    await expect(cli(['connectors', 'update', 'cli-op', '--bind', 'receiver'])).rejects.toThrow(
+      /expected transceiver, transmitter_receiver/,
+    );
+    for (const [option, value] of [
+      ['--kind', 'random'],
+      ['--connector', 'cli-op:x'],
+    ])
+      await expect(
+        cli(['routes', 'put', 'bad', '--position', '6', '--kind', 'weighted', option, value]),
+      ).rejects.toThrow(/expected/);
+
     expect(JSON.parse(await cli(['routes', 'remove', 'cli-route'])).data.deleted).toBe(true);
     expect(JSON.parse(await cli(['connectors', 'remove', 'cli-op'])).data.deleted).toBe(true);
     expect(await names('connectors')).not.toContain('cli-op');
