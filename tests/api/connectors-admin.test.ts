@@ -152,6 +152,8 @@ describe('connectors', () => {
       ],
       ['POST', '/connectors', { name: 'x', url: 'smpp://u@h?window=0' }, 400, /^url: window/],
       ['POST', '/connectors', { name: 'x', url: 'smpp://u@h?tls_insecure=true' }, 400, /smpps/],
+      ['POST', '/connectors', { name: 'x', url: 'smpp://u@h?tls_ca=/ca.pem' }, 400, /smpps/],
+      ['POST', '/connectors', { name: 'x', url: 'smpps://u@h?tls_ca=' }, 400, /tls_ca is empty/],
       ['POST', '/connectors', { name: 'x', url: 'smpp://u@h', binds: 0 }, 400, /^binds: /],
       ['POST', '/connectors', { name: 'x', url: 'smpp://u@h', bind: 'receiver' }, 400, /^bind: /],
       ['POST', '/connectors', { name: 'x', url: 'smpp://u@h', colour: 1 }, 400, /colour/],

@@ -40,8 +40,10 @@ function checkUrl(url: string): void {
       return;
     }
     const parsed = new URL(url);
-    if (parsed.searchParams.get('tls_ca') === '') throw new Error('tls_ca is empty');
-    parsed.searchParams.delete('tls_ca');
+    if (parsed.protocol === 'smpps:' && parsed.searchParams.has('tls_ca')) {
+      if (parsed.searchParams.get('tls_ca') === '') throw new Error('tls_ca is empty');
+      parsed.searchParams.delete('tls_ca');
+    }
     parseSmscUrl(parsed.toString());
   } catch (err) {
     throw HttpError.invalid('url', describeUrlError(err));
