@@ -294,4 +294,74 @@ describe('real answers match the OpenAPI document', () => {
     );
     expect(checked.length).toBeGreaterThan(25);
   });
+  it('for connectors and MT routes, successes and errors', async () => {
+    const connector = '/admin/v1/connectors/{name}';
+    const route = '/admin/v1/routes/{name}';
+    const expected: [string, string, string, unknown, number][] = [
+      [
+        'POST',
+        '/admin/v1/connectors',
+        '/admin/v1/connectors',
+        { name: 'doc', url: 'smpp://d:pw@127.0.0.1:1' },
+        201,
+      ],
+      [
+        'POST',
+        '/admin/v1/connectors',
+        '/admin/v1/connectors',
+        { name: 'doc', url: 'smpp://d@h?windw=1' },
+        400,
+      ],
+      [
+        'POST',
+        '/admin/v1/connectors',
+        '/admin/v1/connectors',
+        { name: 'doc', url: 'smpp://d@h' },
+        409,
+      ],
+      ['GET', '/admin/v1/connectors', '/admin/v1/connectors', undefined, 200],
+      ['GET', connector, '/admin/v1/connectors/doc', undefined, 200],
+      ['GET', connector, '/admin/v1/connectors/nope', undefined, 404],
+      ['PATCH', connector, '/admin/v1/connectors/doc', { binds: 2 }, 200],
+      ['POST', `${connector}/stop`, '/admin/v1/connectors/doc/stop', undefined, 200],
+      ['POST', `${connector}/start`, '/admin/v1/connectors/doc/start', undefined, 200],
+      [
+        'PUT',
+        route,
+        '/admin/v1/routes/doc',
+        {
+          position: 1,
+          kind: 'weighted',
+          connectors: [
+            { connector: 'doc', weight: 1 },
+            { connector: 'default', weight: 2 },
+          ],
+          filters: { prefixes: ['44'] },
+          price: '0.01',
+        },
+        200,
+      ],
+      [
+        'PUT',
+        route,
+        '/admin/v1/routes/other',
+        { position: 1, kind: 'static', connectors: [{ connector: 'doc' }] },
+        409,
+      ],
+      ['GET', '/admin/v1/routes', '/admin/v1/routes', undefined, 200],
+      ['GET', route, '/admin/v1/routes/doc', undefined, 200],
+      ['DELETE', connector, '/admin/v1/connectors/doc', undefined, 409],
+      ['DELETE', route, '/admin/v1/routes/doc', undefined, 200],
+      ['DELETE', connector, '/admin/v1/connectors/doc', undefined, 200],
+      ['GET', '/admin/v1/routes', '/admin/v1/routes', undefined, 200],
+    ];
+    for (const [method, template, path, json, status] of expected) {
+      const reply = await call(method, template, path, {
+        auth: admin,
+        ...(json !== undefined && { json }),
+      });
+      expect({ method, path, status: reply.status }).toEqual({ method, path, status });
+    }
+    expect((await call('GET', '/admin/v1/connectors', '/admin/v1/connectors')).status).toBe(401);
+  });
 });

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { BIND_MODES, ROUTE_KINDS, type ConnectorView } from '@smsgw/contracts';
 import type { GatewayClient } from './gateway-client';
 
 export interface RoutingDeps {
@@ -13,17 +14,24 @@ const whole = (value: string): number => {
   return Number(value);
 };
 const many = (value: string, previous: string[] = []): string[] => [...previous, value];
+const oneOf =
+  (choices: readonly string[]) =>
+  (value: string): string => {
+    if (!choices.includes(value)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
+    return value;
+  };
+const bindMode = oneOf(BIND_MODES);
 
-interface ConnectorView {
-  name: string;
-  state: string;
-  sessions: number;
-  binds: number;
-  windowInUse: number;
-  waiting: number;
-  rate: number;
-  lastError: string | null;
-}
+/** `name` or `name:weight`, as --connector takes them. */
+const target = (value: string, previous: { connector: string; weight?: number }[] = []) => {
+  const [connector, weight, extra] = value.split(':');
+  if (!connector || extra !== undefined || (weight !== undefined && !/^\d{1,7}$/.test(weight)))
+    throw new InvalidArgumentError('expected a connector name, or name:weight');
+  return [
+    ...previous,
+    weight === undefined ? { connector } : { connector, weight: Number(weight) },
+  ];
+};
 
 /** A table an operator reads at a glance, like Kannel's status page. */
 function connectorTable(connectors: ConnectorView[]): string[] {
@@ -72,7 +80,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
     .command('add <name> <url>')
     .description('smpp://, smpps://, http:// or https:// with the parameters SMSC_URL takes')
     .option('--binds <n>', 'sessions the connector may have open across the cluster', whole)
-    .option('--bind <mode>', 'transceiver (default) or transmitter_receiver')
+    .option('--bind <mode>', 'transceiver (default) or transmitter_receiver', bindMode)
     .action(async (name: string, url: string, o: { binds?: number; bind?: string }) => {
       d.show(
         await call('POST', '/admin/v1/connectors', {
@@ -87,7 +95,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
     .command('update <name>')
     .option('--url <url>', 'a new URL')
     .option('--binds <n>', 'sessions across the cluster', whole)
-    .option('--bind <mode>', 'transceiver or transmitter_receiver')
+    .option('--bind <mode>', 'transceiver or transmitter_receiver', bindMode)
     .action(async (name: string, o: { url?: string; binds?: number; bind?: string }) => {
       d.show(await call('PATCH', named('connectors', name), o));
     });
@@ -117,11 +125,11 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
     .command('put <name>')
     .description('create or replace a route')
     .requiredOption('--position <n>', 'routes are tried from the lowest position', whole)
-    .requiredOption('--kind <kind>', 'static, weighted or failover')
+    .requiredOption('--kind <kind>', 'static, weighted or failover', oneOf(ROUTE_KINDS))
     .requiredOption(
       '--connector <name[:weight]>',
       'a connector (repeat, in order; weighted: name:weight)',
-      many,
+      target,
     )
     .option('--prefix <digits>', 'destination prefix (repeat)', many)
     .option('--pattern <regex>', 'regular expression the whole destination matches')
@@ -140,7 +148,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
         o: {
           position: number;
           kind: string;
-          connector: string[];
+          connector: { connector: string; weight?: number }[];
           prefix?: string[];
           pattern?: string;
           account?: string[];
@@ -167,10 +175,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
           await call('PUT', named('routes', name), {
             position: o.position,
             kind: o.kind,
-            connectors: o.connector.map((c) => {
-              const [connector, weight] = c.split(':');
-              return weight === undefined ? { connector } : { connector, weight: Number(weight) };
-            }),
+            connectors: o.connector,
             filters: {
               ...(o.prefix && { prefixes: o.prefix }),
               ...(o.pattern && { pattern: o.pattern }),

@@ -1,6 +1,12 @@
 import { inboundPaths } from './openapi-inbound';
 import { routingPaths } from './openapi-routing';
-import { ConnectorInputSchema, ConnectorUpdateSchema, MtRouteInputSchema } from './routing';
+import {
+  ConnectorInputSchema,
+  ConnectorUpdateSchema,
+  ConnectorViewSchema,
+  MtRouteInputSchema,
+  MtRouteViewSchema,
+} from './routing';
 import { MoRouteSchema, OptOutRequestSchema } from './inbound';
 import { z } from 'zod';
 import {
@@ -199,6 +205,8 @@ export function buildOpenApiDocument(): Json {
     ConnectorInput: schemaOf(ConnectorInputSchema),
     ConnectorUpdate: schemaOf(ConnectorUpdateSchema),
     MtRoute: schemaOf(MtRouteInputSchema),
+    Connector: schemaOf(ConnectorViewSchema),
+    MtRouteView: schemaOf(MtRouteViewSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {

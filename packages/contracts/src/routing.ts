@@ -183,3 +183,45 @@ export const ConnectorStatusSchema = z.object({
   reportedAt: z.string(),
 });
 export type ConnectorStatus = z.infer<typeof ConnectorStatusSchema>;
+
+/**
+ * A connector as the admin API shows it: the URL with its password and secret parameters as `***`,
+ * the routes that use it, and its dispatchers' fresh status rows summed.
+ */
+export const ConnectorViewSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  binds: z.number().int(),
+  bind: z.enum(BIND_MODES),
+  desiredState: z.enum(['started', 'stopped']),
+  /** Names of the routes that send through it. */
+  routes: z.array(z.string()),
+  /** `stopped` by an operator, `up` while any session is bound, else `down`. */
+  state: z.enum(['up', 'down', 'stopped']),
+  /** Sessions bound, summed over its dispatchers; likewise windowInUse, waiting and rate. */
+  sessions: z.number().int(),
+  windowInUse: z.number().int(),
+  waiting: z.number().int(),
+  rate: z.number(),
+  /** The latest error any dispatcher reported. */
+  lastError: z.string().nullable(),
+  lastErrorAt: z.string().nullable(),
+  upSince: z.string().nullable(),
+  downSince: z.string().nullable(),
+  holders: z.array(ConnectorStatusSchema),
+});
+export type ConnectorView = z.infer<typeof ConnectorViewSchema>;
+
+/** An MT route as the admin API shows it; the price as an exact decimal string. */
+export const MtRouteViewSchema = z.object({
+  name: z.string(),
+  position: z.number().int(),
+  kind: z.enum(ROUTE_KINDS),
+  connectors: z.array(
+    z.object({ connector: z.string(), weight: z.number().int().optional() }).strict(),
+  ),
+  filters: z.record(z.string(), z.unknown()),
+  reroute_on: z.array(z.string()),
+  price: z.string().nullable(),
+});
+export type MtRouteView = z.infer<typeof MtRouteViewSchema>;

@@ -73,3 +73,18 @@ export async function listConnectorStatus(
 export async function clearConnectorStatus(db: Queryable, holder: string): Promise<void> {
   await db.query(`DELETE FROM connector_status WHERE holder = $1`, [holder]);
 }
+
+/**
+ * Removes rows no dispatcher has refreshed for `olderThanSeconds`: each dispatcher process has its
+ * own holder name, so one that crashed leaves rows nobody else replaces.
+ */
+export async function deleteStaleConnectorStatus(
+  db: Queryable,
+  olderThanSeconds: number,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM connector_status WHERE reported_at < now() - make_interval(secs => $1)`,
+    [olderThanSeconds],
+  );
+  return rowCount;
+}

@@ -46,6 +46,23 @@ export async function getConnector(db: Queryable, name: string): Promise<Connect
   return rows[0];
 }
 
+/**
+ * The names among `names` that are connectors, their rows locked until the transaction ends:
+ * `share` keeps them from being deleted while a route naming them is stored; `update` keeps a
+ * route from naming one while it is being deleted.
+ */
+export async function lockConnectors(
+  db: Queryable,
+  names: readonly string[],
+  mode: 'share' | 'update',
+): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT name FROM connectors WHERE name = ANY($1::text[]) ORDER BY name FOR ${mode === 'share' ? 'SHARE' : 'UPDATE'}`,
+    [names],
+  );
+  return rows.map((r) => r.name);
+}
+
 /** false when a connector of that name exists already. */
 export async function insertConnector(
   db: Queryable,
@@ -58,23 +75,39 @@ export async function insertConnector(
   return rowCount === 1;
 }
 
-/** Changes the given fields; false when there is no such connector. */
+/**
+ * Changes the given fields; false when there is no such connector. updated_at moves only when a
+ * value changed, so it tells the operator when the connector last really changed.
+ */
 export async function updateConnector(
   db: Queryable,
   name: string,
-  patch: Partial<Pick<ConnectorRow, 'url' | 'binds' | 'bind_mode' | 'desired_state'>>,
+  patch: Partial<Pick<ConnectorRow, 'url' | 'binds' | 'bind_mode'>>,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE connectors SET url = COALESCE($2, url), binds = COALESCE($3, binds), bind_mode = COALESCE($4, bind_mode),
-            desired_state = COALESCE($5, desired_state), updated_at = now()
+    `UPDATE connectors
+        SET url = COALESCE($2, url), binds = COALESCE($3, binds), bind_mode = COALESCE($4, bind_mode),
+            updated_at = CASE
+              WHEN (url, binds, bind_mode) IS DISTINCT FROM (COALESCE($2, url), COALESCE($3, binds), COALESCE($4, bind_mode))
+              THEN now() ELSE updated_at END
       WHERE name = $1`,
-    [
-      name,
-      patch.url ?? null,
-      patch.binds ?? null,
-      patch.bind_mode ?? null,
-      patch.desired_state ?? null,
-    ],
+    [name, patch.url ?? null, patch.binds ?? null, patch.bind_mode ?? null],
+  );
+  return rowCount === 1;
+}
+
+/** Stop (unbind and hold its traffic) or start a connector; false when there is no such connector. */
+export async function setDesiredState(
+  db: Queryable,
+  name: string,
+  state: ConnectorRow['desired_state'],
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connectors
+        SET desired_state = $2,
+            updated_at = CASE WHEN desired_state <> $2 THEN now() ELSE updated_at END
+      WHERE name = $1`,
+    [name, state],
   );
   return rowCount === 1;
 }

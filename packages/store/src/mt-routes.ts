@@ -22,6 +22,25 @@ export async function listMtRoutes(db: Queryable): Promise<MtRouteRow[]> {
   return rows;
 }
 
+export async function getMtRoute(db: Queryable, name: string): Promise<MtRouteRow | undefined> {
+  const { rows } = await db.query<MtRouteRow>(
+    `SELECT name, position, kind, targets, filters, reroute_on, price::text AS price
+       FROM mt_routes WHERE name = $1`,
+    [name],
+  );
+  return rows[0];
+}
+
+/** Names of the routes that send through the connector, in the order they are tried. */
+export async function routesUsingConnector(db: Queryable, connector: string): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT name FROM mt_routes WHERE targets @> jsonb_build_array(jsonb_build_object('connector', $1::text))
+      ORDER BY position`,
+    [connector],
+  );
+  return rows.map((r) => r.name);
+}
+
 /** Changes whenever a route is added, changed or removed: routers reload the table only then. */
 export async function mtRoutesVersion(db: Queryable): Promise<string> {
   const { rows } = await db.query<{ version: string }>(
@@ -42,23 +61,29 @@ export interface NewMtRoute {
 
 /** Creates or replaces the route; false when another route has its position. */
 export async function putMtRoute(db: Queryable, route: NewMtRoute): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO mt_routes (name, position, kind, targets, filters, reroute_on, price)
+  try {
+    const { rowCount } = await db.query(
+      `INSERT INTO mt_routes (name, position, kind, targets, filters, reroute_on, price)
      SELECT $1, $2, $3, $4::jsonb, $5::jsonb, $6::text[], $7::numeric
       WHERE NOT EXISTS (SELECT 1 FROM mt_routes WHERE position = $2 AND name <> $1)
      ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, kind = EXCLUDED.kind, targets = EXCLUDED.targets,
        filters = EXCLUDED.filters, reroute_on = EXCLUDED.reroute_on, price = EXCLUDED.price, updated_at = now()`,
-    [
-      route.name,
-      route.position,
-      route.kind,
-      JSON.stringify(route.targets),
-      JSON.stringify(route.filters),
-      route.reroute_on,
-      route.price,
-    ],
-  );
-  return rowCount === 1;
+      [
+        route.name,
+        route.position,
+        route.kind,
+        JSON.stringify(route.targets),
+        JSON.stringify(route.filters),
+        route.reroute_on,
+        route.price,
+      ],
+    );
+    return rowCount === 1;
+  } catch (err) {
+    // A route taking the same position at the same moment passes NOT EXISTS and hits the unique key.
+    if ((err as { constraint?: string }).constraint === 'mt_routes_position_key') return false;
+    throw err;
+  }
 }
 
 /** false when there was no such route. */

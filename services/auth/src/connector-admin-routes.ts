@@ -13,79 +13,54 @@ import {
   deleteConnector,
   deleteMtRoute,
   getConnector,
+  getMtRoute,
   insertConnector,
   listConnectors,
   listConnectorStatus,
   listMtRoutes,
+  lockConnectors,
   putMtRoute,
+  routesUsingConnector,
+  setDesiredState,
   updateConnector,
-  type ConnectorRow,
-  type ConnectorStatusRow,
-  type MtRouteRow,
 } from '@smsgw/store';
-import { maskConnectorUrl } from './connector-url-mask';
+import { connectorView, routeView } from './connector-view';
 
 /** A dispatcher that has not reported for this long is gone (it reports every 2 s). */
 const STATUS_FRESH_SECONDS = 10;
 
-/** The URL must be one a dispatcher can open: the same parsers, so a typo is a 400 now. */
+/**
+ * The URL must be one a dispatcher can open: the same parsers, so a typo is a 400 now. A `tls_ca`
+ * file is read where dispatchers run, which need not be this host, so only its presence counts here.
+ */
 function checkUrl(url: string): void {
   try {
-    if (/^https?:/.test(url)) parseHttpSmscUrl(url);
-    else parseSmscUrl(url);
+    if (/^https?:/.test(url)) {
+      parseHttpSmscUrl(url);
+      return;
+    }
+    const parsed = new URL(url);
+    if (parsed.protocol === 'smpps:' && parsed.searchParams.has('tls_ca')) {
+      if (parsed.searchParams.get('tls_ca') === '') throw new Error('tls_ca is empty');
+      parsed.searchParams.delete('tls_ca');
+    }
+    parseSmscUrl(parsed.toString());
   } catch (err) {
-    throw HttpError.invalid('url', (err as Error).message.replace(/^SMSC_URL: /, ''));
+    throw HttpError.invalid('url', describeUrlError(err));
   }
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-function connectorView(c: ConnectorRow, status: ConnectorStatusRow[], routes: MtRouteRow[]) {
-  const own = status.filter((s) => s.connector === c.name);
-  const bound = own.reduce((n, s) => n + s.bound, 0);
-  const lastError = own
-    .filter((s) => s.last_error !== null)
-    .sort((a, b) => (b.last_error_at?.getTime() ?? 0) - (a.last_error_at?.getTime() ?? 0))[0];
-  const ups = own.flatMap((s) => (s.up_since ? [s.up_since.getTime()] : []));
-  const downs = own.flatMap((s) => (s.down_since ? [s.down_since.getTime()] : []));
-  return {
-    name: c.name,
-    url: maskConnectorUrl(c.url),
-    binds: c.binds,
-    bind: c.bind_mode,
-    desiredState: c.desired_state,
-    state: c.desired_state === 'stopped' ? 'stopped' : bound > 0 ? 'up' : 'down',
-    sessions: bound,
-    windowInUse: own.reduce((n, s) => n + s.window_in_use, 0),
-    waiting: own.reduce((n, s) => n + s.waiting, 0),
-    rate: Math.round(own.reduce((n, s) => n + s.rate, 0) * 10) / 10,
-    lastError: lastError?.last_error ?? null,
-    lastErrorAt: iso(lastError?.last_error_at ?? null),
-    upSince: bound > 0 && ups.length > 0 ? new Date(Math.min(...ups)).toISOString() : null,
-    downSince: bound === 0 && downs.length > 0 ? new Date(Math.min(...downs)).toISOString() : null,
-    routes: routes.filter((r) => r.targets.some((t) => t.connector === c.name)).map((r) => r.name),
-    holders: own.map((s) => ({
-      holder: s.holder,
-      bound: s.bound,
-      windowInUse: s.window_in_use,
-      waiting: s.waiting,
-      rate: s.rate,
-      lastError: s.last_error,
-      reportedAt: s.reported_at.toISOString(),
-    })),
-  };
+/** The parser's reason without its SMSC_URL prefix; the URL itself is never echoed. */
+function describeUrlError(err: unknown): string {
+  if ((err as { code?: string }).code === 'ERR_INVALID_URL') return 'not a URL';
+  return (err as Error).message.replace(/^SMSC_URL: /, '');
 }
 
-function routeView(r: MtRouteRow) {
-  return {
-    name: r.name,
-    position: r.position,
-    kind: r.kind,
-    connectors: r.targets,
-    filters: r.filters,
-    reroute_on: r.reroute_on,
-    price: r.price,
-  };
+/** The {name} of the path; a bad one is a 400 naming `name` (parseInput would name the body). */
+function nameInPath(schema: typeof ConnectorNameSchema, req: Request) {
+  const parsed = schema.safeParse(req.params['name']);
+  if (!parsed.success) throw HttpError.invalid('name', parsed.error.issues[0].message);
+  return parsed.data;
 }
 
 /**
@@ -95,8 +70,8 @@ function routeView(r: MtRouteRow) {
  */
 export function createConnectorAdminRoutes(db: Db): Router {
   const router = Router();
-  const connectorName = (req: Request) => parseInput(ConnectorNameSchema, req.params['name']);
-  const routeName = (req: Request) => parseInput(RouteNameSchema, req.params['name']);
+  const connectorName = (req: Request) => nameInPath(ConnectorNameSchema, req);
+  const routeName = (req: Request) => nameInPath(RouteNameSchema, req);
 
   const show = async (name: string) => {
     const connector = await getConnector(db, name);
@@ -163,19 +138,19 @@ export function createConnectorAdminRoutes(db: Db): Router {
     '/connectors/:name',
     asyncRoute(async (req, res) => {
       const name = connectorName(req);
-      const using = (await listMtRoutes(db)).filter((r) =>
-        r.targets.some((t) => t.connector === name),
-      );
-      if (using.length > 0)
-        throw new HttpError(
-          'CONFLICT',
-          `Routes use connector ${name}: ${using.map((r) => r.name).join(', ')}`,
-        );
-      // Its messages would wait for ever: the operator routes them elsewhere or lets them go first.
-      const waiting = await countWaitingForConnector(db, name);
-      if (waiting > 0)
-        throw new HttpError('CONFLICT', `${waiting} messages still wait for connector ${name}`);
-      if (!(await deleteConnector(db, name))) throw HttpError.notFound(`No connector ${name}`);
+      // Locked first, so a route stored meanwhile cannot come to name a connector that is gone.
+      await db.transaction(async (tx) => {
+        if ((await lockConnectors(tx, [name], 'update')).length === 0)
+          throw HttpError.notFound(`No connector ${name}`);
+        const using = await routesUsingConnector(tx, name);
+        if (using.length > 0)
+          throw new HttpError('CONFLICT', `Routes use connector ${name}: ${using.join(', ')}`);
+        // Its messages would wait for ever: the operator routes them elsewhere or lets them go first.
+        const waiting = await countWaitingForConnector(tx, name);
+        if (waiting > 0)
+          throw new HttpError('CONFLICT', `${waiting} messages still wait for connector ${name}`);
+        await deleteConnector(tx, name);
+      });
       res.json({ data: { name, deleted: true } });
     }),
   );
@@ -185,8 +160,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
       `/connectors/:name/${action}`,
       asyncRoute(async (req, res) => {
         const name = connectorName(req);
-        const desired = action === 'stop' ? 'stopped' : 'started';
-        if (!(await updateConnector(db, name, { desired_state: desired })))
+        if (!(await setDesiredState(db, name, action === 'stop' ? 'stopped' : 'started')))
           throw HttpError.notFound(`No connector ${name}`);
         res.json({ data: await show(name) });
       }),
@@ -204,7 +178,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
     '/routes/:name',
     asyncRoute(async (req, res) => {
       const name = routeName(req);
-      const route = (await listMtRoutes(db)).find((r) => r.name === name);
+      const route = await getMtRoute(db, name);
       if (!route) throw HttpError.notFound(`No route ${name}`);
       res.json({ data: routeView(route) });
     }),
@@ -215,24 +189,26 @@ export function createConnectorAdminRoutes(db: Db): Router {
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const input = parseInput(MtRouteInputSchema, req.body);
-      const known = new Set((await listConnectors(db)).map((c) => c.name));
-      const unknown = input.connectors.filter((c) => !known.has(c.connector));
-      if (unknown.length > 0)
-        throw HttpError.invalid(
-          'connectors',
-          `no connector ${unknown.map((c) => c.connector).join(', ')}`,
-        );
-      const stored = await putMtRoute(db, {
-        name,
-        position: input.position,
-        kind: input.kind,
-        targets: input.connectors,
-        filters: input.filters,
-        reroute_on: input.reroute_on,
-        price: input.price ?? null,
+      const named = input.connectors.map((c) => c.connector);
+      // The connectors stay locked until the route is stored, so none is deleted in between.
+      const route = await db.transaction(async (tx) => {
+        const known = new Set(await lockConnectors(tx, named, 'share'));
+        const unknown = named.filter((c) => !known.has(c));
+        if (unknown.length > 0)
+          throw HttpError.invalid('connectors', `no connector ${unknown.join(', ')}`);
+        const stored = await putMtRoute(tx, {
+          name,
+          position: input.position,
+          kind: input.kind,
+          targets: input.connectors,
+          filters: input.filters,
+          reroute_on: input.reroute_on,
+          price: input.price ?? null,
+        });
+        if (!stored)
+          throw new HttpError('CONFLICT', `Another route has position ${input.position}`);
+        return (await getMtRoute(tx, name))!;
       });
-      if (!stored) throw new HttpError('CONFLICT', `Another route has position ${input.position}`);
-      const route = (await listMtRoutes(db)).find((r) => r.name === name)!;
       res.json({ data: routeView(route) });
     }),
   );
