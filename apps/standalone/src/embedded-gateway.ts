@@ -51,7 +51,13 @@ export async function startEmbeddedGateway(
     ...gatewaySettings(config),
   });
   const dispatcher = dispatcherFromConfig(config, { db, bus, logger, registry, smsc });
-  const scheduler = createSchedulerService({ db, bus, logger, registry });
+  const scheduler = createSchedulerService({
+    db,
+    bus,
+    logger,
+    registry,
+    retentionDays: config.MESSAGE_RETENTION_DAYS,
+  });
   const notifier = createNotifierService({
     db,
     bus,

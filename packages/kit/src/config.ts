@@ -112,6 +112,8 @@ export const envVars = {
   MAX_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   MAX_BATCH_RECIPIENTS: int(1, 10_000_000).default(1_000_000),
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
+  /** Messages, their callbacks, inbound messages and batches older than this are removed; unset keeps them. */
+  MESSAGE_RETENTION_DAYS: int(1, 36_500).optional(),
   IDEMPOTENCY_WINDOW_SECONDS: int(1, 30 * 86_400).default(86_400),
   /**
    * Senders of an account that has no sender list: `refuse` allows only its default sender, `any`

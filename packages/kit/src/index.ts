@@ -25,3 +25,4 @@ export * from './group-commit';
 export * from './api-docs';
 export * from './credential-cache';
 export * from './account-changes';
+export * from './time-ordered-id';

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedId } from '@smsgw/kit';
 import type { InboundRecord } from '@smsgw/contracts';
 import { decodeText, stripUdh } from './encoding';
 import { TEXT_CODINGS } from './encoding';
@@ -91,7 +92,7 @@ export function inboundRecord(m: {
     .update([m.connector, m.from, m.to, m.coding, m.bytes.toString('hex')].join('\u0000'))
     .digest('hex');
   return {
-    id: randomUUID(),
+    id: timeOrderedId(),
     connector: m.connector,
     from: m.from,
     to: m.to,

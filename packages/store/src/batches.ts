@@ -312,7 +312,7 @@ export async function expandBatchChunk(
          ), made AS (
            INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
                                  route, connectors, connector_trail)
-           SELECT gen_random_uuid(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params,
+           SELECT smsgw_time_id(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params,
                   p.route, p.connectors, COALESCE(p.connectors[1:1], '{}')
              FROM picked p CROSS JOIN LATERAL unnest(p.slice) AS t(to_addr)
            RETURNING id, segments, COALESCE(connector_trail[1], '${DEFAULT_CONNECTOR}') AS connector
@@ -361,4 +361,21 @@ export async function countOpenBatches(db: Queryable): Promise<Record<OpenBatchS
   const counts: Record<OpenBatchState, number> = { scheduled: 0, running: 0 };
   for (const row of rows) counts[row.state] = row.n;
   return counts;
+}
+
+/**
+ * Retention (docs/retention.md): removes up to `limit` finished batches created before `cutoff`,
+ * their entries with them; answers how many went.
+ */
+export async function deleteFinishedBatchesBefore(
+  db: Queryable,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM batches WHERE id IN (
+       SELECT id FROM batches WHERE created_at < $1 AND state IN ('completed', 'cancelled') ORDER BY created_at LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return rowCount;
 }

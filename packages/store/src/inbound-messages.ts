@@ -245,3 +245,20 @@ export async function listUnroutedInbound(
   );
   return rows;
 }
+
+/**
+ * Retention (docs/retention.md): removes up to `limit` inbound messages received before `cutoff`;
+ * answers how many went.
+ */
+export async function deleteInboundBefore(
+  db: Queryable,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM inbound_messages WHERE id IN (
+       SELECT id FROM inbound_messages WHERE received_at < $1 ORDER BY received_at LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return rowCount;
+}

@@ -13,3 +13,4 @@ export * from './connector-status';
 export * from './inbound-messages';
 export * from './mo-routes';
 export * from './optouts';
+export * from './message-partitions';

@@ -6,6 +6,7 @@ import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
  */
 export const schedulerConfigShape = {
   PORT: envVars.PORT.default(8082),
+  MESSAGE_RETENTION_DAYS: envVars.MESSAGE_RETENTION_DAYS,
   ...serviceEnv,
   ...busEnv,
 };

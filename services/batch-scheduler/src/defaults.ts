@@ -15,4 +15,6 @@ export const schedulerDefaults = {
    * does not fill the queues ahead of other customers' messages.
    */
   maxUnsentPerBatch: 5000,
+  /** Retention (docs/retention.md): partitions are added and old rows removed once an hour. */
+  retention: { intervalMs: 3_600_000, deleteChunk: 5000, maxChunksPerRound: 200 },
 } as const;

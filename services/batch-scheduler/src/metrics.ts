@@ -5,6 +5,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export interface SchedulerMetrics {
   expanded: Counter;
   completed: Counter;
+  expired: Counter;
 }
 
 /** Read at scrape time. */
@@ -41,6 +42,11 @@ export function createSchedulerMetrics(
     completed: new Counter({
       name: 'smsgw_batches_completed_total',
       help: 'Batches whose every message reached an outcome',
+      registers,
+    }),
+    expired: new Counter({
+      name: 'smsgw_messages_expired_total',
+      help: 'Messages removed because they were older than MESSAGE_RETENTION_DAYS',
       registers,
     }),
   };

@@ -4,6 +4,7 @@ import { countOpenBatches } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
+import { MessageRetention } from './message-retention';
 import { createSchedulerMetrics } from './metrics';
 import { schedulerDefaults } from './defaults';
 
@@ -16,6 +17,9 @@ export interface SchedulerServiceOptions {
   chunkSize?: number;
   /** Messages of one batch waiting for the dispatcher before expansion pauses (backpressure). */
   maxUnsentPerBatch?: number;
+  /** MESSAGE_RETENTION_DAYS; undefined keeps every message. */
+  retentionDays?: number | undefined;
+  retentionIntervalMs?: number;
 }
 
 /**
@@ -37,6 +41,11 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
     pollIntervalMs: options.pollIntervalMs ?? schedulerDefaults.pollIntervalMs,
   });
+  const retention = new MessageRetention(options.db, options.logger, metrics, {
+    ...schedulerDefaults.retention,
+    retentionDays: options.retentionDays,
+    intervalMs: options.retentionIntervalMs ?? schedulerDefaults.retention.intervalMs,
+  });
   let consumer: Consumer | undefined;
   return {
     async start() {
@@ -47,10 +56,12 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
         () => scheduler.wake(),
       );
       scheduler.start();
+      retention.start();
     },
     async stop() {
       await consumer?.cancel();
       await scheduler.stop();
+      await retention.stop();
     },
   };
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { SendRequest } from '@smsgw/contracts';
 import type { RouteDecision } from '@smsgw/routing';
-import { HttpError, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
+import { HttpError, timeOrderedId, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
 import { gatewayDefaults } from '../defaults';
 import type { MessageStore } from '../message-store';
 import { planMessage } from '../message-plan';
@@ -99,7 +98,7 @@ export class SendPipeline {
     routing: RouteDecision,
   ): Promise<AcceptedMessage> {
     const plan = planMessage(request, this.options.maxParts);
-    const id = randomUUID();
+    const id = timeOrderedId();
     const outcome = await this.acceptances.accept(
       newMessage(id, accountId, request, plan, routing),
     );

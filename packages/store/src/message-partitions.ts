@@ -1,0 +1,152 @@
+import { timeIdFloor, type Db, type Queryable, type Transaction } from '@smsgw/kit';
+
+/**
+ * Statements on the partitions of `messages`, `message_parts` and `callback_attempts` and on
+ * `message_partitions` (migration 022, docs/retention.md). The three tables are partitioned alike
+ * by message id: one period is one partition of each, added and dropped together.
+ */
+
+const PARTITIONED = [
+  { table: 'messages', key: 'id' },
+  { table: 'message_parts', key: 'message_id' },
+  { table: 'callback_attempts', key: 'message_id' },
+] as const;
+
+/** Taken by whoever changes partitions, so that two schedulers never add or drop the same one. */
+const PARTITIONS_LOCK_KEY = 0x736d7370;
+
+export interface MessagePartition {
+  suffix: string;
+  from_at: Date;
+  to_at: Date;
+}
+
+const SUFFIX = /^p\d{8}$/;
+
+function suffixOf(from: Date): string {
+  return `p${from.toISOString().slice(0, 10).replace(/-/g, '')}`;
+}
+
+function checkedSuffix(suffix: string): string {
+  if (!SUFFIX.test(suffix)) throw new Error(`not a message partition suffix: ${suffix}`);
+  return suffix;
+}
+
+const LOCK_ATTEMPTS = 20;
+const LOCK_RETRY_MS = 250;
+
+/**
+ * Runs partition DDL in one transaction. The DDL needs exclusive locks on tables every statement
+ * on messages touches; it waits at most 200 ms for each, below Postgres's deadlock check, so the
+ * gateway's own transactions never wait long behind it or die in a deadlock with it: the
+ * transaction gives up and is tried again a little later.
+ */
+async function partitionChange<T>(db: Db, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = '200ms'`);
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITIONS_LOCK_KEY]);
+        return fn(tx);
+      });
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code !== '55P03' || attempt >= LOCK_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+    }
+  }
+}
+
+const DEFAULTS = PARTITIONED.map((p) => `${p.table}_default`).join(', ');
+
+export async function listMessagePartitions(db: Queryable): Promise<MessagePartition[]> {
+  const { rows } = await db.query<MessagePartition>(
+    'SELECT suffix, from_at, to_at FROM message_partitions ORDER BY from_at',
+  );
+  return rows;
+}
+
+/**
+ * Adds the period [from, to) (whole UTC days) to each table. Rows of the period already in a
+ * default partition (written while no partition was ready) are moved into the new one first, as
+ * Postgres refuses a partition whose rows sit in the default. Answers false when the period was
+ * there already.
+ */
+export async function addMessagePartition(db: Db, from: Date, to: Date): Promise<boolean> {
+  const suffix = suffixOf(from);
+  const lo = timeIdFloor(from);
+  const hi = timeIdFloor(to);
+  return partitionChange(db, async (tx) => {
+    const { rowCount } = await tx.query('SELECT 1 FROM message_partitions WHERE from_at = $1', [
+      from,
+    ]);
+    if (rowCount > 0) return false;
+    await tx.query(`LOCK TABLE ${DEFAULTS} IN ACCESS EXCLUSIVE MODE`);
+    for (const { table, key } of PARTITIONED) {
+      const part = `${table}_${suffix}`;
+      await tx.query(
+        `CREATE TABLE ${part} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+      );
+      await tx.query(
+        `WITH moved AS (DELETE FROM ${table}_default WHERE ${key} >= $1::uuid AND ${key} < $2::uuid RETURNING *)
+         INSERT INTO ${part} SELECT * FROM moved`,
+        [lo, hi],
+      );
+      await tx.query(
+        `ALTER TABLE ${table} ATTACH PARTITION ${part} FOR VALUES FROM ('${lo}') TO ('${hi}')`,
+      );
+    }
+    await tx.query('INSERT INTO message_partitions (suffix, from_at, to_at) VALUES ($1, $2, $3)', [
+      suffix,
+      from,
+      to,
+    ]);
+    return true;
+  });
+}
+
+/**
+ * Drops one period from each table. Answers how many messages it held (counted before the drop),
+ * or undefined when another scheduler dropped it first.
+ */
+export async function dropMessagePartition(db: Db, suffix: string): Promise<number | undefined> {
+  const checked = checkedSuffix(suffix);
+  return partitionChange(db, async (tx) => {
+    const { rowCount } = await tx.query('DELETE FROM message_partitions WHERE suffix = $1', [
+      checked,
+    ]);
+    if (rowCount === 0) return undefined;
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages_${checked}`,
+    );
+    for (const { table } of PARTITIONED) {
+      await tx.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      await tx.query(`DROP TABLE ${table}_${checked}`);
+    }
+    return rows[0]?.n ?? 0;
+  });
+}
+
+/**
+ * The default partitions hold rows written before partitioning and rows moved nowhere yet. Once
+ * none of their messages or callbacks is as recent as `cutoff`, they are replaced by empty ones,
+ * which costs one scan instead of a delete per row. Answers how many messages went (0: kept).
+ */
+export async function clearDefaultMessagePartitions(db: Db, cutoff: Date): Promise<number> {
+  return partitionChange(db, async (tx) => {
+    const { rows } = await tx.query<{ n: number; recent: boolean }>(
+      `SELECT (SELECT count(*)::int FROM messages_default) AS n,
+              EXISTS (SELECT 1 FROM messages_default WHERE created_at >= $1)
+                OR EXISTS (SELECT 1 FROM callback_attempts_default WHERE created_at >= $1) AS recent`,
+      [cutoff],
+    );
+    const { n, recent } = rows[0] ?? { n: 0, recent: true };
+    if (n === 0 || recent) return 0;
+    for (const { table } of PARTITIONED) {
+      await tx.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_default`);
+      await tx.query(`DROP TABLE ${table}_default`);
+      await tx.query(`CREATE TABLE ${table}_default PARTITION OF ${table} DEFAULT`);
+    }
+    return n;
+  });
+}
