@@ -17,7 +17,9 @@ export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 
 export interface Services {
+  /** The first of `gateways`. */
   gateway: ServiceProcess;
+  gateways: ServiceProcess[];
   auth: ServiceProcess;
   dispatchers: ServiceProcess[];
   services: ServiceProcess[];
@@ -71,6 +73,8 @@ export async function startServices(options: {
   /** The SMPP port of the SMSC the dispatchers bind to. */
   smscPort: number;
   dispatchers?: number;
+  /** api-gateway replicas (default 1). */
+  gateways?: number;
   smscQuery?: string;
 }): Promise<Services> {
   const database = await createTestDatabase();
@@ -89,14 +93,13 @@ export async function startServices(options: {
     started.push(service);
     return service;
   };
-  let auth: ServiceProcess,
-    gateway: ServiceProcess,
-    scheduler: ServiceProcess,
-    notifier: ServiceProcess;
+  let auth: ServiceProcess, scheduler: ServiceProcess, notifier: ServiceProcess;
   const dispatchers: ServiceProcess[] = [];
+  const gateways: ServiceProcess[] = [];
   try {
     auth = await start('auth', { ADMIN_TOKEN, JWT_SECRET });
-    gateway = await start('api-gateway', { AUTH_URL: auth.url });
+    for (let i = 0; i < (options.gateways ?? 1); i++)
+      gateways.push(await start('api-gateway', { AUTH_URL: auth.url }));
     scheduler = await start('batch-scheduler', {});
     notifier = await start('callback-notifier', {});
     for (let i = 0; i < (options.dispatchers ?? 1); i++) {
@@ -114,14 +117,15 @@ export async function startServices(options: {
     await database.drop();
     throw err;
   }
-  const services = [auth, gateway, scheduler, notifier, ...dispatchers];
+  const services = [auth, ...gateways, scheduler, notifier, ...dispatchers];
   // Gateways and dispatchers read a changed routing table within 2 s.
   if (benchRouteCount() > 0) {
     await installBenchRoutes(database.url, benchRouteCount());
     await new Promise((r) => setTimeout(r, 3000));
   }
   return {
-    gateway,
+    gateway: gateways[0]!,
+    gateways,
     auth,
     dispatchers,
     services,

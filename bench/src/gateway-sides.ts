@@ -18,11 +18,19 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-export async function startDeployment(receipts: boolean, smscQuery?: string): Promise<Deployment> {
+export async function startDeployment(
+  receipts: boolean,
+  smscQuery?: string,
+  replicas: { gateways?: number; dispatchers?: number } = {},
+): Promise<Deployment> {
   const sim = await startSimulatorProcess(receipts);
   let cluster: Services;
   try {
-    cluster = await startServices({ smscPort: sim.port, ...(smscQuery && { smscQuery }) });
+    cluster = await startServices({
+      smscPort: sim.port,
+      ...(smscQuery && { smscQuery }),
+      ...replicas,
+    });
   } catch (err) {
     await sim.stop();
     throw err;
@@ -60,10 +68,10 @@ export function clusterGrouping({ cluster, sim }: Deployment): Grouping {
 export const gatewayAndServers = (group: string) => group !== LOAD_GENERATOR && group !== SIMULATOR;
 
 /** `/secure/send` on a deployment; a message is done at its receipt, or at its submit without. */
-export function gatewaySide(deployment: Deployment): Side {
+export function gatewaySide(deployment: Deployment, name?: string): Side {
   return {
-    name: deployment.receipts ? 'receipts' : 'noReceipts',
-    url: `${deployment.cluster.gateway.url}/secure/send`,
+    name: name ?? (deployment.receipts ? 'receipts' : 'noReceipts'),
+    url: deployment.cluster.gateways.map((g) => `${g.url}/secure/send`),
     headers: { authorization: deployment.auth },
     grouping: clusterGrouping(deployment),
     done: {

@@ -15,18 +15,56 @@ export interface Segment {
   errors: number;
 }
 
-/** `POST /secure/send` at 32 connections for `seconds` (autocannon, in this process). */
+/**
+ * `POST /secure/send` at 32 connections for `seconds` (autocannon, in this process); with several
+ * URLs (replicas of the gateway) the connections are shared out among them, as a load balancer
+ * would, and the segment's p50 and p99 are the worst replica's.
+ */
 export async function sendLoad(
+  url: string | readonly string[],
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<Segment> {
+  const urls = typeof url === 'string' ? [url] : url;
+  const parts = await Promise.all(
+    urls.map((u, i) =>
+      loadOne(
+        u,
+        headers,
+        seconds,
+        Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0),
+      ),
+    ),
+  );
+  return parts.reduce((all, p) => ({
+    requests: all.requests + p.requests,
+    ok: all.ok + p.ok,
+    seconds: Math.max(all.seconds, p.seconds),
+    p50: Math.max(all.p50, p.p50),
+    p99: Math.max(all.p99, p.p99),
+    non2xx: all.non2xx + p.non2xx,
+    statuses: Object.fromEntries(
+      [...new Set([...Object.keys(all.statuses), ...Object.keys(p.statuses)])].map((code) => [
+        code,
+        (all.statuses[code] ?? 0) + (p.statuses[code] ?? 0),
+      ]),
+    ),
+    errors: all.errors + p.errors,
+  }));
+}
+
+async function loadOne(
   url: string,
   headers: Record<string, string>,
   seconds: number,
+  connections: number,
 ): Promise<Segment> {
   const result = await autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: BODY,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
   });
   return {

@@ -3,11 +3,12 @@ import { benchCredentials } from './credentials';
 import { benchEmbedded } from './embedded';
 import { benchPacing } from './pacing';
 import { benchRouting } from './routing';
+import { benchScale } from './scale';
 import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|pacing|routing|credentials|soak]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|pacing|routing|scale|credentials|soak]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   pacing: () => benchPacing(),
   routing: () => benchRouting(),
   credentials: () => benchCredentials(),
+  scale: () => benchScale(),
   soak: () => benchSoak(),
 };
 

@@ -5,7 +5,8 @@ import { microsPerMessage, processUsage, sortedDescending, type Grouping } from 
 /** One thing driven with `/secure/send`: the gateway with or without receipts, embedded mode, the ceiling. */
 export interface Side {
   name: string;
-  url: string;
+  /** Several: replicas of the gateway, sharing the connections. */
+  url: string | readonly string[];
   headers: Record<string, string>;
   /** Names the processes whose CPU and memory count for this side. */
   grouping: Grouping;

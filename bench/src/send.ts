@@ -23,7 +23,7 @@ export async function benchSend(withReceipts = true): Promise<void> {
         headers: {},
         grouping: (pid) => (pid === process.pid ? LOAD_GENERATOR : undefined),
       },
-      ...deployments.map(gatewaySide),
+      ...deployments.map((d) => gatewaySide(d)),
     ];
     const result = await runSendRounds(sides);
     const { ceiling: base, noReceipts, receipts } = result.sides;

@@ -15,7 +15,8 @@ import { sqlList } from './sql-list';
  * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
  * (counts or finds a batch's messages in given states, for takeDueBatch and
  * completeFinishedBatches); accounts.ts callbackSecretsOfMessage (the signing secrets of a
- * message's account).
+ * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
+ * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md).
  */
 
 const WAITING = sqlList(WAITING_STATES);

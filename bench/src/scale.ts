@@ -1,0 +1,42 @@
+import { gatewaySide, startDeployment, type Deployment } from './gateway-sides';
+import { CONNECTIONS } from './http-load';
+import { ratio, runSendRounds } from './send-rounds';
+
+/**
+ * `pnpm bench scale`: `/secure/send` with a receipt per message against one gateway and one
+ * dispatcher, and against BENCH_GATEWAYS (2) gateways and BENCH_DISPATCHERS (3) dispatchers, in
+ * alternating segments of the same run. docs/scaling.md sizes a cluster from the CPU per message of
+ * each process; this checks that replicas do not add to it (no coordination cost that grows with
+ * them) as far as one two-core machine can.
+ */
+export async function benchScale(): Promise<void> {
+  const gateways = Number(process.env['BENCH_GATEWAYS'] ?? 2);
+  const dispatchers = Number(process.env['BENCH_DISPATCHERS'] ?? 3);
+  const deployments: Deployment[] = [];
+  try {
+    deployments.push(await startDeployment(true));
+    deployments.push(await startDeployment(true, undefined, { gateways, dispatchers }));
+    const result = await runSendRounds([
+      gatewaySide(deployments[0]!, 'single'),
+      gatewaySide(deployments[1]!, 'replicas'),
+    ]);
+    const { single, replicas } = result.sides;
+    console.log(
+      JSON.stringify({
+        bench: 'scale',
+        connections: CONNECTIONS,
+        replicas: { gateways, dispatchers },
+        ...result,
+        ratios: {
+          rpsReplicasVsSingle: ratio(replicas!.rps, single!.rps),
+          targetCpuReplicasVsSingle: ratio(
+            replicas!.targetMicrosPerMessage ?? 0,
+            single!.targetMicrosPerMessage ?? 0,
+          ),
+        },
+      }),
+    );
+  } finally {
+    for (const d of deployments) await d.stop();
+  }
+}
