@@ -55,10 +55,16 @@ const BAD_CREDENTIALS = new Set([
   'ESME_RINVSYSTYP',
 ]);
 
-/** node-smpp writes short_message with a one-octet length; SMPP 3.4 allows 254 octets at most. */
 /** SMPP 3.4 ESME_RX_T_APPN: the ESME cannot take the PDU now, the SMSC should try again. */
 const ESME_RX_T_APPN = 0x64;
+/** node-smpp writes short_message with a one-octet length; SMPP 3.4 allows 254 octets at most. */
 const MAX_SHORT_MESSAGE = 254;
+/**
+ * deliver_sm taken from a session and not answered yet (receipts and inbound messages waiting to be
+ * recorded). An SMSC may send them without a window; past this many the session stops reading, so
+ * TCP holds the rest at the SMSC instead of this process's memory, until half are answered.
+ */
+export const MAX_UNANSWERED_DELIVERIES = 2000;
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -107,6 +113,8 @@ export class SmppConnector implements SmscConnector {
   private readonly inboundListeners: ((inbound: InboundPdu) => Promise<void>)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
+  /** Per session, as answers to a closed session's deliveries may still come in. */
+  private readonly deliveries = new WeakMap<Session, { unanswered: number; paused: boolean }>();
   private firstBind: { resolve: () => void; reject: (err: Error) => void } | undefined;
 
   constructor(
@@ -334,6 +342,26 @@ export class SmppConnector implements SmscConnector {
     this.reconnectTimer.unref();
   }
 
+  /** Counts a deliver_sm until its answer; stops reading the session while too many wait. */
+  private taken(session: Session): (response: PDU) => void {
+    let state = this.deliveries.get(session);
+    if (!state) this.deliveries.set(session, (state = { unanswered: 0, paused: false }));
+    const counted = state;
+    counted.unanswered++;
+    if (counted.unanswered >= MAX_UNANSWERED_DELIVERIES && !counted.paused) {
+      counted.paused = true;
+      session.pause();
+    }
+    return (response) => {
+      counted.unanswered--;
+      session.send(response);
+      if (counted.paused && counted.unanswered <= MAX_UNANSWERED_DELIVERIES / 2) {
+        counted.paused = false;
+        session.resume();
+      }
+    };
+  }
+
   private deliverSm(session: Session, pdu: PDU): void {
     // Always answered, or the SMSC redelivers (and eventually throttles us); a receipt only once
     // recorded.
@@ -370,14 +398,15 @@ export class SmppConnector implements SmscConnector {
       tlvId !== undefined ? this.options.idFormat : this.options.receiptIdFormat,
     );
     const receipt: DeliveryReceipt = { smscId, ...rest };
+    const answer = this.taken(session);
     Promise.all(this.listeners.map(async (listener) => listener(receipt))).then(
-      () => session.send(pdu.response()),
+      () => answer(pdu.response()),
       (err: unknown) => {
         this.logger.warn(
           { err, connector: this.name, smscId },
           'receipt not recorded; the SMSC is asked to deliver it again',
         );
-        session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+        answer(pdu.response({ command_status: ESME_RX_T_APPN }));
       },
     );
   }
@@ -407,14 +436,15 @@ export class SmppConnector implements SmscConnector {
       session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
       return;
     }
+    const answer = this.taken(session);
     Promise.all(this.inboundListeners.map((listener) => listener(inbound))).then(
-      () => session.send(pdu.response()),
+      () => answer(pdu.response()),
       (err: unknown) => {
         this.logger.warn(
           { err, connector: this.name, from: inbound.from, to: inbound.to },
           'inbound message not recorded; the SMSC is asked to deliver it again',
         );
-        session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+        answer(pdu.response({ command_status: ESME_RX_T_APPN }));
       },
     );
   }

@@ -44,6 +44,9 @@ declare module 'smpp' {
     enquire_link(options?: PduFields, responseCallback?: (pdu: PDU) => void): boolean;
     close(callback?: () => void): void;
     destroy(callback?: () => void): void;
+    /** Stops taking PDUs from the socket (it is then read no more, so TCP pushes back). */
+    pause(): void;
+    resume(): void;
   }
 
   export class Server extends NetServer {

@@ -4,6 +4,7 @@ import type { PDU, Server, Session } from 'smpp';
 import { createLogger } from '@smsgw/kit';
 import { waitFor } from '@smsgw/kit/testing';
 import {
+  MAX_UNANSWERED_DELIVERIES,
   SmppConnector,
   SmppSimulator,
   SmscError,
@@ -443,6 +444,45 @@ describe('SmppConnector against awkward SMSCs', () => {
       }),
       expect.objectContaining({ smscId: '42', stat: 'EXPIRED', state: 'expired' }),
     ]);
+  });
+
+  it('stops reading a session while too many deliveries wait for their answer, and reads on after', async () => {
+    const sent = MAX_UNANSWERED_DELIVERIES + 300;
+    const answered: number[] = [];
+    const raw = await rawServer((session) => {
+      answerBinds(session);
+      session.on('deliver_sm_resp', (pdu: PDU) => answered.push(pdu.sequence_number));
+      session.on('bind_transceiver', () => {
+        setTimeout(() => {
+          for (let i = 1; i <= sent; i++)
+            session.send(
+              new smpp.PDU('deliver_sm', {
+                sequence_number: i,
+                esm_class: 0x04,
+                short_message: Buffer.from(
+                  `id:${i} sub:001 dlvrd:001 submit date:2501011200 done date:2501011201 stat:DELIVRD err:000 text:`,
+                ),
+              }),
+            );
+        }, 20);
+      });
+    });
+    const connector = connectorFor(raw.port);
+    const waiting: (() => void)[] = [];
+    connector.onReceipt(() => new Promise<void>((resolve) => waiting.push(resolve)));
+    await connector.start();
+    await waitFor(() => waiting.length >= MAX_UNANSWERED_DELIVERIES, 5000, 'a full backlog');
+    await sleep(300);
+    // Read no further: the rest stays in the socket and at the SMSC.
+    expect(waiting).toHaveLength(MAX_UNANSWERED_DELIVERIES);
+    expect(answered).toHaveLength(0);
+    for (const resolve of waiting.splice(0, MAX_UNANSWERED_DELIVERIES / 2 - 1)) resolve();
+    await sleep(100);
+    expect(waiting).toHaveLength(MAX_UNANSWERED_DELIVERIES / 2 + 1);
+    waiting.shift()!();
+    await waitFor(() => answered.length + waiting.length === sent, 5000, 'the rest read');
+    for (const resolve of waiting.splice(0)) resolve();
+    await waitFor(() => answered.length === sent, 5000, 'every deliver_sm answered');
   });
 
   it('answers enquire_link from the SMSC', async () => {
