@@ -124,7 +124,7 @@ export async function startServices(options: {
     await new Promise((r) => setTimeout(r, 3000));
   }
   return {
-    gateway: gateways[0]!,
+    gateway: gateways[0],
     gateways,
     auth,
     dispatchers,

@@ -17,8 +17,8 @@ export async function benchScale(): Promise<void> {
     deployments.push(await startDeployment(true));
     deployments.push(await startDeployment(true, undefined, { gateways, dispatchers }));
     const result = await runSendRounds([
-      gatewaySide(deployments[0]!, 'single'),
-      gatewaySide(deployments[1]!, 'replicas'),
+      gatewaySide(deployments[0], 'single'),
+      gatewaySide(deployments[1], 'replicas'),
     ]);
     const { single, replicas } = result.sides;
     console.log(
@@ -28,10 +28,10 @@ export async function benchScale(): Promise<void> {
         replicas: { gateways, dispatchers },
         ...result,
         ratios: {
-          rpsReplicasVsSingle: ratio(replicas!.rps, single!.rps),
+          rpsReplicasVsSingle: ratio(replicas.rps, single.rps),
           targetCpuReplicasVsSingle: ratio(
-            replicas!.targetMicrosPerMessage ?? 0,
-            single!.targetMicrosPerMessage ?? 0,
+            replicas.targetMicrosPerMessage ?? 0,
+            single.targetMicrosPerMessage ?? 0,
           ),
         },
       }),

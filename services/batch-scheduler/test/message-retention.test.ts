@@ -14,7 +14,7 @@ const logger = createLogger('test', 'silent');
 const server = findTestDatabaseServer();
 
 interface Adapter {
-  open(): Promise<{ db: Db; drop(): Promise<void> }>;
+  open(): Promise<{ db: Db; drop: () => Promise<void> }>;
 }
 
 const adapters: [string, Adapter][] = [
@@ -117,7 +117,7 @@ describe.each(adapters)('message retention on %s', (_name, adapter) => {
               (SELECT count(*)::int FROM credit_ledger WHERE message_id = $1) AS l`,
       [id],
     );
-    const r = rows[0]!;
+    const r = rows[0];
     return [r.m, r.p, r.c, r.l];
   }
 
@@ -128,13 +128,13 @@ describe.each(adapters)('message retention on %s', (_name, adapter) => {
       'SELECT from_at, to_at FROM message_partitions ORDER BY from_at',
     );
     expect(rows.length).toBeGreaterThanOrEqual(3);
-    expect(rows[0]!.from_at.getTime()).toBeLessThanOrEqual(now.getTime());
+    expect(rows[0].from_at.getTime()).toBeLessThanOrEqual(now.getTime());
     expect(rows.at(-1)!.to_at.getTime()).toBeGreaterThanOrEqual(now.getTime() + 60 * DAY);
-    for (let i = 1; i < rows.length; i++) expect(rows[i]!.from_at).toEqual(rows[i - 1]!.to_at);
+    for (let i = 1; i < rows.length; i++) expect(rows[i].from_at).toEqual(rows[i - 1].to_at);
 
     const id = timeOrderedId();
     await insertMessage(id, now);
-    const day = rows[0]!.from_at.toISOString().slice(0, 10).replace(/-/g, '');
+    const day = rows[0].from_at.toISOString().slice(0, 10).replace(/-/g, '');
     expect(await partitionOf(id)).toBe(`messages_p${day}`);
     // A second round adds nothing and moves nothing.
     await retention(undefined).keeper.round(now);
@@ -178,11 +178,11 @@ describe.each(adapters)('message retention on %s', (_name, adapter) => {
     await keeper.round(t5);
     expect(await counts(old)).toEqual([0, 0, 0, 1]);
     expect(await counts(recent)).toEqual([1, 2, 1, 1]);
-    expect((await expired.get()).values[0]!.value).toBe(1);
+    expect((await expired.get()).values[0].value).toBe(1);
     const { rows } = await db.query<{ from_at: Date }>(
       'SELECT min(from_at) AS from_at FROM message_partitions',
     );
-    expect(rows[0]!.from_at.getTime()).toBeGreaterThan(t5.getTime() - 3 * DAY);
+    expect(rows[0].from_at.getTime()).toBeGreaterThan(t5.getTime() - 3 * DAY);
   });
 
   it('replaces the default partitions once all they hold is past the retention', async () => {
@@ -203,7 +203,7 @@ describe.each(adapters)('message retention on %s', (_name, adapter) => {
     const second = retention(3);
     await second.keeper.round(now);
     expect(await counts(legacy)).toEqual([0, 0, 0, 1]);
-    expect((await second.expired.get()).values[0]!.value).toBe(1);
+    expect((await second.expired.get()).values[0].value).toBe(1);
     // The new default partition takes rows again.
     const stray = `fffffffd-${randomUUID().slice(9)}`;
     await insertMessage(stray, now);
