@@ -11,6 +11,12 @@ const allMigrations = readdirSync(MIGRATIONS_DIR)
 
 describeDbConformance('PGlite in memory', { open: () => PgliteDb.open() });
 
+// Embedded mode runs PGlite on a worker thread from the build (`pnpm test` builds first).
+const workerScript = join(__dirname, '..', 'dist', 'db', 'pglite-worker.js');
+describeDbConformance('PGlite on a worker thread', {
+  open: () => PgliteDb.open({ thread: 'worker', workerScript }),
+});
+
 describe('PgliteDb', () => {
   let dataDir: string;
   beforeEach(() => {

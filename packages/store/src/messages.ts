@@ -39,6 +39,12 @@ const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
  * When a `submitting` message was claimed. Rows claimed before migration 010 by a dispatcher
  * that did not yet write submit_started_at have only updated_at, which was set by that claim.
  */
+/**
+ * Repeats a join's ids as a condition on `m.id`: Postgres then opens only the partitions those ids
+ * fall in (docs/retention.md), where a join alone makes it open and probe every partition.
+ */
+const PRUNED_BY_IDS = 'm.id = ANY($1::uuid[])';
+
 const SUBMIT_STARTED = 'COALESCE(submit_started_at, updated_at)';
 
 // ---- acceptance (api-gateway) ----
@@ -268,7 +274,7 @@ export async function claimMessages(
   const { rows } = await tx.query<ClaimedMessageRow>(
     `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
              FROM unnest($1::uuid[]) AS i(id)
-            WHERE m.id = i.id AND ${notIndexed('m.state')} IN (${WAITING})
+            WHERE m.id = i.id AND ${PRUNED_BY_IDS} AND ${notIndexed('m.state')} IN (${WAITING})
               AND ${CURRENT_CONNECTOR.replace(/connector_trail/g, 'm.connector_trail')} = $2
             RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
                       CASE WHEN m.segments > 1 AND m.attempts > 1
@@ -318,7 +324,7 @@ export async function markSubmitted(
          UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL,
                                connector = $6
            FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
-          WHERE m.id = i.id AND ${notIndexed('m.state')} = 'submitting'
+          WHERE m.id = i.id AND ${PRUNED_BY_IDS} AND ${notIndexed('m.state')} = 'submitting'
          RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
        ), parts AS (
          INSERT INTO message_parts (message_id, seq, smsc_id)
@@ -518,7 +524,7 @@ export async function completeMultipartMessages(
            )
            UPDATE messages m SET state = COALESCE(agg.first_failure, 'delivered'), error = agg.failure_stat, updated_at = now()
              FROM agg
-            WHERE m.id = agg.message_id AND agg.open = 0 AND m.state = 'submitted'
+            WHERE m.id = agg.message_id AND ${PRUNED_BY_IDS} AND agg.open = 0 AND m.state = 'submitted'
            RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, agg.failure_stat`,
     [ids],
   );

@@ -19,5 +19,5 @@ export async function openDb(options: {
   }
   const dataDir = join(options.dataDir, 'pgdata');
   options.logger.info({ dataDir }, 'DATABASE_URL unset: using embedded Postgres');
-  return PgliteDb.open({ dataDir, logger: options.logger });
+  return PgliteDb.open({ dataDir, logger: options.logger, thread: 'worker' });
 }

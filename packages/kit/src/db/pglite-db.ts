@@ -1,37 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
 import vm from 'node:vm';
-// PGlite ships a CommonJS build (package.json exports "require": dist/index.cjs), so a plain
-// import works from our CommonJS output; no dynamic-import workaround is needed.
-import { PGlite, types } from '@electric-sql/pglite';
 import type { Logger } from '../logger';
 import type { Db, QueryResult, Transaction } from './db';
+import { openInThreadEngine, type PgliteEngine } from './pglite-engine';
+import { canRunPgliteInWorker, openWorkerEngine } from './pglite-thread';
 import { PING_TIMEOUT_MS, withTimeout } from './timeout';
-
-/**
- * Values come back as node-postgres returns them from PgDb (see the list in pg-db.ts), so SQL and
- * callers are the same on both. PGlite's own defaults differ for: int8 (number, or bigint past
- * 2^53; `count(*)` is int8), bytea (Uint8Array) and date (a UTC-midnight Date). numeric and
- * interval are already the Postgres text. Array types use these element parsers too.
- */
-const parsers = {
-  [types.INT8]: (value: string) => value,
-  [types.NUMERIC]: (value: string) => value,
-  [types.DATE]: (value: string) => value,
-  [types.BYTEA]: (value: string) => Buffer.from(value.slice(2), 'hex'), // '\x0102…'
-};
-
-/**
- * Parameters as node-postgres serializes them: a plain object becomes JSON (PGlite would write
- * '[object Object]' into a text parameter; for json/jsonb both give the same).
- */
-function prepareParams(params: readonly unknown[]): unknown[] {
-  return params.map((value) => {
-    if (value === null || typeof value !== 'object') return value;
-    const proto = Object.getPrototypeOf(value) as unknown;
-    return proto === Object.prototype || proto === null ? JSON.stringify(value) : value;
-  });
-}
 
 /**
  * A statement queued behind an open transaction from inside that transaction's callback waits
@@ -53,18 +26,31 @@ export class PgliteDb implements Db {
   private readonly insideTransaction = new AsyncLocalStorage<{ open: boolean }>();
 
   private constructor(
-    private readonly pg: PGlite,
+    private readonly pg: PgliteEngine,
     private readonly logger: Logger | undefined,
   ) {}
 
-  /** dataDir undefined: in memory (tests). The directory is created when missing. */
+  /**
+   * dataDir undefined: in memory (tests). The directory is created when missing. `thread: 'worker'`
+   * runs PGlite on a worker thread when the compiled worker is there (not under jest, which runs the
+   * TypeScript sources), else on this one.
+   */
   static async open(
-    options: { dataDir?: string | undefined; logger?: Logger | undefined } = {},
+    options: {
+      dataDir?: string | undefined;
+      logger?: Logger | undefined;
+      thread?: 'main' | 'worker';
+      /** The compiled worker to run (tests, which run from sources, name the build's). */
+      workerScript?: string;
+    } = {},
   ): Promise<PgliteDb> {
     assertDynamicImport();
-    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
-    const pg = await PGlite.create(options.dataDir, { parsers });
-    return new PgliteDb(pg, options.logger);
+    const inWorker =
+      options.thread === 'worker' && (options.workerScript !== undefined || canRunPgliteInWorker());
+    const engine = inWorker
+      ? await openWorkerEngine(options.dataDir, options.workerScript)
+      : await openInThreadEngine(options.dataDir);
+    return new PgliteDb(engine, options.logger);
   }
 
   private serialized<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -94,7 +80,7 @@ export class PgliteDb implements Db {
   }
 
   private async run<R>(sql: string, params: readonly unknown[]): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(sql, prepareParams(params));
+    const result = await this.pg.query<R>(sql, params);
     // affectedRows counts INSERT/UPDATE/DELETE/MERGE rows (with or without RETURNING) and is 0
     // for SELECT; pg's rowCount is the number of rows then.
     const rowCount =
