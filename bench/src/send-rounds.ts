@@ -1,6 +1,7 @@
 import { dispatchCounts, waitUntilDone, type DoneBy } from './dispatch-counters';
 import { sendLoad, summary, type Segment } from './http-load';
 import { microsPerMessage, processUsage, sortedDescending, type Grouping } from './process-usage';
+import { walBytes } from './wal';
 
 /** One thing driven with `/secure/send`: the gateway with or without receipts, embedded mode, the ceiling. */
 export interface Side {
@@ -24,6 +25,8 @@ interface Tally {
   /** From each segment's start until its last message was done. */
   doneSeconds: number;
   otherCpuSeconds: number;
+  /** WAL the server wrote during the side's segments (other databases' writes included). */
+  walBytes: number;
 }
 
 /**
@@ -46,11 +49,13 @@ export async function runSendRounds(sides: readonly Side[]) {
         peakRssMb: {},
         doneSeconds: 0,
         otherCpuSeconds: 0,
+        walBytes: 0,
       },
     ]),
   );
   const segment = async (side: Side, loadSeconds: number, tally?: Tally) => {
     const before = side.done ? await dispatchCounts(side.done.metricsUrls) : undefined;
+    const walBefore = side.done ? await walBytes() : 0;
     const usage = processUsage(side.grouping);
     const started = Date.now();
     const load = await sendLoad(side.url, side.headers, loadSeconds);
@@ -59,7 +64,9 @@ export async function runSendRounds(sides: readonly Side[]) {
         ? await waitUntilDone(side.done.metricsUrls, side.done.by, before, load.ok)
         : { done: load.ok, at: Date.now() };
     const used = usage.stop();
+    const wal = side.done ? (await walBytes()) - walBefore : 0;
     if (!tally) return;
+    tally.walBytes += wal;
     tally.segments.push(load);
     tally.messages += finished.done;
     tally.doneSeconds += (finished.at - started) / 1000;
@@ -96,6 +103,7 @@ export async function runSendRounds(sides: readonly Side[]) {
                 .reduce((n, [, v]) => n + v, 0),
             }),
             allMicrosPerMessage: Object.values(cpu).reduce((n, v) => n + v, 0),
+            ...(side.done && { walBytesPerMessage: Math.round(t.walBytes / t.messages) }),
             peakRssMb: sortedDescending(t.peakRssMb),
             // Cores that other work on the shared machine kept busy meanwhile (of its two).
             otherWorkCores: Number((t.otherCpuSeconds / t.doneSeconds).toFixed(2)),
