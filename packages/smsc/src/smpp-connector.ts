@@ -590,8 +590,8 @@ export class SmppConnector implements SmscConnector {
 
   /**
    * Takes window slots for every part first (at most a window's worth at a time), then writes them
-   * in one synchronous run; `written` is called once they have gone to the socket (see
-   * corkUntilNextTick). Resolves when every part is answered.
+   * in one synchronous run; `written` is called as soon as the first of them are in the corked
+   * socket, before they leave (see corkUntilNextTick). Resolves when every part is answered.
    */
   private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
     if (request.parts.length === 0)
@@ -629,26 +629,27 @@ export class SmppConnector implements SmscConnector {
         }
         for (let i = 0; i < slots; i++, next++)
           answers.push(this.writePart(session, request, request.parts[next], esmClass));
+        // Told in this turn: whatever the caller does on it in this turn goes before the parts.
+        written();
       }
     } catch (err) {
       if (answers.length === 0) throw err;
       notWritten = err;
     }
-    this.afterFlush.push(written);
     const settled = await Promise.allSettled(answers);
     const ids = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     if (notWritten === undefined && ids.length === request.parts.length) return { smscIds: ids };
     throw partsFailed(settled, notWritten);
   }
 
-  /** Callers to tell once the corked PDUs have gone to the socket. */
-  private afterFlush: (() => void)[] = [];
   private corked: Session | undefined;
 
   /**
    * Submits of one tick (a dispatcher's group) leave in one write instead of one system call each
-   * (each small write is costly here, docs/architecture.md § SMPP); their `written` run right after
-   * that write, so a caller's commit follows its PDUs with nothing in between.
+   * (each small write is costly here, docs/architecture.md § SMPP). The write is made on the next
+   * tick, once the promise reactions of this turn have run: their `written` come before it, so a
+   * caller's commit issued on `written` reaches the database before its PDUs reach the SMSC (a
+   * crash between the two can leave them unsent, never sent twice).
    */
   private corkUntilNextTick(session: Session): void {
     if (this.corked) return;
@@ -657,9 +658,6 @@ export class SmppConnector implements SmscConnector {
     process.nextTick(() => {
       this.corked = undefined;
       session.socket.uncork();
-      const callbacks = this.afterFlush;
-      this.afterFlush = [];
-      for (const callback of callbacks) callback();
     });
   }
 

@@ -31,9 +31,11 @@ export interface SubmitRequest {
 }
 
 /**
- * A submit in flight: settles with the SMSC's answer, like a promise of it. `written` resolves as
- * soon as every part has left this process for the SMSC, before any answer (or when the submit
- * failed before writing anything): what the SMSC may hold from then on is the caller's to record.
+ * A submit in flight: settles with the SMSC's answer, like a promise of it. `written` resolves once
+ * the parts are written, before any answer (or when the submit failed before writing anything):
+ * what the SMSC may hold from then on is the caller's to record. SMPP resolves it while they are
+ * still in the corked socket, so what the caller does on it in the same turn (a commit) goes out
+ * before them; HTTP once the request has left.
  */
 export type Submission = Promise<SubmitResult> & { readonly written: Promise<void> };
 

@@ -56,9 +56,10 @@ export class MessageClaims {
   ) {}
 
   /**
-   * Takes messages for submission inside a transaction left open: the caller commits it right after
-   * their submit_sm are written (promise 2), so a crash before the writes leaves them queued (and
-   * they are sent later) instead of `submitting` (and never sent). One statement for the group.
+   * Takes messages for submission inside a transaction left open: the caller commits it once their
+   * submit_sm are written, before they leave (promise 2), so a crash before the writes leaves them
+   * queued (and they are sent later) instead of `submitting` (and never sent), and a crash after
+   * they left cannot leave them queued (and sent twice). One statement for the group.
    */
   async begin(ids: readonly string[]): Promise<GroupClaim> {
     return new Promise<GroupClaim>((resolve, reject) => {

@@ -52,10 +52,11 @@ interface Waiting {
  * Takes `message.submit` jobs to the SMSC in groups: under load, one statement claims many
  * messages, their submit_sm leave together, and one statement records the SMSC's answers. A
  * group is claimed ahead, in a transaction left open until window places are free and its submit_sm
- * are written: committed `submitting` only ever covers messages whose submit_sm has left, the whole
- * window in which a crash leaves the outcome unknown (promise 2). A crash before the commit leaves
- * them `queued`; only those whose submit_sm had just left are sent again (one write and one commit:
- * docs/decisions.md, delivery guarantees).
+ * are written into the corked socket; its COMMIT goes out in that turn, before the socket's one
+ * write (SmppConnector): committed `submitting` covers messages whose submit_sm left or were
+ * leaving, the window in which a crash leaves the outcome unknown (promise 2). A crash before the
+ * commit leaves them `queued` with nothing sent, so they are sent once later (docs/decisions.md,
+ * delivery guarantees).
  */
 export class MessageDispatcher {
   private readonly waiting: Waiting[] = [];
@@ -234,8 +235,8 @@ export class MessageDispatcher {
 
   /**
    * Claims the group, waits for window places for what it claimed, and writes all of it in one
-   * turn: the claim still commits right after one write. `written` is called once the group's
-   * submit_sm have left: the next group may be claimed.
+   * turn: the claim's COMMIT is issued in that turn, before the one write that takes its submit_sm
+   * out. `written` is called once the group's submit_sm are written: the next group may be claimed.
    */
   private async submitGroup(group: Waiting[], written: () => void): Promise<void> {
     let claim: GroupClaim;
@@ -289,7 +290,9 @@ export class MessageDispatcher {
         }),
       );
     });
-    // Committed once every submit_sm of the group has left (or failed before leaving).
+    // Committed once every submit_sm of the group is written (or failed before), in the same turn:
+    // the COMMIT goes out before the corked socket's write, so a crash cannot leave `queued` (to be
+    // sent again) a message the SMSC has.
     await Promise.all(writes);
     written();
     await claim.commit().catch((err: unknown) =>
@@ -323,7 +326,7 @@ export class MessageDispatcher {
         parts: toSend.map((i) => request.parts[i]),
         concatenated: request.parts.length > 1,
       });
-      // The claim commits once the parts have left: the connector says when, not the caller.
+      // The claim commits once the parts are written, before they leave: the connector says when.
       void submission.written.then(onWritten);
       const result = await submission;
       answered();

@@ -1,5 +1,6 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl } from '@smsgw/smsc';
@@ -105,5 +106,50 @@ describe('MessageDispatcher', () => {
       `SELECT state, count(*)::text AS n FROM messages GROUP BY state`,
     );
     expect(rows).toEqual([{ state: 'submitted', n: '12' }]);
+  }, 30_000);
+
+  it("commits a group's claim before its submit_sm leave, so a crash cannot send them twice", async () => {
+    const accountId = await insertTestAccount(db);
+    const ids = await queued(accountId, 2);
+    const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
+    // The writes of the connector's corked socket, and how many there had been at each commit.
+    const flushes = jest.spyOn(Socket.prototype, 'uncork');
+    const flushesAtCommit: number[] = [];
+    const begin = claims.begin.bind(claims);
+    jest.spyOn(claims, 'begin').mockImplementation(async (group) => {
+      const claim = await begin(group);
+      return {
+        ...claim,
+        commit: () => {
+          flushesAtCommit.push(flushes.mock.calls.length);
+          return claim.commit();
+        },
+      };
+    });
+    const dispatcher = new MessageDispatcher(
+      claims,
+      connector,
+      new MemoryBus(),
+      logger,
+      createDispatcherMetrics(createRegistry(), () => []),
+      { maxAttempts: 3, submitStaleMs: 60_000, window: WINDOW },
+    );
+
+    await Promise.all(
+      ids.map((messageId) =>
+        dispatcher.handle(
+          { messageId, accountId, segments: 1 },
+          { attempt: 1, redelivered: false },
+        ),
+      ),
+    );
+    const flushed = flushes.mock.calls.length;
+    jest.restoreAllMocks();
+
+    // Before, the commit followed the flush: a dispatcher killed in between left the group queued
+    // while the SMSC had it, and the next one sent it again.
+    expect(flushesAtCommit[0]).toBe(0);
+    expect(flushed).toBeGreaterThan(0);
+    expect(sim.received).toHaveLength(2);
   }, 30_000);
 });
