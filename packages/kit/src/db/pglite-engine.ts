@@ -41,10 +41,23 @@ export interface PgliteEngine {
   close(): Promise<void>;
 }
 
+/**
+ * Postgres's buffer pool inside PGlite's WebAssembly memory, which never shrinks. PGlite's 128 MB
+ * made most of the embedded process's resident memory; pages it misses are read back from the
+ * operating system's cache (docs/decisions.md § Embedded mode).
+ */
+export const EMBEDDED_SHARED_BUFFERS = '32MB';
+
+const startParams = [
+  ...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams,
+  '-c',
+  `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
+];
+
 /** dataDir undefined: in memory. The directory is created when missing. */
 export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  return PGlite.create(dataDir, { parsers });
+  return PGlite.create(dataDir, { parsers, startParams });
 }
 
 /** PGlite on the calling thread. */

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { EngineResult, PgliteEngine } from './pglite-engine';
 
@@ -56,6 +58,14 @@ export async function openWorkerEngine(
   dataDir: string | undefined,
   script: string = WORKER_SCRIPT,
 ): Promise<PgliteEngine> {
+  if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    // Creating the database (initdb) leaves PGlite's memory more than twice what opening it takes,
+    // and the process would keep it: a short-lived process of its own creates it instead.
+    await promisify(execFile)(process.execPath, [
+      join(dirname(script), 'pglite-create.js'),
+      dataDir,
+    ]);
+  }
   const worker = new Worker(script, { workerData: { dataDir } });
   const waiting = new Map<
     number,
