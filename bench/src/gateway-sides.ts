@@ -78,6 +78,7 @@ export function gatewaySide(deployment: Deployment, name?: string): Side {
       metricsUrls: deployment.cluster.dispatchers.map((d) => d.url),
       by: deployment.receipts ? 'receipt' : 'submit',
     },
+    serverWal: true,
     targetGroups: gatewayAndServers,
   };
 }

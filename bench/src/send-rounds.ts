@@ -13,6 +13,8 @@ export interface Side {
   grouping: Grouping;
   /** The /metrics of the dispatchers and what makes a message done; none: done when answered. */
   done?: { metricsUrls: string[]; by: DoneBy };
+  /** Whether its database is on the Postgres server, whose WAL it then counts. */
+  serverWal?: boolean;
   /** Groups summed for the target: the gateway's processes and the servers it uses. */
   targetGroups?: (group: string) => boolean;
 }
@@ -55,7 +57,7 @@ export async function runSendRounds(sides: readonly Side[]) {
   );
   const segment = async (side: Side, loadSeconds: number, tally?: Tally) => {
     const before = side.done ? await dispatchCounts(side.done.metricsUrls) : undefined;
-    const walBefore = side.done ? await walBytes() : 0;
+    const walBefore = side.serverWal ? await walBytes() : 0;
     const usage = processUsage(side.grouping);
     const started = Date.now();
     const load = await sendLoad(side.url, side.headers, loadSeconds);
@@ -64,7 +66,7 @@ export async function runSendRounds(sides: readonly Side[]) {
         ? await waitUntilDone(side.done.metricsUrls, side.done.by, before, load.ok)
         : { done: load.ok, at: Date.now() };
     const used = usage.stop();
-    const wal = side.done ? (await walBytes()) - walBefore : 0;
+    const wal = side.serverWal ? (await walBytes()) - walBefore : 0;
     if (!tally) return;
     tally.walBytes += wal;
     tally.segments.push(load);
@@ -103,7 +105,7 @@ export async function runSendRounds(sides: readonly Side[]) {
                 .reduce((n, [, v]) => n + v, 0),
             }),
             allMicrosPerMessage: Object.values(cpu).reduce((n, v) => n + v, 0),
-            ...(side.done && { walBytesPerMessage: Math.round(t.walBytes / t.messages) }),
+            ...(side.serverWal && { walBytesPerMessage: Math.round(t.walBytes / t.messages) }),
             peakRssMb: sortedDescending(t.peakRssMb),
             // Cores that other work on the shared machine kept busy meanwhile (of its two).
             otherWorkCores: Number((t.otherCpuSeconds / t.doneSeconds).toFixed(2)),

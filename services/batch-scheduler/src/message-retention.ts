@@ -86,7 +86,10 @@ export class MessageRetention {
     );
   }
 
-  /** Partitions cover at least two periods past now, so no message waits on this loop. */
+  /**
+   * Partitions cover the period after the current one, so no message waits on this loop; not more,
+   * as every statement that cannot pick its partition by id pays for each one there is.
+   */
   private async addAhead(now: Date): Promise<void> {
     const width = partitionDays(this.settings.retentionDays) * DAY_MS;
     const existing = await listMessagePartitions(this.db);
@@ -97,7 +100,7 @@ export class MessageRetention {
       await this.add(from, to);
       from = to;
     }
-    while (from.getTime() < now.getTime() + 2 * width) {
+    while (from.getTime() < now.getTime() + width) {
       const to = new Date(from.getTime() + width);
       await this.add(from, to);
       from = to;

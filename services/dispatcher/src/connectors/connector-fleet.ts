@@ -1,9 +1,17 @@
 import { QUEUES, TOPICS, connectorQueue } from '@smsgw/contracts';
 import { hostname } from 'node:os';
 import type { Db, Logger } from '@smsgw/kit';
-import { clearConnectorStatus, listConnectors, reportConnectorStatus } from '@smsgw/store';
+import {
+  clearConnectorStatus,
+  deleteStaleConnectorStatus,
+  listConnectors,
+  reportConnectorStatus,
+} from '@smsgw/store';
 import { ConnectorLane, type LaneDeps, type LaneOptions } from './connector-lane';
 import type { ConnectorConfig } from './open-connector';
+
+/** Reports a status row may miss before it counts as a dead dispatcher's. */
+const STALE_REPORTS = 10;
 
 export interface FleetOptions extends Omit<LaneOptions, 'holder'> {
   /** How often the connectors table is read: a change takes effect within this long. */
@@ -122,6 +130,9 @@ export class ConnectorFleet {
       this.holder,
       held.map((l) => l.status()),
     );
+    // A dispatcher that died without clearing its rows left them behind; any other removes them
+    // once they are ten reports old, so the admin API never sums a dead process's sessions.
+    await deleteStaleConnectorStatus(this.db, (STALE_REPORTS * this.options.statusEveryMs) / 1000);
   }
 
   /** The lanes, for metrics and readiness. */
