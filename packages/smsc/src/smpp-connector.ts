@@ -354,6 +354,8 @@ export class SmppConnector implements SmscConnector {
     }
     return (response) => {
       counted.unanswered--;
+      // The answers of a group of receipts recorded together leave in one write, as submits do.
+      this.corkUntilNextTick(session);
       session.send(response);
       if (counted.paused && counted.unanswered <= MAX_UNANSWERED_DELIVERIES / 2) {
         counted.paused = false;
@@ -645,11 +647,11 @@ export class SmppConnector implements SmscConnector {
   private corked: Session | undefined;
 
   /**
-   * Submits of one tick (a dispatcher's group) leave in one write instead of one system call each
-   * (each small write is costly here, docs/architecture.md § SMPP). The write is made on the next
-   * tick, once the promise reactions of this turn have run: their `written` come before it, so a
-   * caller's commit issued on `written` reaches the database before its PDUs reach the SMSC (a
-   * crash between the two can leave them unsent, never sent twice).
+   * Submits of one tick (a dispatcher's group), and answers to deliver_sm, leave in one write
+   * instead of one system call each (each small write is costly here, docs/architecture.md § SMPP).
+   * The write is made on the next tick, once the promise reactions of this turn have run: their
+   * `written` come before it, so a caller's commit issued on `written` reaches the database before
+   * its PDUs reach the SMSC (a crash between the two can leave them unsent, never sent twice).
    */
   private corkUntilNextTick(session: Session): void {
     if (this.corked) return;
