@@ -130,18 +130,24 @@ export async function dropMessagePartition(db: Db, suffix: string): Promise<numb
 /**
  * The default partitions hold rows written before partitioning and rows moved nowhere yet. Once
  * none of their messages or callbacks is as recent as `cutoff`, they are replaced by empty ones,
- * which costs one scan instead of a delete per row. Answers how many messages went (0: kept).
+ * which costs one scan instead of a delete per row. The scan runs before the change, without its
+ * locks; a row can only have come in since if no partition covers now, which the change checks.
+ * Answers how many messages went (0: kept).
  */
 export async function clearDefaultMessagePartitions(db: Db, cutoff: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number; recent: boolean }>(
+    `SELECT (SELECT count(*)::int FROM messages_default) AS n,
+            EXISTS (SELECT 1 FROM messages_default WHERE created_at >= $1)
+              OR EXISTS (SELECT 1 FROM callback_attempts_default WHERE created_at >= $1) AS recent`,
+    [cutoff],
+  );
+  const { n, recent } = rows[0] ?? { n: 0, recent: true };
+  if (n === 0 || recent) return 0;
   return partitionChange(db, async (tx) => {
-    const { rows } = await tx.query<{ n: number; recent: boolean }>(
-      `SELECT (SELECT count(*)::int FROM messages_default) AS n,
-              EXISTS (SELECT 1 FROM messages_default WHERE created_at >= $1)
-                OR EXISTS (SELECT 1 FROM callback_attempts_default WHERE created_at >= $1) AS recent`,
-      [cutoff],
+    const covered = await tx.query(
+      'SELECT 1 FROM message_partitions WHERE from_at <= now() AND to_at > now()',
     );
-    const { n, recent } = rows[0] ?? { n: 0, recent: true };
-    if (n === 0 || recent) return 0;
+    if (covered.rowCount === 0) return 0;
     for (const { table } of PARTITIONED) {
       await tx.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_default`);
       await tx.query(`DROP TABLE ${table}_default`);
