@@ -6,8 +6,8 @@ import { ratio, runSendRounds } from './send-rounds';
  * `pnpm bench scale`: `/secure/send` with a receipt per message against one gateway and one
  * dispatcher, and against BENCH_GATEWAYS (2) gateways and BENCH_DISPATCHERS (3) dispatchers, in
  * alternating segments of the same run. docs/scaling.md sizes a cluster from the CPU per message of
- * each process; this checks that replicas do not add to it (no coordination cost that grows with
- * them) as far as one two-core machine can.
+ * each process; this measures what replicas change in it (rows, coordination, smaller groups) as
+ * far as one two-core machine can.
  */
 export async function benchScale(): Promise<void> {
   const gateways = Number(process.env['BENCH_GATEWAYS'] ?? 2);

@@ -106,19 +106,22 @@ export async function addMessagePartition(db: Db, from: Date, to: Date): Promise
 }
 
 /**
- * Drops one period from each table. Answers how many messages it held (counted before the drop),
- * or undefined when another scheduler dropped it first.
+ * Drops one period from each table. Answers how many messages it held, or undefined when another
+ * scheduler dropped it first. They are counted before the change, so a retry of it (its locks not
+ * granted in time) does not scan the partition again.
  */
 export async function dropMessagePartition(db: Db, suffix: string): Promise<number | undefined> {
   const checked = checkedSuffix(suffix);
+  const listed = await db.query('SELECT 1 FROM message_partitions WHERE suffix = $1', [checked]);
+  if (listed.rowCount === 0) return undefined;
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM messages_${checked}`,
+  );
   return partitionChange(db, async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM message_partitions WHERE suffix = $1', [
       checked,
     ]);
     if (rowCount === 0) return undefined;
-    const { rows } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages_${checked}`,
-    );
     for (const { table } of PARTITIONED) {
       await tx.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       await tx.query(`DROP TABLE ${table}_${checked}`);

@@ -19,7 +19,6 @@ export interface SchedulerServiceOptions {
   maxUnsentPerBatch?: number;
   /** MESSAGE_RETENTION_DAYS; undefined keeps every message. */
   retentionDays?: number | undefined;
-  retentionIntervalMs?: number;
 }
 
 /**
@@ -44,7 +43,6 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   const retention = new MessageRetention(options.db, options.logger, metrics, {
     ...schedulerDefaults.retention,
     retentionDays: options.retentionDays,
-    intervalMs: options.retentionIntervalMs ?? schedulerDefaults.retention.intervalMs,
   });
   let consumer: Consumer | undefined;
   return {
