@@ -4,11 +4,12 @@ import { useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';
 
 const COUNT = 300;
+const WINDOW = 20;
 
 describe('promise 2: SIGKILL of the dispatcher mid-flight', () => {
   const run = useDistributedRun();
 
-  it('every accepted message reaches the SMSC exactly once', async () => {
+  it('every accepted message reaches the SMSC at most once, and settles', async () => {
     // Slow answers keep a full window in flight when the kill lands.
     const sim = new SmppSimulator({
       host: '127.0.0.1',
@@ -19,7 +20,7 @@ describe('promise 2: SIGKILL of the dispatcher mid-flight', () => {
     run.simulators.push(sim);
     const { port } = await sim.start();
     const dispatcherEnv = {
-      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=20`,
+      SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=${WINDOW}`,
       SUBMIT_STALE_MS: '1500',
       SWEEP_INTERVAL_MS: '300',
     };
@@ -64,17 +65,20 @@ describe('promise 2: SIGKILL of the dispatcher mid-flight', () => {
     const seen = new Map<string, number>();
     for (const m of sim.received) seen.set(m.to, (seen.get(m.to) ?? 0) + 1);
     expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
-    expect([...seen.keys()].sort()).toEqual(destinations);
 
-    const { rows } = await run.db.query<{ state: string; n: string }>(
-      `SELECT state, count(*) AS n FROM messages GROUP BY state ORDER BY state`,
+    const { rows } = await run.db.query<{ to_addr: string; state: string; error: string | null }>(
+      `SELECT to_addr, state, error FROM messages`,
     );
-    const states = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
-    // Those whose submit_sm left before the kill but whose answer was never recorded are not resent.
-    expect((states['submitted'] ?? 0) + (states['failed'] ?? 0)).toBe(COUNT);
-    const { rows: otherFailures } = await run.db.query(
-      `SELECT id FROM messages WHERE state = 'failed' AND error <> 'SUBMIT_OUTCOME_UNKNOWN'`,
-    );
-    expect(otherFailures).toEqual([]);
+    expect(rows.map((m) => m.to_addr).sort()).toEqual(destinations);
+    // Those whose submit_sm left before the kill but whose answer was never recorded are not resent,
+    // nor those of a claim committed in the instant before its corked submit_sm left (at most two
+    // groups of half a window): both end failed with an unknown outcome, and nothing else fails.
+    expect(rows.filter((m) => m.state !== 'submitted' && m.state !== 'failed')).toEqual([]);
+    expect(
+      rows.filter((m) => m.state === 'failed' && m.error !== 'SUBMIT_OUTCOME_UNKNOWN'),
+    ).toEqual([]);
+    const notAtSmsc = rows.filter((m) => !seen.has(m.to_addr));
+    expect(notAtSmsc.length).toBeLessThanOrEqual(WINDOW);
+    expect(notAtSmsc.filter((m) => m.state !== 'failed')).toEqual([]);
   }, 120_000);
 });
