@@ -1,8 +1,9 @@
 /**
  * Several connectors and MT routes in distributed mode, with simulators as operators: routes and
  * connectors made through the admin API while everything runs, prefix and weighted routes, failover
- * when an SMSC goes away, a connector's binds held across three dispatchers while one is SIGKILLed,
- * receipts with the same SMSC id from two connectors, and a connector over TLS.
+ * when an SMSC goes away (also from a weighted route's draw), a connector's binds held across three
+ * dispatchers while one is SIGKILLed, receipts with the same SMSC id from two connectors, and a
+ * connector over TLS.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -229,6 +230,38 @@ describe('routing across connectors in distributed mode', () => {
       [ids],
     );
     expect(ledger.map((l) => [l.reason, Number(l.n)])).toEqual([['debit', 40]]);
+  }, 150_000);
+
+  it('fails a weighted route over to its other connector when the drawn one is down', async () => {
+    const es1 = await simulator();
+    const es2 = await simulator();
+    await connector('es1', `smpp://gw:pw@127.0.0.1:${es1.port}?window=20`);
+    await connector('es2', `smpp://gw:pw@127.0.0.1:${es2.port}?window=20`);
+    await route('es', {
+      position: 35,
+      kind: 'weighted',
+      connectors: [
+        { connector: 'es1', weight: 1 },
+        { connector: 'es2', weight: 3 },
+      ],
+      filters: { prefixes: ['34'] },
+    });
+    await routeLoaded('34300000000', 'es');
+    await es2.sim.stop();
+    const ids: string[] = [];
+    for (let i = 1; i <= 20; i++) ids.push(await send(`343000000${String(i).padStart(2, '0')}`));
+    await settled(ids, 90_000);
+    const { rows } = await run.db.query<{ state: string; connector: string; trail: string[] }>(
+      `SELECT state, connector, connector_trail AS trail FROM messages WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(rows.filter((r) => r.state !== 'submitted' || r.connector !== 'es1')).toEqual([]);
+    const trails = new Set(rows.map((r) => r.trail.join(',')));
+    // es2 is drawn three times in four: with 20 messages some were drawn to it and moved on.
+    expect(trails.has('es2,es1')).toBe(true);
+    expect([...trails].filter((t) => t !== 'es1' && t !== 'es2,es1')).toEqual([]);
+    for (let i = 1; i <= 20; i++)
+      expect(count(es1.sim, `343000000${String(i).padStart(2, '0')}`)).toBe(1);
   }, 150_000);
 
   it('never has more than binds sessions at the SMSC, also while a holding dispatcher is SIGKILLed', async () => {

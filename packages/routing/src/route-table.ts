@@ -25,7 +25,10 @@ export interface RoutedMessage {
 export interface RouteDecision {
   /** The route's name; null when the gateway has no routes and everything goes to `default`. */
   readonly route: string | null;
-  /** The connectors it may go through, in order: one, or a failover route's list. */
+  /**
+   * The connectors it may go through, in order: one, a failover route's list, or a weighted route's
+   * drawn connector followed by its others.
+   */
   readonly connectors: readonly string[];
   /** Price per message part; null keeps the account's rate. */
   readonly price: string | null;
@@ -44,7 +47,7 @@ export interface CompiledRoute {
   connectors: string[];
   /** Cumulative weights of a weighted route's connectors, for one draw per message. */
   cumulative: number[];
-  /** What the route decides: one decision, or one per connector of a weighted route. */
+  /** What the route decides: one decision, or one per drawn connector of a weighted route. */
   decisions: RouteDecision[];
   rerouteOn: ReadonlySet<string>;
   price: string | null;
@@ -72,8 +75,12 @@ function compile(row: MtRouteRow): CompiledRoute {
     kind: row.kind,
     connectors,
     cumulative,
+    // A weighted route's draw comes first and the others follow in the route's order: a message
+    // whose drawn connector is stopped, down or refuses it fails over to them as on a failover route.
     decisions:
-      row.kind === 'weighted' ? connectors.map((c) => decision([c])) : [decision(connectors)],
+      row.kind === 'weighted'
+        ? connectors.map((c, i) => decision([c, ...connectors.filter((_, j) => j !== i)]))
+        : [decision(connectors)],
     rerouteOn: new Set(row.reroute_on),
     price: row.price,
     filters,

@@ -59,7 +59,7 @@ describe('RouteTable', () => {
     expect(table.decide(message)).toBeUndefined();
   });
 
-  it('splits a weighted route by its weights and lists a failover route in order', () => {
+  it('splits a weighted route by its weights, its others after the draw, and lists a failover route in order', () => {
     let draw = 0;
     const draws = [0.1, 0.5, 0.74, 0.76, 0.99];
     const table = new RouteTable(
@@ -86,6 +86,13 @@ describe('RouteTable', () => {
       'b',
       'b',
     ]);
+    draw = 0;
+    expect(table.decide(message)?.connectors).toEqual(['a', 'b']);
+    draw = 3;
+    expect(table.decide(message)?.connectors).toEqual(['b', 'a']);
+    // The same object for every message of the same draw, so callers may group by identity.
+    draw = 3;
+    expect(table.decide(message)).toBe(table.decide({ ...message, to: '3399' }));
     expect(table.decide({ ...message, to: '1555' })?.connectors).toEqual(['x', 'y', 'z']);
   });
 });
