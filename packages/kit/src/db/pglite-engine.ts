@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 // PGlite ships a CommonJS build (package.json exports "require": dist/index.cjs), so a plain
 // import works from our CommonJS output; no dynamic-import workaround is needed.
 import { PGlite, types } from '@electric-sql/pglite';
+import { PreparedStatements } from './pglite-statements';
 
 /**
  * Values come back as node-postgres returns them from PgDb (see the list in pg-db.ts), so SQL and
@@ -52,6 +53,10 @@ const startParams = [
   ...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams,
   '-c',
   `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
+  // Statements are prepared once (pglite-statements.ts) but planned at each call: PGlite runs no
+  // autovacuum, so a generic plan made while a table was nearly empty would never be replaced.
+  '-c',
+  'plan_cache_mode=force_custom_plan',
 ];
 
 /** dataDir undefined: in memory. The directory is created when missing. */
@@ -63,8 +68,9 @@ export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
 /** PGlite on the calling thread. */
 export async function openInThreadEngine(dataDir: string | undefined): Promise<PgliteEngine> {
   const pg = await openPglite(dataDir);
+  const statements = new PreparedStatements(pg);
   return {
-    query: (sql, params) => pg.query(sql, prepareParams(params)),
+    query: (sql, params) => statements.query(sql, prepareParams(params)),
     exec: async (sql) => {
       await pg.exec(sql);
     },

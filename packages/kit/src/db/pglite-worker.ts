@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPglite, prepareParams } from './pglite-engine';
+import { PreparedStatements } from './pglite-statements';
 import type { EngineRequest, EngineReply } from './pglite-thread';
 
 /**
@@ -8,7 +9,10 @@ import type { EngineRequest, EngineReply } from './pglite-thread';
  * serializes them); each is answered with its id.
  */
 const port = parentPort!;
-const ready = openPglite((workerData as { dataDir?: string }).dataDir);
+const ready = openPglite((workerData as { dataDir?: string }).dataDir).then((pg) => ({
+  pg,
+  statements: new PreparedStatements(pg),
+}));
 
 /** What callers of Db read of a Postgres error, as node-postgres gives it. */
 const ERROR_FIELDS = ['code', 'detail', 'constraint', 'table', 'column', 'schema', 'severity'];
@@ -16,9 +20,9 @@ const ERROR_FIELDS = ['code', 'detail', 'constraint', 'table', 'column', 'schema
 port.on('message', (request: EngineRequest) => {
   void (async (): Promise<EngineReply> => {
     try {
-      const pg = await ready;
+      const { pg, statements } = await ready;
       if (request.op === 'query') {
-        const result = await pg.query(request.sql, prepareParams(request.params));
+        const result = await statements.query(request.sql, prepareParams(request.params));
         return { id: request.id, rows: result.rows, affectedRows: result.affectedRows };
       }
       if (request.op === 'exec') await pg.exec(request.sql);
