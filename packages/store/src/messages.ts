@@ -5,7 +5,7 @@ import {
   type MessageState,
 } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
-import { resultEventsInsert } from './outcome-outbox';
+import { deliveryReportsInsert, resultEventsInsert } from './outcome-outbox';
 import { sqlList } from './sql-list';
 
 /**
@@ -478,19 +478,28 @@ export async function recordPartReceipts(
   return rows;
 }
 
-/** Records the receipts of submitted messages of one part: each takes its receipt's state. */
+/**
+ * Records the receipts of submitted messages of one part, each taking its receipt's state, and in
+ * the same statement writes the delivery report of each one whose client asked for it:
+ * `reports[i]` is receipt i's report as JSON, without its message id. One statement, committed on
+ * its own: the receipts of single-part messages, nearly all of them, need no transaction.
+ */
 export async function recordSinglePartReceipts(
-  tx: Queryable,
+  db: Queryable,
   receipts: ReceiptColumns,
   connector: string,
+  reports: readonly string[],
 ): Promise<CompletedMessageRow[]> {
-  const { rows } = await tx.query<CompletedMessageRow>(
-    `UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(smsc_id, state, stat, err)
-            WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted' AND ${SAME_CONNECTOR}
-              AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
-           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat`,
-    [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector],
+  const { rows } = await db.query<CompletedMessageRow>(
+    `WITH done AS (
+       UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS i(smsc_id, state, stat, err, report)
+        WHERE m.smsc_id = i.smsc_id AND m.state = 'submitted' AND ${SAME_CONNECTOR}
+          AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
+       RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat, i.report
+     ), reported AS (${deliveryReportsInsert('done')})
+     SELECT id, state, dlr, smsc_id, failure_stat FROM done`,
+    [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector, reports],
   );
   return rows;
 }

@@ -6,7 +6,8 @@ import type { Queryable } from '@smsgw/kit';
  * the statement or transaction of the state change it reports (migration 005), and deleted once
  * the callback-notifier has made its callback rows.
  * Compound statements elsewhere that write `outcome_outbox`: messages.ts markSubmitted and
- * failMessage, through resultEventsInsert below.
+ * failMessage, through resultEventsInsert below, and recordSinglePartReceipts, through
+ * deliveryReportsInsert.
  */
 
 /**
@@ -35,6 +36,18 @@ export const resultEventsInsert = (
                            AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL))
   ON CONFLICT DO NOTHING
   RETURNING message_id, payload`;
+
+/**
+ * An `INSERT` of the message.dlr events of the rows of `rows` (a CTE of completed messages with
+ * `id`, `dlr` and `report`, the event as JSON text without its message id) whose client asked for
+ * one, to be used as a CTE of the statement that records their receipts.
+ */
+export const deliveryReportsInsert = (rows: string): string => `
+  INSERT INTO outcome_outbox (message_id, topic, payload)
+  SELECT d.id, 'message.dlr', d.report::jsonb || jsonb_build_object('messageId', d.id)
+    FROM ${rows} d
+   WHERE d.dlr
+  ON CONFLICT DO NOTHING`;
 
 /** Delivery reports, in the transaction that records the state they report. */
 export async function insertDeliveryReports(

@@ -142,65 +142,112 @@ export class MessageClaims {
   /**
    * Records a group of receipts. A message of one part takes its receipt's state. A message of
    * several parts takes, once every part has a final receipt, the aggregate state: delivered only
-   * if every part was, else the first failing part's state. The messages' rows are locked before
-   * the aggregate is read, so parts of one message recorded by two dispatchers at once still
-   * complete it. Answers, per receipt, its match (undefined: no submitted message or part has that
-   * id yet); `final` is set on one receipt per completed message.
+   * if every part was, else the first failing part's state. Answers, per receipt, its match
+   * (undefined: no submitted message or part has that id yet); `final` is set on one receipt per
+   * completed message.
+   *
+   * Receipts of single-part messages, nearly all of them, are recorded with their delivery reports
+   * by one statement that commits on its own; the others (parts, and receipts that match nothing
+   * yet) then by one transaction, where a message's last part completes it.
    */
   async recordReceipts(receipts: readonly PartReceipt[]): Promise<(ReceiptMatch | undefined)[]> {
     if (receipts.length === 0) return [];
+    const at = new Date().toISOString();
+    const singles = await recordSinglePartReceipts(
+      this.db,
+      receiptColumns(receipts),
+      this.connector,
+      receipts.map((r) => JSON.stringify(this.receiptReport(r, at))),
+    );
+    const matches = this.matchesOf(
+      receipts,
+      singles.map((r) => ({ smscId: r.smsc_id, messageId: r.id })),
+      singles,
+      at,
+    );
+    const rest = receipts.flatMap((_, i) => (matches[i] ? [] : [i]));
+    if (rest.length === 0) return matches;
+    const restMatches = await this.recordPartReceipts(
+      rest.map((i) => receipts[i]),
+      at,
+    );
+    rest.forEach((i, k) => (matches[i] = restMatches[k]));
+    return matches;
+  }
+
+  /**
+   * The messages' rows are locked before the parts' aggregate is read, so parts of one message
+   * recorded by two dispatchers at once still complete it; the reports are written in the same
+   * transaction as the states they report.
+   */
+  private recordPartReceipts(
+    receipts: readonly PartReceipt[],
+    at: string,
+  ): Promise<(ReceiptMatch | undefined)[]> {
     return this.db.transaction(async (tx) => {
       const parts = await recordPartReceipts(tx, receiptColumns(receipts), this.connector);
-      const messageOf = new Map(parts.map((r) => [r.smsc_id, r.message_id]));
-      const messageIds = [...new Set(messageOf.values())];
-      const finals = new Map<string, CompletedMessageRow>();
-      const single = receipts.filter((r) => !messageOf.has(r.smscId));
-      if (single.length > 0) {
-        const singles = await recordSinglePartReceipts(tx, receiptColumns(single), this.connector);
-        for (const row of singles) {
-          messageOf.set(row.smsc_id, row.id);
-          finals.set(row.id, row);
-        }
-      }
-      if (messageIds.length > 0) {
-        await lockMessages(tx, messageIds);
-        const completed = await completeMultipartMessages(tx, messageIds);
-        for (const row of completed) finals.set(row.id, row);
-      }
-      const matches = receipts.map((receipt): ReceiptMatch | undefined => {
-        const messageId = messageOf.get(receipt.smscId);
-        if (!messageId) return undefined;
-        const final = finals.get(messageId);
-        if (!final) return { messageId, final: undefined };
-        finals.delete(messageId); // reported once, with the receipt that completed it
-        return {
-          messageId,
-          final: final.state,
-          ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt) }),
-        };
-      });
+      if (parts.length === 0) return receipts.map(() => undefined);
+      const messageIds = [...new Set(parts.map((r) => r.message_id))];
+      await lockMessages(tx, messageIds);
+      const completed = await completeMultipartMessages(tx, messageIds);
+      const matches = this.matchesOf(
+        receipts,
+        parts.map((p) => ({ smscId: p.smsc_id, messageId: p.message_id })),
+        completed,
+        at,
+      );
       const reports = matches.flatMap((m) => (m?.report ? [m.report] : []));
-      if (reports.length > 0) {
-        // In the same transaction as the state: the report survives a crash before its publish.
-        await insertDeliveryReports(tx, reports);
-      }
+      if (reports.length > 0) await insertDeliveryReports(tx, reports);
       return matches;
+    });
+  }
+
+  /** Each receipt's match; a completed message is reported once, with its first receipt here. */
+  private matchesOf(
+    receipts: readonly PartReceipt[],
+    matched: readonly { smscId: string; messageId: string }[],
+    completed: readonly CompletedMessageRow[],
+    at: string,
+  ): (ReceiptMatch | undefined)[] {
+    const messageOf = new Map(matched.map((m) => [m.smscId, m.messageId]));
+    const finals = new Map(completed.map((row) => [row.id, row]));
+    return receipts.map((receipt): ReceiptMatch | undefined => {
+      const messageId = messageOf.get(receipt.smscId);
+      if (!messageId) return undefined;
+      const final = finals.get(messageId);
+      if (!final) return { messageId, final: undefined };
+      finals.delete(messageId);
+      return {
+        messageId,
+        final: final.state,
+        ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt, at) }),
+      };
     });
   }
 
   /**
    * The message.dlr event of a completed message: the status of its first failing part, else this
-   * receipt's.
+   * receipt's. For a message of one part it is the receipt's own report (receiptReport).
    */
   private deliveryReport(
     messageId: string,
     final: { smsc_id: string; failure_stat: string | null },
     receipt: PartReceipt,
+    at: string,
   ): MessageDlrEvent {
     return {
       messageId,
+      ...this.receiptReport(receipt, at),
       smscId: final.smsc_id || receipt.smscId,
       status: final.failure_stat ? final.failure_stat.split(' ')[0] : receipt.stat,
+    };
+  }
+
+  /** What a receipt reports, before it is known which message it is for. */
+  private receiptReport(receipt: PartReceipt, at: string): Omit<MessageDlrEvent, 'messageId'> {
+    return {
+      smscId: receipt.smscId,
+      status: receipt.stat,
       err: receipt.err || null,
       connector: this.connector,
       sub: receipt.sub,
@@ -208,7 +255,7 @@ export class MessageClaims {
       submitDate: receipt.submitDate,
       doneDate: receipt.doneDate,
       text: receipt.text,
-      at: new Date().toISOString(),
+      at,
     };
   }
 }
