@@ -72,8 +72,7 @@ export class PreparedStatements {
       serialize.sync(),
     ]);
     const description = messages.find((m) => m.name === 'parameterDescription') as
-      | { dataTypeIDs: number[] }
-      | undefined;
+      { dataTypeIDs: number[] } | undefined;
     const statement = { name, paramTypes: description?.dataTypeIDs ?? [] };
     this.byText.set(sql, statement);
     if (this.byText.size > MAX_STATEMENTS) {
@@ -94,7 +93,11 @@ export class PreparedStatements {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = this.pg.serializers[statement.paramTypes[i]];
-      return serializer ? serializer(value) : String(value as string);
+      if (serializer) return serializer(value);
+      // A type without a serializer (text, for one) takes the value's text, as PGlite's query does.
+      if (typeof value === 'string') return value;
+      if (typeof value === 'object') return JSON.stringify(value);
+      return (value as number | boolean | bigint).toString();
     });
     const messages = await this.exchange([
       serialize.bind({ statement: statement.name, values }),
