@@ -292,9 +292,8 @@ export class MessageDispatcher {
     });
     // Committed once every submit_sm of the group is written (or failed before), in the same turn:
     // the COMMIT goes out before the corked socket's write, so a crash cannot leave `queued` (to be
-    // sent again) a message the SMSC has.
-    // The COMMIT is issued before the next group's claim starts, so nothing of that claim's work
-    // stands between the COMMIT and the write.
+    // sent again) a message the SMSC has; and before the next group's claim starts, so nothing of
+    // that claim's work stands between the COMMIT and the write.
     await Promise.all(writes);
     const committed = claim.commit().catch((err: unknown) =>
       // Each written message of the claim is claimed again (committed()).
