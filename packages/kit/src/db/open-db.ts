@@ -4,6 +4,9 @@ import type { Db } from './db';
 import { PgDb } from './pg-db';
 import { PgliteDb } from './pglite-db';
 
+/** How often embedded mode looks for tables to analyze (PGlite runs no autovacuum). */
+const EMBEDDED_ANALYZE_EVERY_MS = 10_000;
+
 /**
  * Postgres when DATABASE_URL is set (distributed mode), else embedded Postgres (PGlite) persisted
  * under `<dataDir>/pgdata` (docs/architecture.md § The parts). Does not migrate: call migrate()
@@ -19,5 +22,10 @@ export async function openDb(options: {
   }
   const dataDir = join(options.dataDir, 'pgdata');
   options.logger.info({ dataDir }, 'DATABASE_URL unset: using embedded Postgres');
-  return PgliteDb.open({ dataDir, logger: options.logger, thread: 'worker' });
+  return PgliteDb.open({
+    dataDir,
+    logger: options.logger,
+    thread: 'worker',
+    analyzeEveryMs: EMBEDDED_ANALYZE_EVERY_MS,
+  });
 }

@@ -3,6 +3,7 @@ import vm from 'node:vm';
 import type { Logger } from '../logger';
 import type { Db, QueryResult, Transaction } from './db';
 import { openInThreadEngine, type PgliteEngine } from './pglite-engine';
+import { PgliteStatistics } from './pglite-statistics';
 import { canRunPgliteInWorker, openWorkerEngine } from './pglite-thread';
 import { PING_TIMEOUT_MS, withTimeout } from './timeout';
 
@@ -23,6 +24,7 @@ const DEADLOCK_WARNING_MS = 5000;
 export class PgliteDb implements Db {
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private statistics: PgliteStatistics | undefined;
   private readonly insideTransaction = new AsyncLocalStorage<{ open: boolean }>();
 
   private constructor(
@@ -42,6 +44,11 @@ export class PgliteDb implements Db {
       thread?: 'main' | 'worker';
       /** The compiled worker to run (tests, which run from sources, name the build's). */
       workerScript?: string;
+      /**
+       * How often to look for tables grown enough to be analyzed (PgliteStatistics); unset: never.
+       * Needs the logger.
+       */
+      analyzeEveryMs?: number;
     } = {},
   ): Promise<PgliteDb> {
     assertDynamicImport();
@@ -50,7 +57,12 @@ export class PgliteDb implements Db {
     const engine = inWorker
       ? await openWorkerEngine(options.dataDir, options.workerScript)
       : await openInThreadEngine(options.dataDir);
-    return new PgliteDb(engine, options.logger);
+    const db = new PgliteDb(engine, options.logger);
+    if (options.analyzeEveryMs !== undefined && options.logger !== undefined) {
+      db.statistics = new PgliteStatistics(db, options.logger);
+      db.statistics.start(options.analyzeEveryMs);
+    }
+    return db;
   }
 
   private serialized<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -154,6 +166,11 @@ export class PgliteDb implements Db {
 
   /** Waits for queued work, then closes (and, on disk, flushes); calling it again is harmless. */
   async close(): Promise<void> {
+    if (this.closed) return this.chain.then(() => undefined);
+    // Its round in progress ends first; a second close meanwhile closes at once.
+    const statistics = this.statistics;
+    this.statistics = undefined;
+    await statistics?.stop();
     if (this.closed) return this.chain.then(() => undefined);
     const done = this.serialized('close', () => this.pg.close());
     this.closed = true;
