@@ -26,6 +26,12 @@ export interface SimulatedIdFormat {
 
 export interface SmppSimulatorOptions {
   host?: string;
+  /**
+   * How many received submits and sent receipts `received` and `receipts` keep, the most recent;
+   * unset: all (tests). A simulator that runs for days (embedded mode's) sets it, or its records
+   * would hold every message it ever took.
+   */
+  keepRecords?: number;
   /** Listen for SMPP over TLS with this key and certificate (PEM). */
   tls?: { key: string; cert: string };
   /** 0: a free port. */
@@ -309,6 +315,7 @@ export class SmppSimulator {
         receivedAt: new Date(),
       };
       this.received.push(record);
+      this.trim(this.received);
       this.options.onReceived?.(
         record,
         decodeText(stripUdh(record.shortMessage, record.esmClass).body, record.dataCoding),
@@ -385,6 +392,7 @@ export class SmppSimulator {
       onSubmittingSession: session === submitting,
       attempt,
     });
+    this.trim(this.receipts);
     const text = formatReceipt({
       id: receiptId,
       stat,
@@ -408,6 +416,12 @@ export class SmppSimulator {
         );
       },
     );
+  }
+
+  /** Drops the oldest records past keepRecords, in one splice once there are twice as many. */
+  private trim(records: unknown[]): void {
+    const keep = this.options.keepRecords;
+    if (keep !== undefined && records.length >= 2 * keep) records.splice(0, records.length - keep);
   }
 
   /** What arrived, with concatenated parts joined (by UDH reference) and text decoded. */

@@ -126,6 +126,26 @@ describe('SmppSimulator', () => {
     await waitFor(() => sim.sessionCount === 0, 2000, 'the session to close after unbind');
   });
 
+  it('keeps only the most recent records when told to, as the embedded one is', async () => {
+    const { sim, port } = await simulator({ keepRecords: 3, deliveryReceipts: true });
+    const session = await client(port);
+    session.on('deliver_sm', (pdu: PDU) => session.send(pdu.response()));
+    await bind(session);
+    for (let i = 0; i < 10; i++)
+      await submit(session, {
+        destination_addr: `4179000000${i}`,
+        short_message: Buffer.from(`m${i}`),
+        registered_delivery: 1,
+      });
+    await waitFor(() => (sim.receipts.some((r) => r.to === '41790000009') ? true : undefined));
+    // At most twice as many as kept (they are dropped in one go), the newest last.
+    expect(sim.received.length).toBeGreaterThanOrEqual(3);
+    expect(sim.received.length).toBeLessThan(6);
+    expect(sim.received.at(-1)?.to).toBe('41790000009');
+    expect(sim.received.map((r) => r.to)).not.toContain('41790000000');
+    expect(sim.receipts.length).toBeLessThan(6);
+  });
+
   it('reassembles concatenated parts by reference, in any order, and leaves incomplete ones out', async () => {
     const { sim, port } = await simulator();
     const session = await client(port);

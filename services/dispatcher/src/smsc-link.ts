@@ -12,6 +12,9 @@ export interface SmscLink {
   simulatorControlUrl?: string;
 }
 
+/** What the built-in simulator remembers of what it took (GET /received), the most recent. */
+const EMBEDDED_SIMULATOR_RECORDS = 10_000;
+
 /**
  * The `default` connector's URL: SMSC_URL; unset, a built-in simulator on loopback reached over a
  * real SMPP session, so embedded mode exercises the same code as production.
@@ -27,6 +30,7 @@ export async function openSmscLink(
     port: 0,
     deliveryReceipts: simulatorOptions.deliveryReceipts ?? true,
     latencyMs: 0,
+    keepRecords: EMBEDDED_SIMULATOR_RECORDS,
     onReceived: (submit, text) =>
       logger.info(
         {
