@@ -167,7 +167,7 @@ export class MessageClaims {
     );
     const rest = receipts.flatMap((_, i) => (matches[i] ? [] : [i]));
     if (rest.length === 0) return matches;
-    const restMatches = await this.recordPartReceipts(
+    const restMatches = await this.recordRestInTransaction(
       rest.map((i) => receipts[i]),
       at,
     );
@@ -180,7 +180,7 @@ export class MessageClaims {
    * recorded by two dispatchers at once still complete it; the reports are written in the same
    * transaction as the states they report.
    */
-  private recordPartReceipts(
+  private recordRestInTransaction(
     receipts: readonly PartReceipt[],
     at: string,
   ): Promise<(ReceiptMatch | undefined)[]> {

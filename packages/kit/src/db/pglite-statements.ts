@@ -14,16 +14,6 @@ interface Statement {
 
 const { serialize } = protocol;
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Postgres refuses a prepared statement whose result columns a schema change altered. */
 function isStalePlan(err: unknown): boolean {
   return (
@@ -115,6 +105,6 @@ export class PreparedStatements {
    * through: there is nothing to sync after a statement.
    */
   private exchange(parts: Uint8Array[]): Promise<BackendMessage[]> {
-    return this.pg.execProtocolStream(concat(parts), { syncToFs: false });
+    return this.pg.execProtocolStream(Buffer.concat(parts), { syncToFs: false });
   }
 }
