@@ -152,10 +152,17 @@ export async function startServices(options: {
 }
 
 /**
- * BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops. BENCH_PERF=1: each
- * service writes /tmp/perf-<pid>.map, so `perf record` names the JavaScript it samples.
+ * BENCH_NODE_ARGS: Node.js options given to each service, to try one (a V8 flag, say) against the
+ * default in the same conditions. BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written
+ * when it stops. BENCH_PERF=1: each service writes /tmp/perf-<pid>.map, so `perf record` names the
+ * JavaScript it samples.
  */
 export function profilingArgs(): string[] {
+  const extra = process.env['BENCH_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
+  return [...extra, ...profilingFlags()];
+}
+
+function profilingFlags(): string[] {
   return process.env['BENCH_PROFILE']
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
     : process.env['BENCH_PERF']

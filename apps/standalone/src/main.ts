@@ -8,10 +8,12 @@ import {
 } from '@smsgw/kit';
 import { standaloneConfigShape } from './config';
 import { startEmbeddedGateway } from './embedded-gateway';
+import { limitHeapGrowth } from './heap-growth';
 import { localSecret } from './local-secrets';
 import { startBanner } from './start-banner';
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig(standaloneConfigShape);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const insecure = warnAboutInsecureSecrets(logger, config);

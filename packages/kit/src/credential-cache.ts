@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from './bounded-cache';
 
 export interface CredentialCacheOptions {
   max: number;
@@ -23,8 +24,8 @@ export class CredentialCache<V> {
   private generation = 0;
 
   constructor(options: CredentialCacheOptions) {
-    this.entries = new LRUCache({ max: options.max, ttl: options.ttlMs });
-    this.settling = new LRUCache({ max: 10_000, ttl: Math.max(1, options.settleMs ?? 1_000) });
+    this.entries = boundedCache(options.max, options.ttlMs);
+    this.settling = boundedCache(10_000, Math.max(1, options.settleMs ?? 1_000));
   }
 
   get(key: string): V | undefined {

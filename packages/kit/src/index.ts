@@ -23,6 +23,7 @@ export * from './service-main';
 export * from './polling-loop';
 export * from './group-commit';
 export * from './api-docs';
+export * from './bounded-cache';
 export * from './credential-cache';
 export * from './account-changes';
 export * from './time-ordered-id';

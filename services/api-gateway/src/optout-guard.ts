@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { HttpError, type Db } from '@smsgw/kit';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache, HttpError, type Db } from '@smsgw/kit';
 import { hasOptOuts, optedOutAmong } from '@smsgw/store';
 
 /**
@@ -14,7 +14,7 @@ export class OptOutGuard {
     private readonly db: Db,
     cacheMs = 2_000,
   ) {
-    this.any = new LRUCache({ max: 50_000, ttl: cacheMs });
+    this.any = boundedCache(50_000, cacheMs);
   }
 
   private hasList(accountId: string): Promise<boolean> {

@@ -1,11 +1,11 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import {
   sameSender,
   senderMatches,
   type ErrorItem,
   type UnlistedSenderMode,
 } from '@smsgw/contracts';
-import { HttpError, type Db } from '@smsgw/kit';
+import { boundedCache, HttpError, type Db } from '@smsgw/kit';
 import { findSenderRules, type SenderRulesRow } from '@smsgw/store';
 
 /** What to do with one requested sender: keep it, or send from the account's default instead. */
@@ -25,7 +25,7 @@ export class SenderGuard {
     private readonly unlisted: UnlistedSenderMode,
     cacheMs = 2_000,
   ) {
-    this.cache = new LRUCache({ max: 50_000, ttl: cacheMs });
+    this.cache = boundedCache(50_000, cacheMs);
   }
 
   private rules(accountId: string): Promise<SenderRulesRow | undefined> {

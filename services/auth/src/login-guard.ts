@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { HttpError } from '@smsgw/kit';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache, HttpError } from '@smsgw/kit';
 import { KdfBusyError, type KdfGate } from './kdf-gate';
 import type { LoginThrottle, ThrottleKey } from './login-throttle';
 import type { AuthMetrics, ThrottleReason } from './metrics';
@@ -31,10 +31,7 @@ export function credentialDigest(name: string, secret: string): string {
  * so guessing a customer's password does not lock the customer out.
  */
 export class LoginGuard {
-  private readonly recentlyVerified = new LRUCache<string, true>({
-    max: 100_000,
-    ttl: 24 * 3600_000,
-  });
+  private readonly recentlyVerified = boundedCache<string, true>(100_000, 24 * 3600_000);
   private readonly recentlyFailed: LRUCache<string, true>;
   /** Checks in progress, by credential: the same credential arriving again waits for that one. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -45,7 +42,7 @@ export class LoginGuard {
     private readonly limits: LoginLimits,
     private readonly metrics: AuthMetrics,
   ) {
-    this.recentlyFailed = new LRUCache({ max: 100_000, ttl: limits.windowSeconds * 1000 });
+    this.recentlyFailed = boundedCache(100_000, limits.windowSeconds * 1000);
   }
 
   private refuse(reason: ThrottleReason, error: HttpError): never {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '@smsgw/kit';
 
 /** What failed logins are counted by: the name tried, and where the attempt came from. */
 export type ThrottleScope = 'name' | 'address';
@@ -39,7 +39,7 @@ interface Window {
 
 /** One process's counters (embedded mode, and a fallback while Redis does not answer). */
 export class MemoryLoginThrottle implements LoginThrottle {
-  private readonly windows = new LRUCache<string, Window>({ max: 100_000 });
+  private readonly windows = boundedCache<string, Window>(100_000);
 
   constructor(
     private readonly windowMs: number,

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '@smsgw/kit';
 import { callbackSuccessText, type MessageResultEvent } from '@smsgw/contracts';
 import type { CallbackStore } from './callback-store';
 
@@ -8,10 +8,10 @@ import type { CallbackStore } from './callback-store';
  * strings already in the URL are kept.
  */
 export class ResultCallbacks {
-  private readonly urls = new LRUCache<
+  private readonly urls = boundedCache<
     string,
     { callback_url: string | null; errback_url: string | null }
-  >({ max: 10_000 });
+  >(10_000);
 
   constructor(private readonly store: CallbackStore) {}
 

@@ -24,6 +24,13 @@ export type EngineReply =
 /** The compiled worker; absent when running from TypeScript sources (jest), which then stay in-thread. */
 const WORKER_SCRIPT = join(__dirname, 'pglite-worker.js');
 
+/**
+ * The database thread's young generation, in MB (V8's default is 32 or more): what that thread
+ * allocates is short-lived protocol buffers, and a smaller young generation keeps it resident for
+ * less (docs/decisions.md § Embedded mode).
+ */
+export const PGLITE_THREAD_YOUNG_GENERATION_MB = 8;
+
 export function canRunPgliteInWorker(): boolean {
   return existsSync(WORKER_SCRIPT);
 }
@@ -66,7 +73,10 @@ export async function openWorkerEngine(
       dataDir,
     ]);
   }
-  const worker = new Worker(script, { workerData: { dataDir } });
+  const worker = new Worker(script, {
+    workerData: { dataDir },
+    resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_GENERATION_MB },
+  });
   const waiting = new Map<
     number,
     { resolve: (r: EngineReply) => void; reject: (e: Error) => void }

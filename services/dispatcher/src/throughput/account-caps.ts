@@ -1,14 +1,10 @@
-import { LRUCache } from 'lru-cache';
-import type { Db } from '@smsgw/kit';
+import { boundedCache, type Db } from '@smsgw/kit';
 import { accountThroughput } from '@smsgw/store';
 import type { RateCap } from './rate-limiter';
 
 /** Accounts' own caps (accounts.throughput), read from Postgres and kept for a short while. */
 export class AccountCaps {
-  private readonly cache = new LRUCache<string, { perSecond: number }>({
-    max: 100_000,
-    ttl: 30_000,
-  });
+  private readonly cache = boundedCache<string, { perSecond: number }>(100_000, 30_000);
 
   constructor(private readonly db: Db) {}
 

@@ -1,0 +1,16 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * How far V8 lets a heap grow past what survived its last full collection, as a percentage.
+ * Left to itself V8 grows the heap up to four times over when collections are fast, which made
+ * most of embedded mode's resident memory (docs/decisions.md § Embedded mode).
+ */
+export const EMBEDDED_HEAP_GROWING_PERCENT = 50;
+
+/**
+ * Applies to every heap of the process, the database's thread included, from the next limit V8
+ * computes; so it is called first, before the services start.
+ */
+export function limitHeapGrowth(percent: number = EMBEDDED_HEAP_GROWING_PERCENT): void {
+  setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
