@@ -36,15 +36,15 @@ function checkedLimit(limit: number): number {
 const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
 
 /**
- * When a `submitting` message was claimed. Rows claimed before migration 010 by a dispatcher
- * that did not yet write submit_started_at have only updated_at, which was set by that claim.
- */
-/**
  * Repeats a join's ids as a condition on `m.id`: Postgres then opens only the partitions those ids
  * fall in (docs/retention.md), where a join alone makes it open and probe every partition.
  */
 const PRUNED_BY_IDS = 'm.id = ANY($1::uuid[])';
 
+/**
+ * When a `submitting` message was claimed. Rows claimed before migration 010 by a dispatcher
+ * that did not yet write submit_started_at have only updated_at, which was set by that claim.
+ */
 const SUBMIT_STARTED = 'COALESCE(submit_started_at, updated_at)';
 
 // ---- acceptance (api-gateway) ----
