@@ -49,10 +49,21 @@ export interface PgliteEngine {
  */
 export const EMBEDDED_SHARED_BUFFERS = '32MB';
 
+/**
+ * ANALYZE samples 300 rows per unit of the statistics target: 30,000 at Postgres's default of 100,
+ * 3,000 at 10. Embedded mode analyzes its tables as they grow (pglite-statistics.ts), and what a
+ * sample takes of PGlite's WebAssembly memory stays taken. Its statements find rows by id, and a
+ * column such as a message's state has fewer values than ten entries hold (docs/decisions.md §
+ * Embedded mode).
+ */
+export const EMBEDDED_STATISTICS_TARGET = 10;
+
 const startParams = [
   ...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams,
   '-c',
   `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
+  '-c',
+  `default_statistics_target=${EMBEDDED_STATISTICS_TARGET}`,
   // Statements are prepared once (pglite-statements.ts) but planned at each call: PGlite runs no
   // autovacuum, so a generic plan made while a table was nearly empty would never be replaced.
   '-c',
