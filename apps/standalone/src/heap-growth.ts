@@ -11,6 +11,6 @@ export const EMBEDDED_HEAP_GROWING_PERCENT = 50;
  * Applies to every heap of the process, the database's thread included, from the next limit V8
  * computes; so it is called first, before the services start.
  */
-export function limitHeapGrowth(percent: number = EMBEDDED_HEAP_GROWING_PERCENT): void {
-  setFlagsFromString(`--heap-growing-percent=${percent}`);
+export function limitHeapGrowth(): void {
+  setFlagsFromString(`--heap-growing-percent=${EMBEDDED_HEAP_GROWING_PERCENT}`);
 }

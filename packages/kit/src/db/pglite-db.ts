@@ -166,8 +166,7 @@ export class PgliteDb implements Db {
 
   /** Waits for queued work, then closes (and, on disk, flushes); calling it again is harmless. */
   async close(): Promise<void> {
-    if (this.closed) return this.chain.then(() => undefined);
-    // Its round in progress ends first; a second close meanwhile closes at once.
+    // Its round in progress ends first; a second close meanwhile finds it taken and goes on.
     const statistics = this.statistics;
     this.statistics = undefined;
     await statistics?.stop();
