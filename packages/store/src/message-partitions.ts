@@ -6,11 +6,28 @@ import { timeIdFloor, type Db, type Queryable, type Transaction } from '@smsgw/k
  * by message id: one period is one partition of each, added and dropped together.
  */
 
+/**
+ * Percent of each page of `messages` filled by inserts: the rest takes the row versions of the
+ * claim and the receipt, written as HOT updates only when they fit on the row's page (migration
+ * 023, which sets the same on the partitions it finds).
+ */
+export const MESSAGES_FILLFACTOR = 50;
+
 const PARTITIONED = [
-  { table: 'messages', key: 'id' },
-  { table: 'message_parts', key: 'message_id' },
-  { table: 'callback_attempts', key: 'message_id' },
+  { table: 'messages', key: 'id', storage: ` WITH (fillfactor = ${MESSAGES_FILLFACTOR})` },
+  { table: 'message_parts', key: 'message_id', storage: '' },
+  { table: 'callback_attempts', key: 'message_id', storage: '' },
 ] as const;
+
+/** The columns rows can be inserted into (all but generated ones), for moving rows between tables. */
+async function insertableColumns(tx: Queryable, table: string): Promise<string> {
+  const { rows } = await tx.query<{ columns: string }>(
+    `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS columns FROM pg_attribute
+      WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`,
+    [table],
+  );
+  return rows[0].columns;
+}
 
 /** Taken by whoever changes partitions, so that two schedulers never add or drop the same one. */
 const PARTITIONS_LOCK_KEY = 0x736d7370;
@@ -82,14 +99,15 @@ export async function addMessagePartition(db: Db, from: Date, to: Date): Promise
     ]);
     if (rowCount > 0) return false;
     await tx.query(`LOCK TABLE ${DEFAULTS} IN ACCESS EXCLUSIVE MODE`);
-    for (const { table, key } of PARTITIONED) {
+    for (const { table, key, storage } of PARTITIONED) {
       const part = `${table}_${suffix}`;
       await tx.query(
-        `CREATE TABLE ${part} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+        `CREATE TABLE ${part} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)${storage}`,
       );
+      const columns = await insertableColumns(tx, table);
       await tx.query(
-        `WITH moved AS (DELETE FROM ${table}_default WHERE ${key} >= $1::uuid AND ${key} < $2::uuid RETURNING *)
-         INSERT INTO ${part} SELECT * FROM moved`,
+        `WITH moved AS (DELETE FROM ${table}_default WHERE ${key} >= $1::uuid AND ${key} < $2::uuid RETURNING ${columns})
+         INSERT INTO ${part} (${columns}) SELECT * FROM moved`,
         [lo, hi],
       );
       await tx.query(
@@ -151,10 +169,10 @@ export async function clearDefaultMessagePartitions(db: Db, cutoff: Date): Promi
       'SELECT 1 FROM message_partitions WHERE from_at <= now() AND to_at > now()',
     );
     if (covered.rowCount === 0) return 0;
-    for (const { table } of PARTITIONED) {
+    for (const { table, storage } of PARTITIONED) {
       await tx.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_default`);
       await tx.query(`DROP TABLE ${table}_default`);
-      await tx.query(`CREATE TABLE ${table}_default PARTITION OF ${table} DEFAULT`);
+      await tx.query(`CREATE TABLE ${table}_default PARTITION OF ${table} DEFAULT${storage}`);
     }
     return n;
   });
