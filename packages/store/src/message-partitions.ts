@@ -49,6 +49,11 @@ function checkedSuffix(suffix: string): string {
   return suffix;
 }
 
+/** The partition of `messages` of the period with this suffix. */
+export function messagePartitionTable(suffix: string): string {
+  return `messages_${checkedSuffix(suffix)}`;
+}
+
 const LOCK_ATTEMPTS = 20;
 const LOCK_RETRY_MS = 250;
 

@@ -5,6 +5,7 @@ import {
   type MessageState,
 } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
+import { messagePartitionTable } from './message-partitions';
 import { deliveryReportsInsert, resultEventsInsert } from './outcome-outbox';
 import { sqlList } from './sql-list';
 
@@ -40,6 +41,26 @@ const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
  * fall in (docs/retention.md), where a join alone makes it open and probe every partition.
  */
 const PRUNED_BY_IDS = 'm.id = ANY($1::uuid[])';
+
+/**
+ * Where a group statement finds its messages ($1: their ids). Given the partition that holds
+ * them all (its suffix, message-partitions.ts), it names that table and keeps its plan, which saves
+ * planning at each call; without one it reads `messages`, planned at each call so that Postgres
+ * opens only the partitions the ids fall in (a cached plan would open every partition).
+ */
+function groupTarget(partition: string | null): {
+  table: string;
+  pruned: string;
+  options: { planEachCall: boolean };
+} {
+  if (partition === null)
+    return { table: 'messages', pruned: PRUNED_BY_IDS, options: { planEachCall: true } };
+  return {
+    table: messagePartitionTable(partition),
+    pruned: 'true',
+    options: { planEachCall: false },
+  };
+}
 
 /**
  * When a `submitting` message was claimed. Rows claimed before migration 010 by a dispatcher
@@ -270,18 +291,20 @@ export async function claimMessages(
   tx: Queryable,
   ids: readonly string[],
   connector: string,
+  partition: string | null = null,
 ): Promise<ClaimedMessageRow[]> {
+  const target = groupTarget(partition);
   const { rows } = await tx.query<ClaimedMessageRow>(
-    `UPDATE messages m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
+    `UPDATE ${target.table} m SET state = 'submitting', attempts = m.attempts + 1, updated_at = now(), submit_started_at = now()
              FROM unnest($1::uuid[]) AS i(id)
-            WHERE m.id = i.id AND ${PRUNED_BY_IDS} AND ${notIndexed('m.state')} IN (${WAITING})
+            WHERE m.id = i.id AND ${target.pruned} AND ${notIndexed('m.state')} IN (${WAITING})
               AND ${CURRENT_CONNECTOR.replace(/connector_trail/g, 'm.connector_trail')} = $2
             RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.from_addr, m.content, m.hex_content, m.coding, m.segments, m.params, m.attempts,
                       CASE WHEN m.segments > 1 AND m.attempts > 1
                            THEN (SELECT jsonb_object_agg(p.seq, p.smsc_id) FROM message_parts p WHERE p.message_id = m.id) END AS accepted_parts,
                       m.unanswered_submits, m.route, m.connectors, m.connector_trail`,
     [ids, connector],
-    { planEachCall: true },
+    target.options,
   );
   return rows;
 }
@@ -315,16 +338,18 @@ export async function markSubmitted(
   db: Queryable,
   messages: readonly SubmittedMessage[],
   connector: string,
+  partition: string | null = null,
 ): Promise<{ id: string; payload: MessageResultEvent | null }[]> {
+  const target = groupTarget(partition);
   const parts = messages
     .filter((m) => m.smscIds.length > 1)
     .flatMap((m) => m.smscIds.map((smscId, i) => ({ id: m.id, seq: i + 1, smscId })));
   const { rows } = await db.query<{ id: string; payload: MessageResultEvent | null }>(
     `WITH submitted AS (
-         UPDATE messages m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL,
+         UPDATE ${target.table} m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL,
                                connector = $6
            FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
-          WHERE m.id = i.id AND ${PRUNED_BY_IDS} AND ${notIndexed('m.state')} = 'submitting'
+          WHERE m.id = i.id AND ${target.pruned} AND ${notIndexed('m.state')} = 'submitting'
          RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
        ), parts AS (
          INSERT INTO message_parts (message_id, seq, smsc_id)
@@ -343,7 +368,7 @@ export async function markSubmitted(
       parts.map((p) => p.smscId),
       connector,
     ],
-    { planEachCall: true },
+    target.options,
   );
   return rows;
 }

@@ -20,7 +20,12 @@ import {
   type SubmittedMessage,
 } from '@smsgw/store';
 
+import { PartitionLocator } from './partition-locator';
+
 export type { SubmittedMessage } from '@smsgw/store';
+
+/** Postgres's error code for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 export interface GroupClaim {
   /** The messages this claim took, in no particular order; the others were not claimable. */
@@ -53,7 +58,33 @@ export class MessageClaims {
     private readonly db: Db,
     /** The connector's name, reported in result events and delivery reports. */
     private readonly connector: string,
+    private readonly partitions = new PartitionLocator(db),
   ) {}
+
+  /**
+   * Runs a group statement once per partition its messages are in (nearly always one), naming the
+   * partition. A named partition that is gone (dropped since the list was read) makes the list be
+   * read again; a statement of its own (`retry`) then runs again on `messages`, while one inside a
+   * transaction fails with it, and the job's redelivery claims again with the new list.
+   */
+  private async byPartition<T, R>(
+    groups: Map<string | null, T[]>,
+    retry: boolean,
+    run: (items: readonly T[], partition: string | null) => Promise<R[]>,
+  ): Promise<R[]> {
+    const results: R[] = [];
+    for (const [partition, group] of groups) {
+      try {
+        results.push(...(await run(group, partition)));
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== UNDEFINED_TABLE || partition === null) throw err;
+        this.partitions.invalidate();
+        if (!retry) throw err;
+        results.push(...(await run(group, null)));
+      }
+    }
+    return results;
+  }
 
   /**
    * Takes messages for submission inside a transaction left open: the caller commits it once their
@@ -62,11 +93,15 @@ export class MessageClaims {
    * they left cannot leave them queued (and sent twice). One statement for the group.
    */
   async begin(ids: readonly string[]): Promise<GroupClaim> {
+    // Before the transaction: reading the list inside it would wait for it on PGlite's one session.
+    const groups = await this.partitions.group(ids, (id) => id);
     return new Promise<GroupClaim>((resolve, reject) => {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       const done = this.db.transaction(async (tx) => {
-        const rows = await claimMessages(tx, ids, this.connector);
+        const rows = await this.byPartition(groups, false, (group, partition) =>
+          claimMessages(tx, group, this.connector, partition),
+        );
         resolve({
           messages: rows,
           commit: () => {
@@ -103,7 +138,11 @@ export class MessageClaims {
     messages: readonly SubmittedMessage[],
   ): Promise<Map<string, MessageResultEvent | null>> {
     if (messages.length === 0) return new Map();
-    const rows = await markSubmitted(this.db, messages, this.connector);
+    const rows = await this.byPartition(
+      await this.partitions.group(messages, (m) => m.id),
+      true,
+      (group, partition) => markSubmitted(this.db, group, this.connector, partition),
+    );
     return new Map(rows.map((r) => [r.id, r.payload]));
   }
 

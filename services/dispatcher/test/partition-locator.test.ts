@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
+import { PgDb, migrate, timeOrderedId, type Db } from '@smsgw/kit';
+import {
+  createTestDatabase,
+  findTestDatabaseServer,
+  insertTestAccount,
+  openMigratedPglite,
+} from '@smsgw/kit/testing';
+import { addMessagePartition, dropMessagePartition } from '@smsgw/store';
+import { MessageClaims } from '../src/message-claims';
+import { PartitionLocator } from '../src/partition-locator';
+
+const DAY = 86_400_000;
+const server = findTestDatabaseServer();
+
+const adapters: [string, () => Promise<{ db: Db; drop: () => Promise<void> }>][] = [
+  [
+    'PGlite',
+    async () => {
+      const db = await openMigratedPglite();
+      return { db, drop: () => db.close() };
+    },
+  ],
+];
+if (server !== undefined)
+  adapters.push([
+    'Postgres',
+    async () => {
+      const database = await createTestDatabase(server.url);
+      const db = new PgDb({ connectionString: database.url, max: 4 });
+      await migrate(db);
+      return {
+        db,
+        drop: async () => {
+          await db.close();
+          await database.drop();
+        },
+      };
+    },
+  ]);
+
+const today = (): Date => new Date(Math.floor(Date.now() / DAY) * DAY);
+
+describe.each(adapters)('partition-named group statements on %s', (_name, open) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let accountId: string;
+  beforeEach(async () => {
+    ({ db, drop } = await open());
+    accountId = await insertTestAccount(db);
+  });
+  afterEach(() => drop());
+
+  async function queued(ids: readonly string[]): Promise<void> {
+    for (const id of ids)
+      await db.query(
+        `INSERT INTO messages (id, account_id, state, to_addr, content, coding, segments, cost) VALUES ($1, $2, 'queued', '41790000001', 'hi', 0, 1, 1)`,
+        [id, accountId],
+      );
+  }
+
+  async function states(ids: readonly string[]): Promise<string[]> {
+    const { rows } = await db.query<{ state: string }>(
+      'SELECT state FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id',
+      [ids],
+    );
+    return rows.map((r) => r.state);
+  }
+
+  it("places each id in its period's partition, and an id of no period in none", async () => {
+    const day = today();
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
+    const locator = new PartitionLocator(db);
+    const now = timeOrderedId();
+    const tomorrow = timeOrderedId(new Date(day.getTime() + DAY + 1000));
+    const random = randomUUID();
+    const groups = await locator.group([now, tomorrow, random, now.toUpperCase()], (id) => id);
+    expect([...groups.entries()]).toEqual([
+      [suffix, [now, now.toUpperCase()]],
+      [null, [tomorrow, random]],
+    ]);
+  });
+
+  it('reads the list again once it is older than its time to live, or when told to', async () => {
+    const day = today();
+    let clock = 0;
+    const locator = new PartitionLocator(db, 60_000, () => clock);
+    const id = timeOrderedId();
+    expect([...(await locator.group([id], (x) => x)).keys()]).toEqual([null]);
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    clock = 59_999;
+    expect([...(await locator.group([id], (x) => x)).keys()]).toEqual([null]);
+    clock = 60_000;
+    expect([...(await locator.group([id], (x) => x)).keys()]).not.toEqual([null]);
+    await dropMessagePartition(db, `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`);
+    locator.invalidate();
+    expect([...(await locator.group([id], (x) => x)).keys()]).toEqual([null]);
+  });
+
+  it('claims and records answers through the partition, as through messages', async () => {
+    const day = today();
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    const inPartition = [timeOrderedId(), timeOrderedId()];
+    const inDefault = [timeOrderedId(new Date(day.getTime() + 3 * DAY))];
+    const ids = [...inPartition, ...inDefault];
+    await queued(ids);
+    const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
+    const claim = await claims.begin(ids);
+    expect(claim.messages.map((m) => m.id).sort()).toEqual([...ids].sort());
+    await claim.commit();
+    expect(await states(ids)).toEqual(['submitting', 'submitting', 'submitting']);
+    // A second claim of the same ids finds nothing waiting: the update stays conditional.
+    const again = await claims.begin(ids);
+    expect(again.messages).toEqual([]);
+    await again.commit();
+    const moved = await claims.markSubmitted(ids.map((id, i) => ({ id, smscIds: [`s${i}`] })));
+    expect([...moved.keys()].sort()).toEqual([...ids].sort());
+    expect(await states(ids)).toEqual(['submitted', 'submitted', 'submitted']);
+  });
+
+  it('goes to messages when a partition it named was dropped since it read the list', async () => {
+    const day = today();
+    const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    const locator = new PartitionLocator(db);
+    const claims = new MessageClaims(db, DEFAULT_CONNECTOR, locator);
+    const gone = [timeOrderedId()];
+    await queued(gone);
+    await locator.group(gone, (id) => id);
+    await dropMessagePartition(db, suffix);
+    // An answer is a statement of its own: it runs again on messages (the message went with its
+    // partition, so nothing moves).
+    expect((await claims.markSubmitted([{ id: gone[0], smscIds: ['s1'] }])).size).toBe(0);
+    // A claim is inside a transaction: it fails, and its job's redelivery uses the new list.
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    locator.invalidate();
+    expect([...(await locator.group(gone, (id) => id)).keys()]).toEqual([suffix]);
+    await dropMessagePartition(db, suffix);
+    await expect(claims.begin(gone)).rejects.toMatchObject({ code: '42P01' });
+    const retried = await claims.begin(gone);
+    expect(retried.messages).toEqual([]);
+    await retried.commit();
+  });
+});
