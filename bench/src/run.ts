@@ -1,6 +1,7 @@
 import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
 import { benchEmbedded } from './embedded';
+import { benchLifecycle } from './lifecycle';
 import { benchPacing } from './pacing';
 import { benchRouting } from './routing';
 import { benchScale } from './scale';
@@ -8,7 +9,7 @@ import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|pacing|routing|scale|credentials|soak]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|lifecycle|pacing|routing|scale|credentials|soak]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<void>> = {
   batch: () => benchBatch(),
   'batch-noreceipt': () => benchBatch(false),
   embedded: () => benchEmbedded(),
+  lifecycle: () => benchLifecycle(),
   pacing: () => benchPacing(),
   routing: () => benchRouting(),
   credentials: () => benchCredentials(),

@@ -29,10 +29,10 @@ function checkedLimit(limit: number): number {
 }
 
 /**
- * A column compared so that the planner estimates the rows it keeps without its statistics. They
- * lag behind: while a batch goes out, the last ANALYZE may have seen a few `submitted` messages
- * where there are thousands, and Postgres then plans to scan them all and compare each with every
- * row of the group (a receipts statement of 350 receipts: 100 ms instead of 6).
+ * A column compared so that the planner estimates the rows it keeps without its statistics, which
+ * lag behind: after a batch, the last ANALYZE may have seen a few messages in a state where there
+ * are thousands. The group statements find their rows by id; trusting such an estimate, Postgres
+ * planned scans instead of probes by id.
  */
 const notIndexed = (column: string): string => `COALESCE(${column}, '')`;
 
@@ -508,6 +508,14 @@ export async function recordPartReceipts(
  * the same statement writes the delivery report of each one whose client asked for it:
  * `reports[i]` is receipt i's report as JSON, without its message id. One statement, committed on
  * its own: the receipts of single-part messages, nearly all of them, need no transaction.
+ *
+ * Its plan must not depend on statistics, which lag behind (a new period's partition has none; a
+ * batch makes thousands of messages `submitted` between two ANALYZEs). So the messages are found
+ * by the SMSC id index (`= ANY`), and the state and connector are compared with columns of the
+ * receipts rather than constants: as conditions of the join, they leave Postgres's estimate of the
+ * messages found at one per receipt, and it joins them by hashing instead of comparing every
+ * message it found with every receipt (500 receipts on a partition never analyzed: 9 ms against
+ * 229 ms; analyzed: 6–9 ms against 13–19 ms).
  */
 export async function recordSinglePartReceipts(
   db: Queryable,
@@ -518,8 +526,11 @@ export async function recordSinglePartReceipts(
   const { rows } = await db.query<CompletedMessageRow>(
     `WITH done AS (
        UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS i(smsc_id, state, stat, err, report)
-        WHERE m.smsc_id = i.smsc_id AND ${notIndexed('m.state')} = 'submitted' AND ${SAME_CONNECTOR}
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[],
+                     array_fill('submitted'::text, ARRAY[cardinality($1::text[])]), array_fill($5::text, ARRAY[cardinality($1::text[])]))
+              AS i(smsc_id, state, stat, err, report, expected, connector)
+        WHERE m.smsc_id = i.smsc_id AND m.smsc_id = ANY($1::text[])
+          AND m.state = i.expected AND COALESCE(m.connector, i.connector) = i.connector
           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
        RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat, i.report
      ), reported AS (${deliveryReportsInsert('done')})

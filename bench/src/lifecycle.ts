@@ -1,0 +1,172 @@
+import { PgDb, migrate, timeOrderedId, type Db } from '@smsgw/kit';
+import { createTestDatabase, insertTestAccount } from '@smsgw/kit/testing';
+import {
+  acceptMessages,
+  addMessagePartition,
+  claimMessages,
+  markSubmitted,
+  recordSinglePartReceipts,
+} from '@smsgw/store';
+import { processUsage, sharedServers } from './process-usage';
+
+const DAY = 86_400_000;
+const MESSAGES = Number(process.env['BENCH_LIFECYCLE_MESSAGES'] ?? 20_000);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+/** Group sizes: what `send` makes at 32 connections, and what a batch's window makes. */
+const GROUPS = [10, 50];
+
+type Step = 'insert' | 'claim' | 'answer' | 'receipt';
+
+/** Postgres's CPU per message in one step, measured over the whole server's processes. */
+async function timed(database: string, step: () => Promise<void>): Promise<number> {
+  const usage = processUsage(sharedServers(database));
+  await step();
+  return (usage.stop().cpuSeconds['postgres'] ?? 0) * 1e6;
+}
+
+async function walPosition(db: Db): Promise<string> {
+  const { rows } = await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+  return rows[0].lsn;
+}
+
+/**
+ * One message's life in Postgres, for `count` messages: accepted (as `/secure/send` does), claimed, answered and given its receipt in groups of `group` (receipts in groups twice as
+ * large), through the dispatcher's own statements. `partition`: the suffix the claim and the
+ * answers name (what the dispatcher does), or null for `messages` planned at each call.
+ */
+async function replay(
+  db: Db,
+  database: string,
+  accountId: string,
+  count: number,
+  group: number,
+  partition: string | null,
+): Promise<Record<Step, number> & { walBytes: number; hotShare: number }> {
+  const ids = Array.from({ length: count }, () => timeOrderedId());
+  const smscIds = ids.map((id) => `s-${id}`);
+  const stats = async () =>
+    (
+      await db.query<{ upd: string; hot: string }>(
+        `SELECT COALESCE(sum(n_tup_upd), 0)::text AS upd, COALESCE(sum(n_tup_hot_upd), 0)::text AS hot
+           FROM pg_stat_user_tables WHERE relname LIKE 'messages%'`,
+      )
+    ).rows[0];
+  const before = await stats();
+  const wal = await walPosition(db);
+  const slices = (size: number) =>
+    Array.from({ length: Math.ceil(count / size) }, (_, i) => [i * size, (i + 1) * size] as const);
+  const cpu: Record<Step, number> = { insert: 0, claim: 0, answer: 0, receipt: 0 };
+  cpu.insert = await timed(database, async () => {
+    for (const [from, to] of slices(group)) {
+      const slice = ids.slice(from, to);
+      const each = <T>(value: T): T[] => slice.map(() => value);
+      await acceptMessages(
+        db,
+        {
+          id: slice,
+          accountId: each(accountId),
+          batchId: each(null),
+          to: slice.map((_, k) => `4179${String(from + k).padStart(7, '0')}`),
+          from: each('Bank'),
+          content: each('Your code is 123456. It expires in ten minutes.'),
+          hexContent: each(null),
+          coding: each(0),
+          segments: each(1),
+          params: each('{}'),
+          route: each(null),
+          connectors: each('default'),
+          price: each(null),
+        },
+        [],
+      );
+    }
+  });
+  cpu.claim = await timed(database, async () => {
+    for (const [from, to] of slices(group))
+      await db.transaction((tx) =>
+        claimMessages(tx, ids.slice(from, to), 'default', partition).then(() => undefined),
+      );
+  });
+  cpu.answer = await timed(database, async () => {
+    for (const [from, to] of slices(group))
+      await markSubmitted(
+        db,
+        ids.slice(from, to).map((id, k) => ({ id, smscIds: [smscIds[from + k]] })),
+        'default',
+        partition,
+      );
+  });
+  cpu.receipt = await timed(database, async () => {
+    for (const [from, to] of slices(group * 2)) {
+      const smscId = smscIds.slice(from, to);
+      await recordSinglePartReceipts(
+        db,
+        {
+          smscId,
+          state: smscId.map(() => 'delivered'),
+          stat: smscId.map(() => 'DELIVRD'),
+          err: smscId.map(() => '000'),
+        },
+        'default',
+        smscId.map(() => '{}'),
+      );
+    }
+  });
+  const { rows } = await db.query<{ bytes: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes`,
+    [wal],
+  );
+  // Statistics reach pg_stat_user_tables within a second of each statement.
+  await new Promise((r) => setTimeout(r, 1_200));
+  const after = await stats();
+  const updates = Number(after.upd) - Number(before.upd);
+  const per = (us: number) => Math.round(us / count);
+  return {
+    insert: per(cpu.insert),
+    claim: per(cpu.claim),
+    answer: per(cpu.answer),
+    receipt: per(cpu.receipt),
+    walBytes: Math.round(Number(rows[0].bytes) / count),
+    hotShare:
+      updates > 0 ? Number(((Number(after.hot) - Number(before.hot)) / updates).toFixed(2)) : 0,
+  };
+}
+
+/**
+ * `pnpm bench lifecycle`: Postgres's CPU per message in each of the dispatcher's statements on
+ * `messages`, without services or broker around them, so that a change to a statement or an index
+ * shows on a machine whose speed moves more than the change. The claim and the answers name the
+ * day's partition (as the dispatcher does) and, as the baseline, go to `messages` planned at each
+ * call, in turn, in rounds; ANALYZE runs between rounds. Also the WAL per message and the share of
+ * updates of `messages` written as HOT.
+ */
+export async function benchLifecycle(): Promise<void> {
+  const database = await createTestDatabase();
+  const db = new PgDb({ connectionString: database.url, max: 1 });
+  try {
+    await migrate(db);
+    const day = new Date(Math.floor(Date.now() / DAY) * DAY);
+    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
+    const accountId = await insertTestAccount(db);
+    const name = new URL(database.url).pathname.slice(1);
+    const results: Record<string, unknown[]> = {};
+    for (let round = 0; round < ROUNDS; round++)
+      for (const group of GROUPS)
+        for (const [label, partition] of [
+          ['partition named', suffix],
+          ['messages, planned each call', null],
+        ] as const) {
+          const key = `group ${group}, ${label}`;
+          const figures = await replay(db, name, accountId, MESSAGES, group, partition);
+          (results[key] ??= []).push(figures);
+          await db.query('ANALYZE messages_default, ' + `messages_${suffix}`);
+        }
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'lifecycle', messages: MESSAGES, rounds: ROUNDS, microsPerMessage: results })}\n`,
+    );
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+}
