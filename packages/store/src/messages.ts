@@ -514,8 +514,7 @@ export async function recordPartReceipts(
  * by the SMSC id index (`= ANY`), and the state and connector are compared with columns of the
  * receipts rather than constants: as conditions of the join, they leave Postgres's estimate of the
  * messages found at one per receipt, and it joins them by hashing instead of comparing every
- * message it found with every receipt (500 receipts on a partition never analyzed: 9 ms against
- * 229 ms; analyzed: 6–9 ms against 13–19 ms).
+ * message it found with every receipt (figures in docs/performance.md).
  */
 export async function recordSinglePartReceipts(
   db: Queryable,

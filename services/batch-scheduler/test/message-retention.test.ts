@@ -1,52 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { PgDb, createLogger, migrate, timeOrderedId, type Db } from '@smsgw/kit';
-import {
-  createTestDatabase,
-  findTestDatabaseServer,
-  insertTestAccount,
-  openMigratedPglite,
-} from '@smsgw/kit/testing';
+import { createLogger, timeOrderedId, type Db } from '@smsgw/kit';
+import { insertTestAccount, migratedDatabases } from '@smsgw/kit/testing';
 import { Counter, Registry } from 'prom-client';
 import { MessageRetention, partitionDays } from '../src/message-retention';
 
 const DAY = 86_400_000;
 const logger = createLogger('test', 'silent');
-const server = findTestDatabaseServer();
-
-interface Adapter {
-  open(): Promise<{ db: Db; drop: () => Promise<void> }>;
-}
-
-const adapters: [string, Adapter][] = [
-  [
-    'PGlite',
-    {
-      async open() {
-        const db = await openMigratedPglite();
-        return { db, drop: () => db.close() };
-      },
-    },
-  ],
-];
-if (server !== undefined) {
-  adapters.push([
-    'Postgres',
-    {
-      async open() {
-        const database = await createTestDatabase(server.url);
-        const db = new PgDb({ connectionString: database.url, max: 4 });
-        await migrate(db);
-        return {
-          db,
-          drop: async () => {
-            await db.close();
-            await database.drop();
-          },
-        };
-      },
-    },
-  ]);
-}
 
 it('sizes partitions so about seven hold the retained period', () => {
   expect(partitionDays(1)).toBe(1);
@@ -56,12 +15,12 @@ it('sizes partitions so about seven hold the retained period', () => {
   expect(partitionDays(undefined)).toBe(30);
 });
 
-describe.each(adapters)('message retention on %s', (_name, adapter) => {
+describe.each(migratedDatabases())('message retention on %s', (_name, open) => {
   let db: Db;
   let drop: () => Promise<void>;
   let accountId: string;
   beforeEach(async () => {
-    ({ db, drop } = await adapter.open());
+    ({ db, drop } = await open());
     accountId = await insertTestAccount(db);
   });
   afterEach(() => drop());

@@ -1,48 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
-import { PgDb, migrate, timeOrderedId, type Db } from '@smsgw/kit';
-import {
-  createTestDatabase,
-  findTestDatabaseServer,
-  insertTestAccount,
-  openMigratedPglite,
-} from '@smsgw/kit/testing';
+import { timeOrderedId, type Db } from '@smsgw/kit';
+import { insertTestAccount, migratedDatabases } from '@smsgw/kit/testing';
 import { addMessagePartition, dropMessagePartition } from '@smsgw/store';
 import { MessageClaims } from '../src/message-claims';
 import { PartitionLocator } from '../src/partition-locator';
 
 const DAY = 86_400_000;
-const server = findTestDatabaseServer();
-
-const adapters: [string, () => Promise<{ db: Db; drop: () => Promise<void> }>][] = [
-  [
-    'PGlite',
-    async () => {
-      const db = await openMigratedPglite();
-      return { db, drop: () => db.close() };
-    },
-  ],
-];
-if (server !== undefined)
-  adapters.push([
-    'Postgres',
-    async () => {
-      const database = await createTestDatabase(server.url);
-      const db = new PgDb({ connectionString: database.url, max: 4 });
-      await migrate(db);
-      return {
-        db,
-        drop: async () => {
-          await db.close();
-          await database.drop();
-        },
-      };
-    },
-  ]);
 
 const today = (): Date => new Date(Math.floor(Date.now() / DAY) * DAY);
 
-describe.each(adapters)('partition-named group statements on %s', (_name, open) => {
+describe.each(migratedDatabases())('partition-named group statements on %s', (_name, open) => {
   let db: Db;
   let drop: () => Promise<void>;
   let accountId: string;

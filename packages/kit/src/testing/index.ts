@@ -4,3 +4,4 @@ export * from './wait-for';
 export * from './service-process';
 export * from './bus-namespace';
 export * from './certificate';
+export * from './migrated-databases';
