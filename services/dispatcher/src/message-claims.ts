@@ -19,7 +19,6 @@ import {
   type ReceiptColumns,
   type SubmittedMessage,
 } from '@smsgw/store';
-
 import { PartitionLocator } from './partition-locator';
 
 export type { SubmittedMessage } from '@smsgw/store';
@@ -90,7 +89,8 @@ export class MessageClaims {
    * Takes messages for submission inside a transaction left open: the caller commits it once their
    * submit_sm are written, before they leave (promise 2), so a crash before the writes leaves them
    * queued (and they are sent later) instead of `submitting` (and never sent), and a crash after
-   * they left cannot leave them queued (and sent twice). One statement for the group.
+   * they left cannot leave them queued (and sent twice). One statement for the group, or one per
+   * partition when its messages span two periods.
    */
   async begin(ids: readonly string[]): Promise<GroupClaim> {
     // Before the transaction: reading the list inside it would wait for it on PGlite's one session.
