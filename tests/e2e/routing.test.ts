@@ -91,6 +91,21 @@ async function settled(ids: readonly string[], timeoutMs = 60_000): Promise<void
   );
 }
 
+/** Waits until the dispatchers report es2 bound (`up`), or reported it bound and now report none. */
+async function esBound(state: 'up' | 'down'): Promise<void> {
+  await waitFor(
+    async () => {
+      const { rows } = await run.db.query<{ bound: number }>(
+        `SELECT COALESCE(sum(bound), 0)::int AS bound FROM connector_status WHERE connector = 'es2'`,
+      );
+      return rows[0].bound > 0 === (state === 'up') ? true : undefined;
+    },
+    30_000,
+    `es2 ${state}`,
+    100,
+  );
+}
+
 const count = (sim: SmppSimulator, prefix: string) =>
   sim.received.filter((r) => r.to.startsWith(prefix)).length;
 
@@ -247,7 +262,11 @@ describe('routing across connectors in distributed mode', () => {
       filters: { prefixes: ['34'] },
     });
     await routeLoaded('34300000000', 'es');
+    // es2 is down once its dispatcher has seen its session end: a submit written to the socket
+    // before that would be unanswered, and its outcome unknown, rather than passed on.
+    await esBound('up');
     await es2.sim.stop();
+    await esBound('down');
     const ids: string[] = [];
     for (let i = 1; i <= 20; i++) ids.push(await send(`343000000${String(i).padStart(2, '0')}`));
     await settled(ids, 90_000);
