@@ -198,10 +198,17 @@ beforeAll(async () => {
   // An inbound message the SMSC delivers twice, which no MO route takes.
   await sim.originate({ from: '41790000009', to: '4000', text: 'inbound', times: 2 });
   await metricReaches(base, 'smsgw_inbound_routed_total', { outcome: 'unrouted' });
-  // The answered callback's row is closed just after its request is counted.
+  // The answered callback's row is closed just after its request is counted, and the dispatcher
+  // takes up a connector added at run time (with its queues' gauges) at its next reload.
+  const spareQueue = connectorQueue(QUEUES.dispatcherSubmit, 'spare');
   scrape = await waitFor(async () => {
     const now = await scrapeNow(base);
-    return total(now, 'smsgw_callbacks_pending', { kind: 'callback' }) === 1 ? now : undefined;
+    const spareSeen = now.samples.some(
+      (s) => s.name === 'smsgw_queue_depth' && s.labels['queue'] === spareQueue,
+    );
+    return spareSeen && total(now, 'smsgw_callbacks_pending', { kind: 'callback' }) === 1
+      ? now
+      : undefined;
   });
 }, 90_000);
 
