@@ -8,6 +8,7 @@ import {
   recordSinglePartReceipts,
 } from '@smsgw/store';
 import { processUsage, sharedServers } from './process-usage';
+import { walBytes } from './wal';
 
 const DAY = 86_400_000;
 const MESSAGES = Number(process.env['BENCH_LIFECYCLE_MESSAGES'] ?? 20_000);
@@ -24,13 +25,9 @@ async function timed(database: string, step: () => Promise<void>): Promise<numbe
   return (usage.stop().cpuSeconds['postgres'] ?? 0) * 1e6;
 }
 
-async function walPosition(db: Db): Promise<string> {
-  const { rows } = await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-  return rows[0].lsn;
-}
-
 /**
- * One message's life in Postgres, for `count` messages: accepted (as `/secure/send` does), claimed, answered and given its receipt in groups of `group` (receipts in groups twice as
+ * One message's life in Postgres, for `count` messages: accepted (as `/secure/send` does),
+ * claimed, answered and given its receipt in groups of `group` (receipts in groups twice as
  * large), through the dispatcher's own statements. `partition`: the suffix the claim and the
  * answers name (what the dispatcher does), or null for `messages` planned at each call.
  */
@@ -52,7 +49,7 @@ async function replay(
       )
     ).rows[0];
   const before = await stats();
-  const wal = await walPosition(db);
+  const walBefore = await walBytes();
   const slices = (size: number) =>
     Array.from({ length: Math.ceil(count / size) }, (_, i) => [i * size, (i + 1) * size] as const);
   const cpu: Record<Step, number> = { insert: 0, claim: 0, answer: 0, receipt: 0 };
@@ -112,10 +109,7 @@ async function replay(
       );
     }
   });
-  const { rows } = await db.query<{ bytes: string }>(
-    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes`,
-    [wal],
-  );
+  const wal = (await walBytes()) - walBefore;
   // Statistics reach pg_stat_user_tables within a second of each statement.
   await new Promise((r) => setTimeout(r, 1_200));
   const after = await stats();
@@ -126,7 +120,7 @@ async function replay(
     claim: per(cpu.claim),
     answer: per(cpu.answer),
     receipt: per(cpu.receipt),
-    walBytes: Math.round(Number(rows[0].bytes) / count),
+    walBytes: Math.round(wal / count),
     hotShare:
       updates > 0 ? Number(((Number(after.hot) - Number(before.hot)) / updates).toFixed(2)) : 0,
   };
