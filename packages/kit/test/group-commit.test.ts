@@ -57,4 +57,22 @@ describe('GroupCommit', () => {
     const commit = new GroupCommit<number, number>(() => Promise.resolve([]));
     await expect(commit.add(1)).rejects.toThrow('answered 0 results for 1 items');
   });
+
+  it('with lingerMs, holds a group for later calls until it is full or the wait is over', async () => {
+    const groups: number[][] = [];
+    const flush = (items: number[]) => {
+      groups.push(items);
+      return Promise.resolve(items);
+    };
+    const held = new GroupCommit<number, number>(flush, { maxSize: 3, lingerMs: 600_000 });
+    const firstTwo = [held.add(1), held.add(2)];
+    await new Promise((r) => setImmediate(r));
+    expect(groups).toEqual([]);
+    expect(await Promise.all([...firstTwo, held.add(3)])).toEqual([1, 2, 3]);
+    expect(groups).toEqual([[1, 2, 3]]);
+
+    const brief = new GroupCommit<number, number>(flush, { maxSize: 3, lingerMs: 1 });
+    expect(await brief.add(4)).toBe(4);
+    expect(groups).toEqual([[1, 2, 3], [4]]);
+  });
 });

@@ -57,6 +57,12 @@ export const dispatcherDefaults = {
     holdMs: 30_000,
     /** How often held receipts are matched again. */
     retryEveryMs: 250,
+    /**
+     * How long a receipt waits for others to be recorded with it. Nobody waits for a receipt but
+     * the SMSC for its answer, and a statement of a few receipts is planned and committed for
+     * just those few.
+     */
+    lingerMs: 20,
   },
   sweeper: {
     /**

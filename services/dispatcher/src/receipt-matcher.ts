@@ -11,6 +11,8 @@ export interface ReceiptMatcherOptions {
    */
   holdMs: number;
   retryEveryMs: number;
+  /** How long a receipt waits for others to share its statement. */
+  lingerMs: number;
 }
 
 /** Receipt states that end a message; intermediate ones (enroute, accepted) change nothing. */
@@ -39,7 +41,7 @@ interface Held {
 export class ReceiptMatcher {
   private readonly held = new Map<string, Held>();
   private timer: NodeJS.Timeout | undefined;
-  /** Receipts come at the submit rate: they are recorded in groups, one transaction each. */
+  /** Receipts come at the submit rate: they are recorded in groups, one statement each. */
   private readonly records: GroupCommit<PartReceipt, ReceiptMatch | undefined>;
 
   constructor(
@@ -49,7 +51,10 @@ export class ReceiptMatcher {
     private readonly metrics: DispatcherMetrics,
     private readonly options: ReceiptMatcherOptions,
   ) {
-    this.records = new GroupCommit((receipts) => claims.recordReceipts(receipts), { maxSize: 500 });
+    this.records = new GroupCommit((receipts) => claims.recordReceipts(receipts), {
+      maxSize: 500,
+      lingerMs: options.lingerMs,
+    });
   }
 
   /**

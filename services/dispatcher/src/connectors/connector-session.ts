@@ -99,6 +99,7 @@ export class ConnectorSession {
       connector: name,
       holdMs: dispatcherDefaults.receipts.holdMs,
       retryEveryMs: dispatcherDefaults.receipts.retryEveryMs,
+      lingerMs: dispatcherDefaults.receipts.lingerMs,
     });
     this.inbound = new InboundReceiver(db, bus, logger, deps.inboundMetrics, {
       connector: name,
