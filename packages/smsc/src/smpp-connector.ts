@@ -1,9 +1,11 @@
 import type { Logger } from '@smsgw/kit';
-import type { PDU, Session } from 'smpp';
+import type { OutgoingPdu, PDU, Session } from 'smpp';
 import type { InboundPdu } from './inbound';
 import { parseReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, statusName, useRawShortMessages } from './smpp-raw';
 import { SubmitSmPdu } from './submit-sm-pdu';
+import { DeliverSmResp } from './deliver-sm-resp';
+import { installHotPduReader } from './pdu-reader';
 import { sourceAddress } from './sender-address';
 import type { SmppConnectorOptions } from './smpp-url';
 import {
@@ -19,6 +21,13 @@ import {
 } from './smsc-connector';
 
 const smpp = useRawShortMessages();
+installHotPduReader();
+
+/** The answer to a deliver_sm (written by us: one per receipt) or to a data_sm. */
+function answerTo(pdu: PDU, status = 0): PDU | OutgoingPdu {
+  if (pdu.command === 'deliver_sm') return new DeliverSmResp(pdu.sequence_number, status);
+  return status === 0 ? pdu.response() : pdu.response({ command_status: status });
+}
 
 /**
  * Answers that no retry can fix; everything else (ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, …)
@@ -343,7 +352,7 @@ export class SmppConnector implements SmscConnector {
   }
 
   /** Counts a deliver_sm until its answer; stops reading the session while too many wait. */
-  private taken(session: Session): (response: PDU) => void {
+  private taken(session: Session): (response: PDU | OutgoingPdu) => void {
     let state = this.deliveries.get(session);
     if (!state) this.deliveries.set(session, (state = { unanswered: 0, paused: false }));
     const counted = state;
@@ -388,7 +397,7 @@ export class SmppConnector implements SmscConnector {
       ...(typeof pdu['message_state'] === 'number' && { messageState: pdu['message_state'] }),
     });
     if (!parsed) {
-      session.send(pdu.response());
+      session.send(answerTo(pdu));
       this.logger.warn({ connector: this.name, text }, 'delivery receipt without an id');
       return;
     }
@@ -402,13 +411,13 @@ export class SmppConnector implements SmscConnector {
     const receipt: DeliveryReceipt = { smscId, ...rest };
     const answer = this.taken(session);
     Promise.all(this.listeners.map(async (listener) => listener(receipt))).then(
-      () => answer(pdu.response()),
+      () => answer(answerTo(pdu)),
       (err: unknown) => {
         this.logger.warn(
           { err, connector: this.name, smscId },
           'receipt not recorded; the SMSC is asked to deliver it again',
         );
-        answer(pdu.response({ command_status: ESME_RX_T_APPN }));
+        answer(answerTo(pdu, ESME_RX_T_APPN));
       },
     );
   }
@@ -435,18 +444,18 @@ export class SmppConnector implements SmscConnector {
         typeof seq === 'number' && { sar: { ref, total, seq } }),
     };
     if (this.inboundListeners.length === 0) {
-      session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+      session.send(answerTo(pdu, ESME_RX_T_APPN));
       return;
     }
     const answer = this.taken(session);
     Promise.all(this.inboundListeners.map((listener) => listener(inbound))).then(
-      () => answer(pdu.response()),
+      () => answer(answerTo(pdu)),
       (err: unknown) => {
         this.logger.warn(
           { err, connector: this.name, from: inbound.from, to: inbound.to },
           'inbound message not recorded; the SMSC is asked to deliver it again',
         );
-        answer(pdu.response({ command_status: ESME_RX_T_APPN }));
+        answer(answerTo(pdu, ESME_RX_T_APPN));
       },
     );
   }

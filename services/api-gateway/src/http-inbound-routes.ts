@@ -32,6 +32,9 @@ const DEDUP_WINDOW_MS = 600_000;
  * with that connector's secret (`Authorization: Bearer <secret>` or a `secret` field). Recorded like
  * one from an SMPP session, then routed by the notifier; answered once recorded.
  */
+/** Where createHttpInboundRoutes is mounted. */
+export const HTTP_INBOUND_PATH = '/inbound/v1/http';
+
 export function createHttpInboundRoutes(
   db: Db,
   deps: HttpInboundDeps,
@@ -45,7 +48,7 @@ export function createHttpInboundRoutes(
     return typeof body?.['secret'] === 'string' ? body['secret'] : undefined;
   };
   router.post(
-    '/inbound/v1/http/:connector',
+    '/:connector',
     express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 20 }),
     ...jsonBody(maxBodyBytes),
     asyncRoute(async (req, res) => {

@@ -1,3 +1,4 @@
+import { compose, type Middleware } from 'compose-middleware';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import {
   SendRequestSchema,
@@ -27,7 +28,11 @@ import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
 import { createInboundRoutes } from './inbound-routes';
-import { createHttpInboundRoutes, type HttpInboundDeps } from './http-inbound-routes';
+import {
+  createHttpInboundRoutes,
+  HTTP_INBOUND_PATH,
+  type HttpInboundDeps,
+} from './http-inbound-routes';
 import type { CredentialVerifier } from './credential-client';
 import { idempotentBody, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
@@ -90,9 +95,16 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   const username = (res: Response): string =>
     (res.locals['principal'] as { username: string }).username;
 
-  // Upstreams authenticate with their connector's secret, not an account's credentials.
-  router.use(createHttpInboundRoutes(deps.db, deps.httpInbound, deps.maxBodyBytes));
-  router.use('/secure', ...crossSiteGuard(deps.corsAllowedOrigins), authenticate);
+  // Upstreams authenticate with their connector's secret, not an account's credentials. Mounted
+  // on its path, so that other requests pass it by without entering its router.
+  router.use(
+    HTTP_INBOUND_PATH,
+    createHttpInboundRoutes(deps.db, deps.httpInbound, deps.maxBodyBytes),
+  );
+  // One layer, not one per guard: every request of /secure/ walks it. (Our guards never call
+  // next('route'), the one thing compose's type of `next` leaves out.)
+  const secureGuards = [...crossSiteGuard(deps.corsAllowedOrigins), authenticate];
+  router.use('/secure', compose(...(secureGuards as Middleware<Request, Response>[])));
 
   router.post(
     '/secure/send',
