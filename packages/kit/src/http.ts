@@ -8,6 +8,7 @@ import express, {
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { exactJsonParser } from './exact-json';
+import { plainJsonBody } from './plain-json-body';
 import { HttpError } from './http-error';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
@@ -61,7 +62,8 @@ export function jsonBody(
   options: { exactNumbers?: boolean } = {},
 ): RequestHandler[] {
   if (options.exactNumbers) return [jsonMediaGuard, ...exactJsonParser(limitBytes)];
-  return [jsonMediaGuard, express.json({ limit: limitBytes, type: () => true, strict: false })];
+  const parser = express.json({ limit: limitBytes, type: () => true, strict: false });
+  return [jsonMediaGuard, plainJsonBody(limitBytes, parser)];
 }
 
 /** The content types jsonBody reads, for a route that reads its JSON body itself. */

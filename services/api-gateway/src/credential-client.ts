@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   CLIENT_ADDRESS_HEADER,
   ErrorBodySchema,
@@ -57,7 +57,8 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
 
   async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
-    const key = createHash('sha256').update(authorization).digest('base64');
+    // One-shot: no Hash object per request.
+    const key = hash('sha256', authorization, 'base64');
     const cached = this.cache.get(key);
     if (!cached) return this.lookup(key, authorization, client);
     if (Date.now() >= cached.refreshAt && !this.inFlight.has(key)) {

@@ -1,0 +1,78 @@
+import type { RequestHandler } from 'express';
+import { HttpError } from './http-error';
+
+/** A content type without parameters, or whose one parameter is charset=utf-8. */
+const PLAIN_TYPE = /^[^;]*(;\s*charset\s*=\s*("utf-8"|utf-8)\s*)?$/i;
+const DIGITS = /^\d+$/;
+
+/** Whether body-parser's JSON reading would do nothing but read the bytes and JSON.parse them. */
+function isPlain(headers: Record<string, string | string[] | undefined>, limit: number): boolean {
+  const length = headers['content-length'];
+  const coding = headers['content-encoding'];
+  const type = headers['content-type'];
+  return (
+    typeof length === 'string' &&
+    DIGITS.test(length) &&
+    Number(length) <= limit &&
+    headers['transfer-encoding'] === undefined &&
+    (coding === undefined || (typeof coding === 'string' && coding.toLowerCase() === 'identity')) &&
+    (type === undefined || (typeof type === 'string' && PLAIN_TYPE.test(type)))
+  );
+}
+
+/**
+ * Reads a JSON body that comes the usual way — its length given and within the limit, no content
+ * coding, UTF-8 — and gives every other request to `fallback` (express.json), which knows
+ * compressed bodies, other charsets and chunked uploads. For the usual body it does what
+ * express.json does (an empty body is `{}`, a byte order mark is dropped, malformed JSON is a 400)
+ * without its per-request stream decoder, listeners and checks: /secure/send comes by the
+ * thousand (docs/decisions.md § HTTP).
+ */
+export function plainJsonBody(limitBytes: number, fallback: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (!req.readable || !isPlain(req.headers, limitBytes)) {
+      fallback(req, res, next);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const settle = (err?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onError);
+      next(err);
+    };
+    const onData = (chunk: Buffer): void => void chunks.push(chunk);
+    const onError = (): void =>
+      settle(
+        new HttpError('INVALID_PARAMETER', 'Request body could not be read', { field: 'body' }),
+      );
+    const onEnd = (): void => {
+      const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      let text = bytes === undefined ? '' : bytes.toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.length === 0) {
+        req.body = {};
+        settle();
+        return;
+      }
+      try {
+        req.body = JSON.parse(text) as unknown;
+      } catch {
+        settle(
+          new HttpError('INVALID_PARAMETER', 'Request body is not valid JSON', { field: 'body' }),
+        );
+        return;
+      }
+      settle();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    // A client gone before the end: 'error' or, without one, 'close' (after 'end' it is settled).
+    req.on('error', onError);
+    req.on('close', onError);
+  };
+}
