@@ -31,6 +31,15 @@ const MESSAGE_STATES: Record<number, string> = {
   8: 'REJECTD',
 };
 
+/** A field of the receipt text, compiled once: a receipt comes with every message. */
+const FIELDS = {
+  id: /(?:^|\s)id:(\S*)/i,
+  stat: /(?:^|\s)stat:(\S*)/i,
+  err: /(?:^|\s)err:(\S*)/i,
+  sub: /(?:^|\s)sub:(\S*)/i,
+  dlvrd: /(?:^|\s)dlvrd:(\S*)/i,
+} as const;
+
 export type ParsedReceipt = Omit<DeliveryReceipt, 'smscId'> & { rawId: string };
 
 /**
@@ -41,8 +50,7 @@ export function parseReceipt(
   text: string,
   tlv: { receiptedMessageId?: string; messageState?: number } = {},
 ): ParsedReceipt | undefined {
-  const field = (name: string): string =>
-    new RegExp(`(?:^|\\s)${name}:(\\S*)`, 'i').exec(text)?.[1] ?? '';
+  const field = (name: keyof typeof FIELDS): string => FIELDS[name].exec(text)?.[1] ?? '';
   const rawId = tlv.receiptedMessageId || field('id');
   if (!rawId) return undefined;
   const stat =
