@@ -71,74 +71,43 @@ class SubmitSmRespPdu {
   }
 }
 
-/** The mandatory fields of a deliver_sm, as node-smpp names them. */
-interface DeliverSmFields {
-  service_type: string;
-  source_addr_ton: number;
-  source_addr_npi: number;
-  source_addr: string;
-  dest_addr_ton: number;
-  dest_addr_npi: number;
-  destination_addr: string;
-  esm_class: number;
-  protocol_id: number;
-  priority_flag: number;
-  schedule_delivery_time: unknown;
-  validity_period: unknown;
-  registered_delivery: number;
-  replace_if_present_flag: number;
-  data_coding: number;
-  sm_default_msg_id: number;
-  short_message: unknown;
-}
-
 /** A deliver_sm as node-smpp's reader leaves it; a subclass of its PDU, fields in one shape. */
 class DeliverSmPdu {
   readonly command = 'deliver_sm';
   readonly command_id = DELIVER_SM;
-  service_type: string;
-  source_addr_ton: number;
-  source_addr_npi: number;
-  source_addr: string;
-  dest_addr_ton: number;
-  dest_addr_npi: number;
-  destination_addr: string;
-  esm_class: number;
-  protocol_id: number;
-  priority_flag: number;
-  schedule_delivery_time: unknown;
-  validity_period: unknown;
-  registered_delivery: number;
-  replace_if_present_flag: number;
-  data_coding: number;
-  sm_default_msg_id: number;
-  short_message: unknown;
+  // The mandatory fields, as node-smpp names them, in their order.
+  declare service_type: string;
+  declare source_addr_ton: number;
+  declare source_addr_npi: number;
+  declare source_addr: string;
+  declare dest_addr_ton: number;
+  declare dest_addr_npi: number;
+  declare destination_addr: string;
+  declare esm_class: number;
+  declare protocol_id: number;
+  declare priority_flag: number;
+  declare schedule_delivery_time: unknown;
+  declare validity_period: unknown;
+  declare registered_delivery: number;
+  declare replace_if_present_flag: number;
+  declare data_coding: number;
+  declare sm_default_msg_id: number;
+  declare short_message: unknown;
 
   constructor(
     readonly command_length: number,
     readonly command_status: number,
     readonly sequence_number: number,
-    f: DeliverSmFields,
+    fields: DeliverSmFields,
   ) {
-    this.service_type = f.service_type;
-    this.source_addr_ton = f.source_addr_ton;
-    this.source_addr_npi = f.source_addr_npi;
-    this.source_addr = f.source_addr;
-    this.dest_addr_ton = f.dest_addr_ton;
-    this.dest_addr_npi = f.dest_addr_npi;
-    this.destination_addr = f.destination_addr;
-    this.esm_class = f.esm_class;
-    this.protocol_id = f.protocol_id;
-    this.priority_flag = f.priority_flag;
-    this.schedule_delivery_time = f.schedule_delivery_time;
-    this.validity_period = f.validity_period;
-    this.registered_delivery = f.registered_delivery;
-    this.replace_if_present_flag = f.replace_if_present_flag;
-    this.data_coding = f.data_coding;
-    this.sm_default_msg_id = f.sm_default_msg_id;
-    this.short_message = f.short_message;
+    Object.assign(this, fields);
   }
 }
+
+type DeliverSmFields = Omit<
+  DeliverSmPdu,
+  'command' | 'command_id' | 'command_length' | 'command_status' | 'sequence_number'
+>;
 
 // Their instances are node-smpp PDUs: isResponse(), response() and the rest come from its class.
 Object.setPrototypeOf(SubmitSmRespPdu.prototype, smpp.PDU.prototype);
