@@ -516,8 +516,8 @@ export async function recordPartReceipts(
  * messages found at one per receipt, and it joins them by hashing instead of comparing every
  * message it found with every receipt (figures in docs/performance.md). The join compares an
  * expression of the SMSC id, which no index holds: given the column itself, Postgres may probe the
- * index once per receipt with both conditions, and then sorts the whole `ANY` array at every probe
- * (a group of 500 receipts took 300 ms).
+ * index once per receipt with both conditions, and then sorts the whole `ANY` array at every probe,
+ * so a group's cost grows with the square of its size (docs/decisions.md § Postgres).
  */
 export async function recordSinglePartReceipts(
   db: Queryable,
