@@ -1,22 +1,27 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from './http-error';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** A content type without parameters, or whose one parameter is charset=utf-8. */
 const PLAIN_TYPE = /^[^;]*(;\s*charset\s*=\s*("utf-8"|utf-8)\s*)?$/i;
 const DIGITS = /^\d+$/;
 
+/** Fails as body-parser fails (its error `type`), so toHttpError answers both readers alike. */
+function bodyError(type: 'entity.parse.failed' | 'request.aborted'): Error {
+  return Object.assign(new Error(type), { type });
+}
+
 /** Whether body-parser's JSON reading would do nothing but read the bytes and JSON.parse them. */
-function isPlain(headers: Record<string, string | string[] | undefined>, limit: number): boolean {
+function isPlain(headers: IncomingHttpHeaders, limit: number): boolean {
   const length = headers['content-length'];
   const coding = headers['content-encoding'];
   const type = headers['content-type'];
   return (
-    typeof length === 'string' &&
+    length !== undefined &&
     DIGITS.test(length) &&
     Number(length) <= limit &&
     headers['transfer-encoding'] === undefined &&
-    (coding === undefined || (typeof coding === 'string' && coding.toLowerCase() === 'identity')) &&
-    (type === undefined || (typeof type === 'string' && PLAIN_TYPE.test(type)))
+    (coding === undefined || coding.toLowerCase() === 'identity') &&
+    (type === undefined || PLAIN_TYPE.test(type))
   );
 }
 
@@ -46,10 +51,7 @@ export function plainJsonBody(limitBytes: number, fallback: RequestHandler): Req
       next(err);
     };
     const onData = (chunk: Buffer): void => void chunks.push(chunk);
-    const onError = (): void =>
-      settle(
-        new HttpError('INVALID_PARAMETER', 'Request body could not be read', { field: 'body' }),
-      );
+    const onError = (): void => settle(bodyError('request.aborted'));
     const onEnd = (): void => {
       const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       let text = bytes === undefined ? '' : bytes.toString('utf8');
@@ -62,9 +64,7 @@ export function plainJsonBody(limitBytes: number, fallback: RequestHandler): Req
       try {
         req.body = JSON.parse(text) as unknown;
       } catch {
-        settle(
-          new HttpError('INVALID_PARAMETER', 'Request body is not valid JSON', { field: 'body' }),
-        );
+        settle(bodyError('entity.parse.failed'));
         return;
       }
       settle();

@@ -178,12 +178,7 @@ function readDeliverSm(body: Buffer, commandLength: number): smpp.PDU | undefine
 }
 
 /** Optional parameters, read and filtered as node-smpp's PDU.fromBuffer and _filter do. */
-function readTlvs(
-  pdu: smpp.PDU & Record<string, unknown>,
-  body: Buffer,
-  from: number,
-  command: string,
-): void {
+function readTlvs(pdu: Fields, body: Buffer, from: number, command: string): void {
   const tlvMap = defs.commands[command]?.tlvMap ?? {};
   const tags: string[] = [];
   let offset = from;
