@@ -9,6 +9,7 @@ import {
 import { linkCeiling } from './link-ceiling';
 import { microsPerMessage, processUsage, sortedDescending } from './process-usage';
 import { ratio } from './send-rounds';
+import { report } from './report';
 
 const WINDOW = 100;
 
@@ -84,28 +85,26 @@ export async function benchBatch(withReceipts = true): Promise<void> {
     ceilingBefore !== undefined && ceilingAfter !== undefined
       ? Math.round((ceilingBefore + ceilingAfter) / 2)
       : undefined;
-  console.log(
-    JSON.stringify({
-      bench: withReceipts ? 'batch' : 'batch-noreceipt',
-      count,
-      window: WINDOW,
-      mtRoutes: benchRouteCount(),
-      receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
-      ...(receipts && { receipts }),
-      noReceipts,
-      ratios: receipts
-        ? {
-            rateVsNoReceipts: ratio(receipts.rate, noReceipts.rate),
-            targetCpuVsNoReceipts: ratio(
-              receipts.targetMicrosPerMessage,
-              noReceipts.targetMicrosPerMessage,
-            ),
-          }
-        : {
-            ceiling,
-            ceilingRuns: [ceilingBefore, ceilingAfter],
-            rateVsCeiling: ratio(noReceipts.rate, ceiling ?? NaN),
-          },
-    }),
-  );
+  report({
+    bench: withReceipts ? 'batch' : 'batch-noreceipt',
+    count,
+    window: WINDOW,
+    mtRoutes: benchRouteCount(),
+    receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+    ...(receipts && { receipts }),
+    noReceipts,
+    ratios: receipts
+      ? {
+          rateVsNoReceipts: ratio(receipts.rate, noReceipts.rate),
+          targetCpuVsNoReceipts: ratio(
+            receipts.targetMicrosPerMessage,
+            noReceipts.targetMicrosPerMessage,
+          ),
+        }
+      : {
+          ceiling,
+          ceilingRuns: [ceilingBefore, ceilingAfter],
+          rateVsCeiling: ratio(noReceipts.rate, ceiling ?? NaN),
+        },
+  });
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '@smsgw/kit/testing';
+import { report } from './report';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const FLOOD_SECONDS = Number(process.env['FLOOD_SECONDS'] ?? 60);
@@ -83,21 +84,19 @@ export async function benchCredentials(): Promise<void> {
     }
     const floodResult = await floodDone;
     const sorted = [...latencies].sort((a, b) => a - b);
-    process.stdout.write(
-      `${JSON.stringify({
-        bench: 'credentials',
-        floodSeconds: FLOOD_SECONDS,
-        floodConnections: FLOOD_CONNECTIONS,
-        flood: { statuses, errors: floodResult.errors, timeouts: floodResult.timeouts },
-        customer: {
-          requests: latencies.length,
-          statuses: customerStatuses,
-          firstMs: Math.round(latencies[0] ?? 0),
-          p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
-          p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
-        },
-      })}\n`,
-    );
+    report({
+      bench: 'credentials',
+      floodSeconds: FLOOD_SECONDS,
+      floodConnections: FLOOD_CONNECTIONS,
+      flood: { statuses, errors: floodResult.errors, timeouts: floodResult.timeouts },
+      customer: {
+        requests: latencies.length,
+        statuses: customerStatuses,
+        firstMs: Math.round(latencies[0] ?? 0),
+        p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
+        p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
+      },
+    });
   } finally {
     await gw.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { profilingArgs } from './cluster';
 import { CONNECTIONS } from './http-load';
 import { LOAD_GENERATOR } from './gateway-sides';
 import { ratio, runSendRounds } from './send-rounds';
+import { report } from './report';
 
 const STANDALONE = 'apps/standalone/dist/main.js';
 
@@ -65,14 +66,12 @@ export async function benchEmbedded(): Promise<void> {
       const { ceiling: base, embedded } = result.sides;
       // What the process logged (warnings and errors) says why it refused requests, if it did.
       if (embedded.non2xx > 0) process.stderr.write(`standalone's log:\n${gateway.output()}\n`);
-      console.log(
-        JSON.stringify({
-          bench: 'embedded',
-          connections: CONNECTIONS,
-          ...result,
-          ratios: { rpsVsCeiling: ratio(embedded.rps, base.rps) },
-        }),
-      );
+      report({
+        bench: 'embedded',
+        connections: CONNECTIONS,
+        ...result,
+        ratios: { rpsVsCeiling: ratio(embedded.rps, base.rps) },
+      });
     } finally {
       await gateway.stop();
     }

@@ -9,6 +9,7 @@ import {
 } from '@smsgw/store';
 import { processUsage, sharedServers } from './process-usage';
 import { walBytes } from './wal';
+import { report } from './report';
 
 const DAY = 86_400_000;
 const MESSAGES = Number(process.env['BENCH_LIFECYCLE_MESSAGES'] ?? 20_000);
@@ -156,9 +157,7 @@ export async function benchLifecycle(): Promise<void> {
           (results[key] ??= []).push(figures);
           await db.query('ANALYZE messages_default, ' + `messages_${suffix}`);
         }
-    process.stdout.write(
-      `${JSON.stringify({ bench: 'lifecycle', messages: MESSAGES, rounds: ROUNDS, microsPerMessage: results })}\n`,
-    );
+    report({ bench: 'lifecycle', messages: MESSAGES, rounds: ROUNDS, microsPerMessage: results });
   } finally {
     await db.close();
     await database.drop();

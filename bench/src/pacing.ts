@@ -1,4 +1,5 @@
 import { startCluster } from './cluster';
+import { report } from './report';
 
 /** A 200/s connector cap shared by 3 dispatchers through Redis: the rate at the SMSC, second by second. */
 export async function benchPacing(
@@ -31,20 +32,18 @@ export async function benchPacing(
     const mean = perSecond.reduce((a, b) => a + b, 0) / seconds;
     const max = Math.max(...perSecond);
     const sd = Math.sqrt(perSecond.reduce((a, b) => a + (b - mean) ** 2, 0) / seconds);
-    console.log(
-      JSON.stringify({
-        bench: 'pacing',
-        cap,
-        dispatchers: 3,
-        seconds,
-        mean: Number(mean.toFixed(1)),
-        deviationFromCap: Number(((mean - cap) / cap).toFixed(4)),
-        maxSecond: max,
-        maxOverCap: Number(((max - cap) / cap).toFixed(4)),
-        stddev: Number(sd.toFixed(1)),
-        perSecond,
-      }),
-    );
+    report({
+      bench: 'pacing',
+      cap,
+      dispatchers: 3,
+      seconds,
+      mean: Number(mean.toFixed(1)),
+      deviationFromCap: Number(((mean - cap) / cap).toFixed(4)),
+      maxSecond: max,
+      maxOverCap: Number(((max - cap) / cap).toFixed(4)),
+      stddev: Number(sd.toFixed(1)),
+      perSecond,
+    });
   } finally {
     await cluster.stop();
   }

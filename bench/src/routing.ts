@@ -1,6 +1,7 @@
 import { cpuUsage } from 'node:process';
 import type { MtRouteRow } from '@smsgw/store';
 import { RouteTable, type RoutedMessage } from '@smsgw/routing';
+import { report } from './report';
 
 /** Route tables the benchmarks use: the baseline is a gateway without routes. */
 export function prefixRoutes(count: number, random: () => number): MtRouteRow[] {
@@ -85,17 +86,15 @@ export function benchRouting(): Promise<void> {
   const table = new RouteTable(prefixRoutes(count, seeded(7)));
   for (let i = 0; i < 100_000; i++) table.decide(messages[i]);
   const batchMs = Number(process.hrtime.bigint() - batchStarted) / 1e6;
-  process.stdout.write(
-    JSON.stringify({
-      bench: 'routing',
-      routes: count,
-      messages: messages.length,
-      baseline: { routes: 0, ...baseline },
-      routed,
-      extraNsPerMessage: routed.nsPerMessage - baseline.nsPerMessage,
-      ratio: Math.round((routed.nsPerMessage / Math.max(1, baseline.nsPerMessage)) * 10) / 10,
-      batchOf100000Ms: Math.round(batchMs * 10) / 10,
-    }) + '\n',
-  );
+  report({
+    bench: 'routing',
+    routes: count,
+    messages: messages.length,
+    baseline: { routes: 0, ...baseline },
+    routed,
+    extraNsPerMessage: routed.nsPerMessage - baseline.nsPerMessage,
+    ratio: Math.round((routed.nsPerMessage / Math.max(1, baseline.nsPerMessage)) * 10) / 10,
+    batchOf100000Ms: Math.round(batchMs * 10) / 10,
+  });
   return Promise.resolve();
 }

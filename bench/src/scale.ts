@@ -1,6 +1,7 @@
 import { gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS } from './http-load';
 import { ratio, runSendRounds } from './send-rounds';
+import { report } from './report';
 
 /**
  * `pnpm bench scale`: `/secure/send` with a receipt per message against one gateway and one
@@ -21,21 +22,19 @@ export async function benchScale(): Promise<void> {
       gatewaySide(deployments[1], 'replicas'),
     ]);
     const { single, replicas } = result.sides;
-    console.log(
-      JSON.stringify({
-        bench: 'scale',
-        connections: CONNECTIONS,
-        replicas: { gateways, dispatchers },
-        ...result,
-        ratios: {
-          rpsReplicasVsSingle: ratio(replicas.rps, single.rps),
-          targetCpuReplicasVsSingle: ratio(
-            replicas.targetMicrosPerMessage ?? 0,
-            single.targetMicrosPerMessage ?? 0,
-          ),
-        },
-      }),
-    );
+    report({
+      bench: 'scale',
+      connections: CONNECTIONS,
+      replicas: { gateways, dispatchers },
+      ...result,
+      ratios: {
+        rpsReplicasVsSingle: ratio(replicas.rps, single.rps),
+        targetCpuReplicasVsSingle: ratio(
+          replicas.targetMicrosPerMessage ?? 0,
+          single.targetMicrosPerMessage ?? 0,
+        ),
+      },
+    });
   } finally {
     for (const d of deployments) await d.stop();
   }

@@ -3,6 +3,7 @@ import { startCeilingServer } from './ceiling-server';
 import { LOAD_GENERATOR, gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS } from './http-load';
 import { ratio, runSendRounds, type Side } from './send-rounds';
+import { report } from './report';
 
 /**
  * `pnpm bench send`: `/secure/send` at 32 connections against distributed mode, the simulator in
@@ -28,26 +29,24 @@ export async function benchSend(withReceipts = true): Promise<void> {
     const result = await runSendRounds(sides);
     const { ceiling: base, noReceipts, receipts } = result.sides;
     const measured = receipts ?? noReceipts;
-    console.log(
-      JSON.stringify({
-        bench: withReceipts ? 'send' : 'send-noreceipt',
-        connections: CONNECTIONS,
-        mtRoutes: benchRouteCount(),
-        receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
-        postgresStatistics: deployments[0].analyze,
-        ...result,
-        ratios: {
-          rpsVsCeiling: ratio(measured.rps, base.rps),
-          ...(receipts && {
-            rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
-            targetCpuVsNoReceipts: ratio(
-              receipts.targetMicrosPerMessage ?? 0,
-              noReceipts.targetMicrosPerMessage ?? 0,
-            ),
-          }),
-        },
-      }),
-    );
+    report({
+      bench: withReceipts ? 'send' : 'send-noreceipt',
+      connections: CONNECTIONS,
+      mtRoutes: benchRouteCount(),
+      receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+      postgresStatistics: deployments[0].analyze,
+      ...result,
+      ratios: {
+        rpsVsCeiling: ratio(measured.rps, base.rps),
+        ...(receipts && {
+          rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
+          targetCpuVsNoReceipts: ratio(
+            receipts.targetMicrosPerMessage ?? 0,
+            noReceipts.targetMicrosPerMessage ?? 0,
+          ),
+        }),
+      },
+    });
   } finally {
     for (const d of deployments) await d.stop();
     ceiling.close();

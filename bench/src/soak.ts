@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { memoryMb, startCluster, type Cluster } from './cluster';
+import { report } from './report';
 
 const CONNECTIONS = 32;
 const BODY = '{"to":"41790000001","content":"Hello"}';
@@ -107,19 +108,17 @@ export async function benchSoak(
         ...Object.fromEntries(Object.entries(s.loopP99Ms).map(([k, v]) => [`${k} loop ms`, v])),
       })),
     );
-    console.log(
-      JSON.stringify({
-        bench: 'soak',
-        minutes,
-        maxRps: Math.round(max.requests.total / max.duration),
-        rate,
-        accepted: sent,
-        atSimulator: cluster.sim.received.length,
-        failures,
-        memoryGrowing: growing,
-        samples,
-      }),
-    );
+    report({
+      bench: 'soak',
+      minutes,
+      maxRps: Math.round(max.requests.total / max.duration),
+      rate,
+      accepted: sent,
+      atSimulator: cluster.sim.received.length,
+      failures,
+      memoryGrowing: growing,
+      samples,
+    });
     if (failures > 0 || growing.length > 0)
       throw new Error(
         `soak failed: ${failures} failed requests; memory still growing: ${growing.join(', ') || 'none'}`,
