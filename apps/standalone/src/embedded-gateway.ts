@@ -83,7 +83,7 @@ export async function startEmbeddedGateway(
   await scheduler.start();
   await notifier.start();
   await dispatcher.start();
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(app, config.PORT, config.HOST, gateway.hotRoute);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
 

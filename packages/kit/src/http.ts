@@ -5,13 +5,14 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { exactJsonParser } from './exact-json';
 import { plainJsonBody } from './plain-json-body';
 import { HttpError } from './http-error';
 import type { Logger } from './logger';
-import { createHttpMetrics } from './metrics';
+import type { HotRoute } from './hot-route';
+import { requestMeter } from './request-meter';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>> | Record<string, boolean>;
 
@@ -32,17 +33,12 @@ export function createHttpApp({ registry }: Pick<HttpAppOptions, 'registry'>): E
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', false);
-  const metrics = createHttpMetrics(registry);
-
+  const meter = requestMeter(registry);
   app.use((req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      // The route template, not the URL, keeps label cardinality bounded.
+    // The route template, not the URL, keeps label cardinality bounded.
+    meter(req, res, () => {
       const template = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      return typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
     });
     next();
   });
@@ -64,6 +60,11 @@ export function jsonBody(
   if (options.exactNumbers) return [jsonMediaGuard, ...exactJsonParser(limitBytes)];
   const parser = express.json({ limit: limitBytes, type: () => true, strict: false });
   return [jsonMediaGuard, plainJsonBody(limitBytes, parser)];
+}
+
+/** Whether jsonBody reads a body of this content type (none given is JSON). */
+export function isJsonMediaType(type: string | undefined): boolean {
+  return type === undefined || JSON_TYPES.test(type);
 }
 
 /** The content types jsonBody reads, for a route that reads its JSON body itself. */
@@ -105,18 +106,39 @@ export function finishApp(app: Express, { logger, registry, readiness }: HttpApp
     next(new HttpError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });
   const handler: ErrorRequestHandler = (err, req, res, _next) => {
-    const httpError = toHttpError(err);
-    if (httpError.status >= 500)
-      logger.error({ err, method: req.method, path: req.path }, 'request failed');
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    for (const [name, value] of Object.entries(httpError.extra.headers ?? {}))
-      res.setHeader(name, value);
-    res.status(httpError.status).json(httpError.body());
+    answerError(res, err, logger, req.method, req.path);
   };
   app.use(handler);
+}
+
+/** Writes a JSON answer whole, as res.json does (same type and length) without express. */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res
+    .writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    })
+    .end(text);
+}
+
+/** The one answer to every failure, express's or a hot route's: the error body, logged from 500. */
+export function answerError(
+  res: ServerResponse,
+  err: unknown,
+  logger: Logger,
+  method: string | undefined,
+  path: string,
+): void {
+  const httpError = toHttpError(err);
+  if (httpError.status >= 500) logger.error({ err, method, path }, 'request failed');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(httpError.extra.headers ?? {}))
+    res.setHeader(name, value);
+  writeJson(res, httpError.status, httpError.body());
 }
 
 /** Maps body-parser and unknown errors to our codes; never leaks a stack trace. */
@@ -151,10 +173,16 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError('INTERNAL_ERROR', 'Internal error');
 }
 
-/** Starts listening and resolves once the port is bound. */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+/** Starts listening and resolves once the port is bound; `hot` is offered each request first. */
+export function listen(app: Express, port: number, host: string, hot?: HotRoute): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(
+      hot
+        ? (req, res) => {
+            if (!hot(req, res)) app(req, res);
+          }
+        : app,
+    ).listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('listening', () => resolve(server));
     server.once('error', reject);

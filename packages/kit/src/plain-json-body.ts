@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** A content type without parameters, or whose one parameter is charset=utf-8. */
 const PLAIN_TYPE = /^[^;]*(;\s*charset\s*=\s*("utf-8"|utf-8)\s*)?$/i;
@@ -11,7 +11,7 @@ function bodyError(type: 'entity.parse.failed' | 'request.aborted'): Error {
 }
 
 /** Whether body-parser's JSON reading would do nothing but read the bytes and JSON.parse them. */
-function isPlain(headers: IncomingHttpHeaders, limit: number): boolean {
+export function isPlainJsonBody(headers: IncomingHttpHeaders, limit: number): boolean {
   const length = headers['content-length'];
   const coding = headers['content-encoding'];
   const type = headers['content-type'];
@@ -26,53 +26,62 @@ function isPlain(headers: IncomingHttpHeaders, limit: number): boolean {
 }
 
 /**
- * Reads a JSON body that comes the usual way — its length given and within the limit, no content
- * coding, UTF-8 — and gives every other request to `fallback` (express.json), which knows
- * compressed bodies, other charsets and chunked uploads. For the usual body it does what
- * express.json does (an empty body is `{}`, a byte order mark is dropped, malformed JSON is a 400)
- * without its per-request stream decoder, listeners and checks: /secure/send comes by the
- * thousand (docs/decisions.md § HTTP).
+ * Reads a body isPlainJsonBody accepts as express.json would: an empty body is `{}`, a byte order
+ * mark is dropped, malformed JSON fails as body-parser fails, and so does a client gone before the end.
  */
-export function plainJsonBody(limitBytes: number, fallback: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    if (!req.readable || !isPlain(req.headers, limitBytes)) {
-      fallback(req, res, next);
-      return;
-    }
+export function readPlainJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let settled = false;
-    const settle = (err?: unknown): void => {
-      if (settled) return;
-      settled = true;
+    const stop = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onError);
-      next(err);
     };
     const onData = (chunk: Buffer): void => void chunks.push(chunk);
-    const onError = (): void => settle(bodyError('request.aborted'));
+    const onError = (): void => {
+      stop();
+      reject(bodyError('request.aborted'));
+    };
     const onEnd = (): void => {
+      stop();
       const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       let text = bytes === undefined ? '' : bytes.toString('utf8');
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.length === 0) {
-        req.body = {};
-        settle();
+        resolve({});
         return;
       }
       try {
-        req.body = JSON.parse(text) as unknown;
+        resolve(JSON.parse(text) as unknown);
       } catch {
-        settle(bodyError('entity.parse.failed'));
-        return;
+        reject(bodyError('entity.parse.failed'));
       }
-      settle();
     };
     req.on('data', onData);
     req.on('end', onEnd);
     // A client gone before the end: 'error' or, without one, 'close' (after 'end' it is settled).
     req.on('error', onError);
     req.on('close', onError);
+  });
+}
+
+/**
+ * Reads a JSON body that comes the usual way — its length given and within the limit, no content
+ * coding, UTF-8 — and gives every other request to `fallback` (express.json), which knows
+ * compressed bodies, other charsets and chunked uploads. For the usual body it does what
+ * express.json does without its per-request stream decoder, listeners and checks: /secure/send
+ * comes by the thousand (docs/decisions.md § HTTP).
+ */
+export function plainJsonBody(limitBytes: number, fallback: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (!req.readable || !isPlainJsonBody(req.headers, limitBytes)) {
+      fallback(req, res, next);
+      return;
+    }
+    readPlainJson(req).then((body) => {
+      req.body = body;
+      next();
+    }, next);
   };
 }

@@ -8,6 +8,7 @@ import type { Db } from './db/db';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open-db';
 import { closeServer, createHttpApp, finishApp, listen } from './http';
+import type { HotRoute } from './hot-route';
 import { createLogger, type Logger } from './logger';
 import { createRegistry } from './metrics';
 import { runMain } from './run-main';
@@ -37,6 +38,8 @@ export interface ServiceContext<C> {
 
 export interface ServiceDefinition {
   routes?: Router;
+  /** Offered each request before `routes` (see HotRoute). */
+  hotRoute?: HotRoute;
   /** Further dependencies for /readyz, beside the database and the bus. */
   readiness?: () => Record<string, boolean>;
   /** Runs once the HTTP port listens (consumers, sessions). */
@@ -86,7 +89,7 @@ export function serviceMain<S extends z.ZodRawShape>(
         ...service.readiness?.(),
       }),
     });
-    const server = await listen(app, base.PORT, base.HOST);
+    const server = await listen(app, base.PORT, base.HOST, service.hotRoute);
     await service.start?.();
     logger.info({ port: base.PORT }, `${name} running`);
 

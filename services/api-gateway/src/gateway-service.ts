@@ -4,13 +4,23 @@ import type { Router } from 'express';
 import type { UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
-import { compileProxyTrust, type Bus, type Db, type Logger, type ShutdownStep } from '@smsgw/kit';
+import {
+  compileProxyTrust,
+  requestMeter,
+  type Bus,
+  type Db,
+  type HotRoute,
+  type Logger,
+  type ShutdownStep,
+} from '@smsgw/kit';
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
 import { MessageStore } from './message-store';
 import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
+import { createSendHandler } from './send-handler';
+import { hotSendRoute } from './hot-send-route';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { SenderGuard } from './sender-guard';
@@ -91,6 +101,8 @@ const IDEMPOTENT_POLL_MS = 50;
 
 export interface GatewayService {
   routes: Router;
+  /** POST /secure/send ahead of express (hotSendRoute); none when CORS origins are configured. */
+  hotRoute: HotRoute | undefined;
   store: MessageStore;
   sends: SendPipeline;
   /** After the HTTP server stopped taking requests, before the bus and database close. */
@@ -134,21 +146,21 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   });
   const sweeper = new IdempotencySweeper(options.db, options.logger);
   sweeper.start(Math.min(options.idempotencyWindowSeconds * 1000, 60_000));
+  const send = createSendHandler({ sends, senders, optOuts, router });
+  const trustedProxies = compileProxyTrust(options.trustedProxies);
   const routes = createGatewayRoutes({
     idempotency,
     db: options.db,
     verifier: options.verifier,
-    sends,
+    send,
     store,
     batches,
     batchStore,
-    senders,
-    optOuts,
     maxBodyBytes: options.maxBodyBytes,
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
-    trustedProxies: compileProxyTrust(options.trustedProxies),
+    trustedProxies,
     httpInbound: {
       secrets: options.httpInboundSecrets,
       bus: options.bus,
@@ -156,8 +168,18 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     },
     router,
   });
+  const hotRoute = hotSendRoute({
+    send,
+    verifier: options.verifier,
+    trustedProxies,
+    maxBodyBytes: options.maxBodyBytes,
+    corsAllowedOrigins: options.corsAllowedOrigins,
+    meter: requestMeter(options.registry),
+    logger: options.logger,
+  });
   return {
     routes,
+    hotRoute,
     store,
     sends,
     stopSteps: [

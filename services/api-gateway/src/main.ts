@@ -16,6 +16,7 @@ serviceMain('api-gateway', gatewayConfigShape, ({ config, db, bus, logger, regis
   let following: Consumer | undefined;
   return {
     routes: gateway.routes,
+    hotRoute: gateway.hotRoute,
     start: async () => {
       following = await followAccountChanges(bus!, [verifier], logger);
     },
