@@ -31,6 +31,11 @@ export function isPlainJsonBody(headers: IncomingHttpHeaders, limit: number): bo
  */
 export function readPlainJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    // Gone while its credentials were checked: its 'close' has been and will not come again.
+    if (req.destroyed) {
+      reject(bodyError('request.aborted'));
+      return;
+    }
     const chunks: Buffer[] = [];
     const stop = (): void => {
       req.off('data', onData);

@@ -1,8 +1,10 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { request, type Server } from 'node:http';
+import { IncomingMessage, request, type Server } from 'node:http';
+import { Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { finishApp, jsonBody } from '../src/http';
+import { readPlainJson } from '../src/plain-json-body';
 import { createLogger } from '../src/logger';
 import { Registry } from 'prom-client';
 
@@ -96,5 +98,15 @@ describe('jsonBody', () => {
     expect(
       (await post('{"a":1}', { 'content-type': 'application/json; charset=latin1' })).status,
     ).toBe(415);
+  });
+});
+
+describe('readPlainJson', () => {
+  it('fails at once for a request whose client left before it was read', async () => {
+    const req = new IncomingMessage(new Socket());
+    const closed = new Promise((resolve) => req.once('close', resolve));
+    req.destroy();
+    await closed;
+    await expect(readPlainJson(req)).rejects.toMatchObject({ type: 'request.aborted' });
   });
 });
