@@ -31,9 +31,9 @@ export interface HotSendRouteOptions {
  * would only pass them on: no Origin or Sec-Fetch-Site (the cross-site guard), no Idempotency-Key,
  * a JSON body of known length without content coding. Every other request, and every request
  * when CORS origins are configured (CORS adds its headers to every answer), goes to express. Same
- * answers, same metrics (a request refused before the route is `unmatched`, as in express), same
- * order: authentication before the body is read. Express's routing and its request and response
- * objects cost about a third of the gateway's CPU on this route (docs/decisions.md § HTTP).
+ * answers, metrics and order (credentials before the body) as express's route: express's routing
+ * and its request and response objects cost more than half of the gateway's CPU on this route
+ * (docs/decisions.md § HTTP).
  */
 export function hotSendRoute(options: HotSendRouteOptions): HotRoute | undefined {
   if (options.corsAllowedOrigins.length > 0) return undefined;
