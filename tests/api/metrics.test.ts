@@ -52,6 +52,7 @@ async function metricReaches(
       return total(now, name, match) >= min ? true : undefined;
     },
     timeoutMs,
+    'the metric',
     100,
   ).catch((err: Error) => {
     throw new Error(

@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createGatewayRoutes({
             verifier: stub,
-            sends: stub,
+            send: stub,
             store: stub,
             batches: stub,
             batchStore: stub,
@@ -87,22 +87,28 @@ describe('OpenAPI document', () => {
               pollMs: 1,
             }),
             db: stub,
-            senders: stub,
             maxBodyBytes: 1,
             maxBatchBytes: 1,
             maxParts: 1,
             corsAllowedOrigins: [],
+            trustedProxies: stub,
+            httpInbound: stub,
+            router: stub,
           }),
         ),
         ...routesOf(
           createAuthRoutes({
             store: stub,
             senders: stub,
+            db: stub,
             hasher: stub,
             tokens: stub,
             verifier: stub,
+            guard: stub,
+            announcer: stub,
             adminToken: 'x'.repeat(16),
             maxBodyBytes: 1,
+            trustedProxies: stub,
           }),
         ),
       ].filter((r) => !/(openapi\.json|\/docs|\/internal\/)/.test(r));

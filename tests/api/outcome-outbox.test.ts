@@ -2,7 +2,7 @@ import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
-import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
+import { MemoryBus, createLogger, createRegistry, envVars, type Db } from '@smsgw/kit';
 import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { CallbackReceiver } from '../support/receiver';
 
@@ -37,6 +37,11 @@ describe('outcome events lost between the commit and the publish', () => {
       hostConcurrency: 4,
       pollIntervalMs: 50,
       outboxStaleMs: 200,
+      // The keywords the notifier's config defaults to (OPTOUT_KEYWORDS, OPTIN_KEYWORDS).
+      optOutKeywords: {
+        optOut: envVars.OPTOUT_KEYWORDS.parse(undefined),
+        optIn: envVars.OPTIN_KEYWORDS.parse(undefined),
+      },
     });
     await notifier.start();
   });

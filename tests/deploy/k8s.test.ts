@@ -481,7 +481,7 @@ const mainContainer = (objects: K8sObject[], name: string): Container => {
 
 describe('the renderer', () => {
   it('merges lists by their merge key and applies JSON 6902 operations', () => {
-    const target = {
+    const target: JsonObject = {
       spec: {
         containers: [
           { name: 'a', image: 'x', env: [{ name: 'A', value: '1' }] },

@@ -4,9 +4,16 @@
  * which is the contract with the services; alert rules carry what an on-call person needs.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { parser } from '@prometheus-io/lezer-promql';
+import type * as LezerPromql from '@prometheus-io/lezer-promql' with {
+  'resolution-mode': 'import',
+};
+
+// The package is an ES module ("type": "module") to the type checker, which a CommonJS file may
+// import only for its types; it also ships a CommonJS build (its "require" export), loaded here.
+const { parser } = createRequire(__filename)('@prometheus-io/lezer-promql') as typeof LezerPromql;
 
 const root = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');

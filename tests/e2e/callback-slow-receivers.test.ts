@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNotifierService } from '@smsgw/callback-notifier';
-import { MemoryBus, createLogger, createRegistry, migrate, openDb, type Db } from '@smsgw/kit';
+import {
+  MemoryBus,
+  createLogger,
+  createRegistry,
+  envVars,
+  migrate,
+  openDb,
+  type Db,
+} from '@smsgw/kit';
 import { createTestDatabase, waitFor } from '@smsgw/kit/testing';
 
 /**
@@ -91,6 +99,11 @@ async function notifier(on: Db, timeoutMs: number): Promise<void> {
     timeoutMs,
     hostConcurrency: 2,
     pollIntervalMs: 100,
+    // The keywords the notifier's config defaults to (OPTOUT_KEYWORDS, OPTIN_KEYWORDS).
+    optOutKeywords: {
+      optOut: envVars.OPTOUT_KEYWORDS.parse(undefined),
+      optIn: envVars.OPTIN_KEYWORDS.parse(undefined),
+    },
   });
   await n.start();
   notifiers.push(n);

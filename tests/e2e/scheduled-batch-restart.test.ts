@@ -81,6 +81,7 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
         return s.state === 'completed' ? s : undefined;
       },
       (DELAY_S + 15) * 1000,
+      'the batch completed',
       250,
     );
     expect(done.counts).toMatchObject({

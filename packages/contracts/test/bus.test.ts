@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MessageSubmitGroupJobSchema, SUBMIT_GROUP_MAX, submitGroups, toGroupJob } from '../src';
+import {
+  DEFAULT_CONNECTOR,
+  MessageSubmitGroupJobSchema,
+  SUBMIT_GROUP_MAX,
+  submitGroups,
+  toGroupJob,
+} from '../src';
 
 describe('submitGroups and toGroupJob', () => {
   it('cuts jobs into groups of one account each, at most SUBMIT_GROUP_MAX, in arrival order per account', () => {
@@ -7,6 +13,7 @@ describe('submitGroups and toGroupJob', () => {
     const bob = randomUUID();
     const jobs = Array.from({ length: SUBMIT_GROUP_MAX * 2 + 3 }, (_, i) => ({
       accountId: i % 2 === 0 ? alice : bob,
+      connector: DEFAULT_CONNECTOR,
       messageId: randomUUID(),
       segments: 1 + (i % 3),
     }));

@@ -404,7 +404,7 @@ describe.each(databases)('AcceptanceGroupCommit on %s', (name, harness) => {
           messages
             .filter((m, i) => m.accountId === accountId && (results[i] as AcceptOutcome).ok)
             .reduce((sum, m) => sum + m.segments, 0);
-        expect(results.every((r) => 'ok' in r)).toBe(true);
+        expect(results.every((r) => 'ok' in (r as object))).toBe(true);
         // Alice can pay 50 parts, Bob has 40; they ask for 120 each.
         expect(charged(alice)).toBeLessThanOrEqual(50);
         expect(charged(bob)).toBeLessThanOrEqual(40);

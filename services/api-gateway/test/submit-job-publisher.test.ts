@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
+  DEFAULT_CONNECTOR,
   QUEUES,
   SUBMIT_GROUP_MAX,
   TOPICS,
+  connectorQueue,
   type MessageSubmitGroupJob,
   type MessageSubmitJob,
 } from '@smsgw/contracts';
@@ -14,6 +16,7 @@ const job = (accountId: string, segments = 1): SubmitJob => ({
   messageId: randomUUID(),
   accountId,
   segments,
+  connector: DEFAULT_CONNECTOR,
 });
 
 describe('SubmitJobPublisher', () => {
@@ -25,12 +28,21 @@ describe('SubmitJobPublisher', () => {
     bus = new MemoryBus();
     singles = [];
     groups = [];
+    // The jobs' connector's queues, as its dispatcher binds them: jobs are published keyed by it.
     await bus.consume(
-      { queue: QUEUES.dispatcherSubmit, topic: TOPICS.messageSubmit },
+      {
+        queue: connectorQueue(QUEUES.dispatcherSubmit, DEFAULT_CONNECTOR),
+        topic: TOPICS.messageSubmit,
+        key: DEFAULT_CONNECTOR,
+      },
       (j) => void singles.push(j),
     );
     await bus.consume(
-      { queue: QUEUES.dispatcherSubmitGroup, topic: TOPICS.messageSubmitGroup },
+      {
+        queue: connectorQueue(QUEUES.dispatcherSubmitGroup, DEFAULT_CONNECTOR),
+        topic: TOPICS.messageSubmitGroup,
+        key: DEFAULT_CONNECTOR,
+      },
       (j) => void groups.push(j),
     );
   });
@@ -64,7 +76,9 @@ describe('SubmitJobPublisher', () => {
       },
     ]);
     expect(singles.map((s) => s.accountId)).toEqual([bob, bob]);
-    expect(singles[0]).toEqual(together[1]);
+    // The connector travels as the routing key, not in the job.
+    const { connector: _connector, ...plain } = together[1];
+    expect(singles[0]).toEqual(plain);
   });
 
   it('keeps group jobs within the size the dispatcher takes', async () => {
@@ -135,10 +149,10 @@ describe('SubmitJobPublisher', () => {
     const alice = randomUUID();
     const bob = randomUUID();
     const refusing: Pick<Bus, 'publish'> = {
-      publish: async (topic, payload) => {
+      publish: async (topic, payload, key) => {
         if ((payload as { accountId?: string }).accountId === bob)
           throw new Error('broker refused');
-        await bus.publish(topic, payload);
+        await bus.publish(topic, payload, key);
       },
     };
     const publisher = new SubmitJobPublisher(refusing);

@@ -28,7 +28,7 @@ export interface OutcomeOutboxOptions {
  */
 export class OutcomeOutbox {
   private readonly loop: PollingLoop;
-  private readonly clears: GroupCommit<{ messageId: string; topic: OutboxTopic }, void>;
+  private readonly clears: GroupCommit<{ messageId: string; topic: OutboxTopic }, undefined>;
 
   constructor(
     private readonly db: Db,

@@ -43,12 +43,18 @@ beforeEach(async () => {
     }
     return db.query(...args);
   };
-  receiver = new InboundReceiver(flaky, bus, logger, createInboundMetrics(createRegistry()), {
-    connector: 'operator-a',
-    partTimeoutMs: 300,
-    dedupWindowMs: 600_000,
-    sweepEveryMs: 60_000,
-  });
+  receiver = new InboundReceiver(
+    flaky,
+    bus,
+    logger,
+    createInboundMetrics(createRegistry('dispatcher')),
+    {
+      connector: 'operator-a',
+      partTimeoutMs: 300,
+      dedupWindowMs: 600_000,
+      sweepEveryMs: 60_000,
+    },
+  );
   connector.onInbound(receiver.receive);
   await connector.start();
 });

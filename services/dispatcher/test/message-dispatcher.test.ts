@@ -78,7 +78,7 @@ describe('MessageDispatcher', () => {
       connector,
       new MemoryBus(),
       logger,
-      createDispatcherMetrics(createRegistry(), () => []),
+      createDispatcherMetrics(createRegistry('dispatcher'), () => []),
       {
         maxAttempts: 3,
         submitStaleMs: 60_000,
@@ -131,7 +131,7 @@ describe('MessageDispatcher', () => {
       connector,
       new MemoryBus(),
       logger,
-      createDispatcherMetrics(createRegistry(), () => []),
+      createDispatcherMetrics(createRegistry('dispatcher'), () => []),
       { maxAttempts: 3, submitStaleMs: 60_000, window: WINDOW },
     );
 

@@ -61,7 +61,7 @@ function dispatcherOf(): MessageDispatcher {
     connector,
     new MemoryBus(),
     logger,
-    createDispatcherMetrics(createRegistry(), () => []),
+    createDispatcherMetrics(createRegistry('dispatcher'), () => []),
     { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
   );
 }
@@ -244,7 +244,7 @@ describe('a claim the database lost after its submit_sm left', () => {
       connector,
       new MemoryBus(),
       logger,
-      createDispatcherMetrics(createRegistry(), () => []),
+      createDispatcherMetrics(createRegistry('dispatcher'), () => []),
       { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
     );
     // The bus delivers a job again after any failure; bounded.
