@@ -148,12 +148,14 @@ describe('callbacks to a slow receiver', () => {
 
   it('are never sent by two notifiers sharing the database', async () => {
     const main = await db();
-    // Each answer takes most of the timeout: a notifier that queued all of them behind its two
-    // places per host would still be sending when its lease on the last ones ended.
+    // Enough slow answers that a notifier which queued them all behind its two places per host
+    // would still be sending when its lease on the last ones ended (24 × 1.5 s / 2 = 18 s, against
+    // a lease of 2 × 4 s + 5 s). The timeout is well above one answer: a request that timed out
+    // on a busy machine is retried, and a retry is a second send by design, not the fault sought.
     const slow = await receiver(1500);
-    const ids = await pending(main, slow.base, 12);
-    await notifier(main, 2000);
-    await notifier(await db(), 2000);
+    const ids = await pending(main, slow.base, 24);
+    await notifier(main, 4000);
+    await notifier(await db(), 4000);
 
     await waitFor(async () => (await done(main, ids)) === ids.length, 90_000);
 
