@@ -1,9 +1,9 @@
 import { availableParallelism, cpus } from 'node:os';
 
 /**
- * The machine a result was measured on. Absolute figures move with it (the same commit costs
- * about 2.5 times more per message on one kind of two-core machine than on another), so every
- * result names it, and ratios to a baseline of the same run are what compare across machines.
+ * The machine a result was measured on. Absolute figures move with it (docs/performance.md,
+ * Current figures), so every result names it, and ratios to a baseline of the same run are what
+ * compare across machines.
  */
 function machine(): { cpu: string; cores: number; node: string } {
   return {

@@ -76,7 +76,7 @@ describe('OpenAPI document', () => {
       const served = [
         ...routesOf(
           createGatewayRoutes({
-            verifier: stub,
+            caller: stub,
             send: stub,
             store: stub,
             batches: stub,
@@ -91,7 +91,6 @@ describe('OpenAPI document', () => {
             maxBatchBytes: 1,
             maxParts: 1,
             corsAllowedOrigins: [],
-            trustedProxies: stub,
             httpInbound: stub,
             router: stub,
           }),

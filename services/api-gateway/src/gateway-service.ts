@@ -21,6 +21,7 @@ import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
 import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
+import { requestCaller } from './request-caller';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { SenderGuard } from './sender-guard';
@@ -147,11 +148,11 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const sweeper = new IdempotencySweeper(options.db, options.logger);
   sweeper.start(Math.min(options.idempotencyWindowSeconds * 1000, 60_000));
   const send = createSendHandler({ sends, senders, optOuts, router });
-  const trustedProxies = compileProxyTrust(options.trustedProxies);
+  const caller = requestCaller(options.verifier, compileProxyTrust(options.trustedProxies));
   const routes = createGatewayRoutes({
     idempotency,
     db: options.db,
-    verifier: options.verifier,
+    caller,
     send,
     store,
     batches,
@@ -160,7 +161,6 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
-    trustedProxies,
     httpInbound: {
       secrets: options.httpInboundSecrets,
       bus: options.bus,
@@ -170,8 +170,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   });
   const hotRoute = hotSendRoute({
     send,
-    verifier: options.verifier,
-    trustedProxies,
+    caller,
     maxBodyBytes: options.maxBodyBytes,
     corsAllowedOrigins: options.corsAllowedOrigins,
     meter: requestMeter(options.registry),

@@ -1,25 +1,22 @@
 import { IDEMPOTENCY_KEY_HEADER } from '@smsgw/contracts';
 import {
   answerError,
-  clientAddress,
   isJsonMediaType,
   isPlainJsonBody,
   readPlainJson,
   writeJson,
   type HotRoute,
   type Logger,
-  type ProxyTrust,
   type RequestMeter,
 } from '@smsgw/kit';
-import type { CredentialVerifier } from './credential-client';
+import type { RequestCaller } from './request-caller';
 import { SEND_PATH, type SendHandler } from './send-handler';
 
 const IDEMPOTENCY_KEY = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 
 export interface HotSendRouteOptions {
   send: SendHandler;
-  verifier: CredentialVerifier;
-  trustedProxies: ProxyTrust;
+  caller: RequestCaller;
   maxBodyBytes: number;
   corsAllowedOrigins: readonly string[];
   meter: RequestMeter;
@@ -32,12 +29,12 @@ export interface HotSendRouteOptions {
  * a JSON body of known length without content coding. Every other request, and every request
  * when CORS origins are configured (CORS adds its headers to every answer), goes to express. Same
  * answers, metrics and order (credentials before the body) as express's route: express's routing
- * and its request and response objects cost more than half of the gateway's CPU on this route
+ * and its request and response objects cost the gateway more than its own work on this route
  * (docs/decisions.md § HTTP).
  */
 export function hotSendRoute(options: HotSendRouteOptions): HotRoute | undefined {
   if (options.corsAllowedOrigins.length > 0) return undefined;
-  const { send, verifier, trustedProxies, maxBodyBytes, meter, logger } = options;
+  const { send, caller, maxBodyBytes, meter, logger } = options;
   return (req, res) => {
     const headers = req.headers;
     if (
@@ -54,18 +51,13 @@ export function hotSendRoute(options: HotSendRouteOptions): HotRoute | undefined
     let route = 'unmatched';
     meter(req, res, () => route);
     const fail = (err: unknown): void => answerError(res, err, logger, req.method, SEND_PATH);
-    try {
-      verifier
-        .verify(headers.authorization, { address: clientAddress(req, trustedProxies) })
-        .then(async (principal) => {
-          route = SEND_PATH;
-          const body = await readPlainJson(req);
-          writeJson(res, 200, await send(principal, body));
-        })
-        .catch(fail);
-    } catch (err) {
-      fail(err);
-    }
+    caller(req)
+      .then(async (principal) => {
+        route = SEND_PATH;
+        const body = await readPlainJson(req);
+        writeJson(res, 200, await send(principal, body));
+      })
+      .catch(fail);
     return true;
   };
 }

@@ -27,14 +27,14 @@ const sameSecret = (a: string, b: string) =>
 /** The same window as SMPP inbound messages: a repeat within it is recorded once. */
 const DEDUP_WINDOW_MS = 600_000;
 
+/** Where createHttpInboundRoutes is mounted. */
+export const HTTP_INBOUND_PATH = '/inbound/v1/http';
+
 /**
  * `POST /inbound/v1/http/{connector}`: an HTTP upstream delivers an inbound message, authenticated
  * with that connector's secret (`Authorization: Bearer <secret>` or a `secret` field). Recorded like
  * one from an SMPP session, then routed by the notifier; answered once recorded.
  */
-/** Where createHttpInboundRoutes is mounted. */
-export const HTTP_INBOUND_PATH = '/inbound/v1/http';
-
 export function createHttpInboundRoutes(
   db: Db,
   deps: HttpInboundDeps,

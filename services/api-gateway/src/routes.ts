@@ -12,13 +12,11 @@ import {
 import {
   asyncRoute,
   HttpError,
-  clientAddress,
   createApiDocsRouter,
   jsonBody,
   jsonMediaGuard,
   parseInput,
   type Db,
-  type ProxyTrust,
   writeJson,
 } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
@@ -33,7 +31,7 @@ import {
   HTTP_INBOUND_PATH,
   type HttpInboundDeps,
 } from './http-inbound-routes';
-import type { CredentialVerifier } from './credential-client';
+import type { RequestCaller } from './request-caller';
 import { idempotentBody, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
 import { SEND_PATH, type SendHandler } from './send-handler';
@@ -41,7 +39,7 @@ import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse } from './message-routing';
 
 export interface GatewayRoutesDeps {
-  verifier: CredentialVerifier;
+  caller: RequestCaller;
   send: SendHandler;
   store: MessageStore;
   batches: BatchIntake;
@@ -54,7 +52,6 @@ export interface GatewayRoutesDeps {
   maxParts: number;
   /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
   corsAllowedOrigins: readonly string[];
-  trustedProxies: ProxyTrust;
   httpInbound: HttpInboundDeps;
   router: MtRouter;
 }
@@ -66,8 +63,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
 
   // Authentication comes before the body is read: an unauthenticated caller gets 401, not 400.
   const authenticate: RequestHandler = (req, res, next) => {
-    const client = { address: clientAddress(req, deps.trustedProxies) };
-    deps.verifier.verify(req.headers.authorization, client).then((principal) => {
+    deps.caller(req).then((principal) => {
       res.locals['principal'] = principal;
       next();
     }, next);

@@ -14,6 +14,7 @@ import {
 } from '@smsgw/kit';
 import { hotSendRoute } from '../src/hot-send-route';
 import type { CredentialVerifier } from '../src/credential-client';
+import { requestCaller } from '../src/request-caller';
 
 /**
  * The hot route takes exactly the requests express's middleware would only pass on, and answers
@@ -51,8 +52,7 @@ beforeAll(async () => {
       if (handlerFails) return Promise.reject(handlerFails);
       return Promise.resolve({ data: 'Success "id-1"' });
     },
-    verifier,
-    trustedProxies: compileProxyTrust([]),
+    caller: requestCaller(verifier, compileProxyTrust([])),
     maxBodyBytes: MAX_BODY,
     corsAllowedOrigins: [],
     meter: requestMeter(registry),
@@ -200,8 +200,7 @@ describe('hotSendRoute', () => {
   it('is not there when CORS origins are configured (CORS headers go on every answer)', () => {
     const route = hotSendRoute({
       send: () => Promise.reject(new Error('unused')),
-      verifier,
-      trustedProxies: compileProxyTrust([]),
+      caller: requestCaller(verifier, compileProxyTrust([])),
       maxBodyBytes: MAX_BODY,
       corsAllowedOrigins: ['https://app.example.org'],
       meter: requestMeter(registry),
