@@ -10,17 +10,25 @@ export const MAX_SMS_COUNT = 9223372036854775807n;
  * values past what a JSON number holds exactly), within ±MAX_SMS_COUNT; a string out.
  */
 function smsCountSchema(allowNegative: boolean) {
-  return z
-    .union([
-      z.number().int().transform(String),
-      z.string().regex(/^-?\d{1,19}$/, 'expected an integer'),
-    ])
-    .refine((s) => allowNegative || !s.startsWith('-'), 'must not be negative')
-    .refine((s) => {
-      const n = BigInt(s);
-      return n <= MAX_SMS_COUNT && n >= -MAX_SMS_COUNT;
-    }, `must be at most ${MAX_SMS_COUNT} in size`)
-    .transform((s) => BigInt(s).toString());
+  return (
+    z
+      .union([
+        z.number().int().transform(String),
+        z.string().regex(/^-?\d{1,19}$/, 'expected an integer'),
+      ])
+      // Piped: zod runs a refinement even after the pattern failed, and BigInt throws on a non-integer.
+      .pipe(
+        z
+          .string()
+          .refine((s) => allowNegative || !s.startsWith('-'), 'must not be negative')
+          .transform((s) => BigInt(s))
+          .refine(
+            (n) => n <= MAX_SMS_COUNT && n >= -MAX_SMS_COUNT,
+            `must be at most ${MAX_SMS_COUNT} in size`,
+          )
+          .transform((n) => n.toString()),
+      )
+  );
 }
 
 export const UsernameSchema = z
