@@ -6,22 +6,62 @@ import type { BatchPlan, PlannedEntry } from './batch-plan';
 
 /** Unroutable recipients listed in the 400; the count says how many there were in all. */
 const MAX_LISTED = 100;
+/** Recipients routed between two looks at the clock. */
+const RECIPIENTS_PER_STEP = 256;
+/** How long routing holds the event loop at most before giving it a turn. */
+export const ROUTING_SLICE_MS = 10;
+
+/**
+ * routeBatch in slices: the event loop gets a turn whenever routing has held it for `sliceMs`, so
+ * a batch of a million recipients tried against time-window and pattern routes does not hold up
+ * other customers' requests (nor, in embedded mode, the SMPP sessions) meanwhile.
+ */
+export async function routeBatchInSlices(
+  router: MtRouter,
+  accountUsername: string,
+  plan: BatchPlan,
+  sliceMs = ROUTING_SLICE_MS,
+): Promise<void> {
+  const steps = routingSteps(router, accountUsername, plan);
+  let sliceStart = performance.now();
+  while (!steps.next().done) {
+    if (performance.now() - sliceStart < sliceMs) continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  }
+}
 
 /**
  * Gives every recipient of the batch its route, as a single send gets one, and splits each entry
  * into one entry per route decision (route, connectors, price): the batch is charged the sum of
  * its recipients' route prices, and each expanded message keeps its route. A recipient no route
- * takes refuses the whole batch, before anything is charged.
+ * takes refuses the whole batch, before anything is charged. In one go: for batches already
+ * known to be small; routeBatchInSlices for any other.
  */
 export function routeBatch(router: MtRouter, accountUsername: string, plan: BatchPlan): void {
+  const steps = routingSteps(router, accountUsername, plan);
+  while (!steps.next().done);
+}
+
+/** The routing itself, stopping after every RECIPIENTS_PER_STEP recipients. */
+function* routingSteps(
+  router: MtRouter,
+  accountUsername: string,
+  plan: BatchPlan,
+): Generator<void, void> {
   const routed: PlannedEntry[] = [];
   const refused: ErrorItem[] = [];
   let unroutable = 0;
-  plan.entries.forEach((entry, index) => {
+  let sinceStep = 0;
+  for (const [index, entry] of plan.entries.entries()) {
     // Decisions are shared per route and connector (RouteTable), so they group by identity.
     const byDecision = new Map<RouteDecision, string[]>();
     const tags = entry.params['tags'] as (string | number)[] | undefined;
     for (const to of entry.recipients) {
+      if (++sinceStep === RECIPIENTS_PER_STEP) {
+        sinceStep = 0;
+        yield;
+      }
       let routing: RouteDecision;
       try {
         routing = routeOrRefuse(router, { to, accountUsername, from: entry.from, tags });
@@ -36,7 +76,7 @@ export function routeBatch(router: MtRouter, accountUsername: string, plan: Batc
       else byDecision.set(routing, [to]);
     }
     for (const [routing, recipients] of byDecision) routed.push({ ...entry, recipients, routing });
-  });
+  }
   if (unroutable > 0)
     throw new HttpError(
       'NO_ROUTE',
