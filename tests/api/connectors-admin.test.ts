@@ -39,7 +39,7 @@ const names = async (kind: 'connectors' | 'routes'): Promise<string[]> =>
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  gw = await startEmbedded({ DATABASE_URL: database.url });
+  gw = await startEmbedded({ DATABASE_URL: database.url, CONNECTOR_ALLOWED_HOSTS: '127.0.0.1' });
   db = new PgDb({ connectionString: database.url, max: 2 });
   expect(
     (
@@ -90,11 +90,11 @@ describe('connectors', () => {
     // The CA file is read where dispatchers run, not by the admin API.
     const tls = await adminCall('POST', '/connectors', {
       name: 'op-tls',
-      url: `smpps://t:${SECRETS[3]}@${NOWHERE}?tls_ca=/etc/dispatcher/ca.pem&tls_servername=smsc.example`,
+      url: `smpps://t:${SECRETS[3]}@${NOWHERE}?tls_ca=ca.pem&tls_servername=smsc.example`,
     });
     expect(tls.status).toBe(201);
     expect(tls.body.data.url).toBe(
-      `smpps://t:***@${NOWHERE}?tls_ca=/etc/dispatcher/ca.pem&tls_servername=smsc.example`,
+      `smpps://t:***@${NOWHERE}?tls_ca=ca.pem&tls_servername=smsc.example`,
     );
 
     expect(await names('connectors')).toEqual(['default', 'op-a', 'op-tls', 'upstream']);
@@ -111,10 +111,13 @@ describe('connectors', () => {
       binds: 3,
       bind: 'transmitter_receiver',
     });
-    const { rows } = await db.query<{ url: string }>(
-      `SELECT url FROM connectors WHERE name = 'op-a'`,
+    // The password is stored sealed, out of the URL (docs/security.md § Connector secrets).
+    const { rows } = await db.query<{ url: string; password_sealed: string }>(
+      `SELECT url, password_sealed FROM connectors WHERE name = 'op-a'`,
     );
-    expect(rows[0].url).toBe(`smpp://opa:${SECRETS[1]}@${NOWHERE}`);
+    expect(rows[0].url).toBe(`smpp://opa@${NOWHERE}`);
+    expect(rows[0].password_sealed).toMatch(/^v1:/);
+    expect(rows[0].password_sealed).not.toContain(SECRETS[1]);
 
     const stopped = await adminCall('POST', '/connectors/op-a/stop');
     expect(stopped.body.data).toMatchObject({ desiredState: 'stopped', state: 'stopped' });

@@ -14,9 +14,14 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
   const auth = basic('ivy', 'ivy-password');
 
   beforeAll(async () => {
+    // The simpler interface as posted: a form body, the credentials in it (and in Basic).
     upstream = createServer((req, res) => {
-      received.push(Object.fromEntries(new URL(req.url ?? '/', 'http://u').searchParams));
-      res.end('Success "7f3a"');
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push(Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())));
+        res.end('Success "7f3a"');
+      });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const port = (upstream.address() as AddressInfo).port;

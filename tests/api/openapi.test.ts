@@ -108,6 +108,7 @@ describe('OpenAPI document', () => {
             adminToken: 'x'.repeat(16),
             maxBodyBytes: 1,
             trustedProxies: stub,
+            connectors: stub,
           }),
         ),
       ].filter((r) => !/(openapi\.json|\/docs|\/internal\/)/.test(r));

@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { parseConfig } from '@smsgw/kit';
+import { compileProxyTrust, parseConfig } from '@smsgw/kit';
 import { authConfigShape } from '@smsgw/auth';
 import { gatewayConfigShape } from '@smsgw/api-gateway';
 import { dispatcherConfigShape } from '@smsgw/dispatcher';
@@ -316,6 +316,7 @@ const SECRET_PLACEHOLDERS: Record<string, string> = {
   JWT_SECRET: randomBytes(32).toString('hex'),
   INTERNAL_TOKEN: randomBytes(24).toString('hex'),
   SMSC_URL: 'smpp://user:secret@smsc.example.net:2775?window=50&throughput=100',
+  CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
 };
 
 const ours = {
@@ -903,6 +904,33 @@ describe('k8s/overlays/dev: the in-namespace infrastructure', () => {
       rabbit['RABBITMQ_DEFAULT_USER'],
       rabbit['RABBITMQ_DEFAULT_PASS'],
     ]);
+  });
+});
+
+describe.each(overlayNames)('k8s/overlays/%s: the client address behind the Ingress', (overlay) => {
+  const objects = overlays[overlay];
+  const trustOf = (name: 'auth' | 'api-gateway') => {
+    const env = containerEnv(objects, mainContainer(objects, name));
+    const config = parseConfig(ours[name].shape, env) as { TRUSTED_PROXIES: string[] };
+    return { entries: config.TRUSTED_PROXIES, trust: compileProxyTrust(config.TRUSTED_PROXIES) };
+  };
+
+  it.each(['auth', 'api-gateway'] as const)(
+    '%s believes X-Forwarded-For from the pod network the Ingress controller runs in, and only there',
+    (name) => {
+      const { entries, trust } = trustOf(name);
+      expect(entries.length).toBeGreaterThan(0);
+      // Pod addresses of common cluster setups (k3s, kind and flannel, Calico, EKS, IPv6 ULA).
+      for (const pod of ['10.42.0.7', '10.244.1.3', '192.168.14.2', '172.20.3.4', 'fd00:10:244::5'])
+        expect({ pod, trusted: trust(pod, 0) }).toEqual({ pod, trusted: true });
+      // Clients on the internet are never proxies: they cannot choose the address they are counted by.
+      for (const client of ['203.0.113.7', '198.51.100.1', '8.8.8.8', '2001:db8::1', '127.0.0.1'])
+        expect({ client, trusted: trust(client, 0) }).toEqual({ client, trusted: false });
+    },
+  );
+
+  it('gives auth and api-gateway the same proxies, so both count the same client', () => {
+    expect(trustOf('auth').entries).toEqual(trustOf('api-gateway').entries);
   });
 });
 

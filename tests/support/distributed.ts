@@ -44,6 +44,8 @@ export async function freshCluster(): Promise<Cluster> {
       BUS_NAMESPACE: namespace,
       // auth and api-gateway both read it; one per run, like the database and the namespace.
       INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+      // auth seals connector passwords with it, dispatchers open them: one per run as well.
+      CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
       // The suites send from senders of their choosing; sender rules have their own (tests/security).
       UNLISTED_SENDERS: 'any',
     },

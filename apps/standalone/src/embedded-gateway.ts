@@ -18,6 +18,7 @@ import {
 } from '@smsgw/kit';
 import type { z } from 'zod';
 import type { standaloneConfigShape } from './config';
+import { localSecret } from './local-secrets';
 
 type Config = z.output<z.ZodObject<typeof standaloneConfigShape>>;
 
@@ -40,8 +41,15 @@ export async function startEmbeddedGateway(
   await migrate(db, { logger });
   const bus = await openBus({ amqpUrl: config.AMQP_URL, namespace: config.BUS_NAMESPACE, logger });
   const smsc = await openSmscLink(config.SMSC_URL, logger);
+  // Generated once into DATA_DIR like the other secrets, so sealed passwords open after a restart.
+  const connectorKey = localSecret(
+    config.DATA_DIR,
+    'connector-secret-key',
+    config.CONNECTOR_SECRET_KEY,
+  ).value;
+  const withKey = { ...config, CONNECTOR_SECRET_KEY: connectorKey };
 
-  const auth = createAuthService({ db, bus, registry, logger, ...authSettings(config) });
+  const auth = createAuthService({ db, bus, registry, logger, ...authSettings(withKey) });
   const gateway = createGatewayService({
     registry,
     db,
@@ -50,7 +58,7 @@ export async function startEmbeddedGateway(
     logger,
     ...gatewaySettings(config),
   });
-  const dispatcher = dispatcherFromConfig(config, { db, bus, logger, registry, smsc });
+  const dispatcher = dispatcherFromConfig(withKey, { db, bus, logger, registry, smsc });
   const scheduler = createSchedulerService({
     db,
     bus,

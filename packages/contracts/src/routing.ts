@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { intLike } from './fields';
+import { routePatternProblem } from './route-pattern';
 
 /**
  * Connectors (named links to SMSCs) and MT routes as the admin API takes and shows them
@@ -59,26 +60,25 @@ export const RouteFiltersSchema = z
       .min(1)
       .max(10_000)
       .optional(),
-    /** A regular expression the whole destination must match. */
+    /** A regular expression (RE2 syntax, run in linear time) the whole destination must match. */
     pattern: z
       .string()
-      .min(1)
-      .max(200)
-      .refine((p) => {
-        try {
-          new RegExp(p);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'expected a regular expression')
+      .superRefine((p, ctx) => {
+        const problem = routePatternProblem(p);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .optional(),
     /** Account usernames. */
     accounts: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
     /** Sender ids, exactly as sent. */
     senders: z.array(z.string().min(1).max(20)).min(1).max(1000).optional(),
-    /** The message carries at least one of these tags. */
+    /**
+     * The message carries at least one of these tags. Customers choose their tags, so a route with
+     * tags also names the accounts that may use it (`accounts`) or says that any may (`any_account`).
+     */
     tags: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
+    /** A route with tags is open to every account that gives one of them. */
+    any_account: z.literal(true).optional(),
     /** Days of week and hours (from inclusive, to exclusive; from > to spans midnight). */
     window: z
       .object({
@@ -101,7 +101,22 @@ export const RouteFiltersSchema = z
       .strict()
       .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((f, ctx) => {
+    if (f.tags && !f.accounts && !f.any_account)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['accounts'],
+        message:
+          'a route chosen by tags names the accounts that may use it (accounts), or says that any may (any_account: true)',
+      });
+    if (f.any_account && (!f.tags || f.accounts))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['any_account'],
+        message: 'any_account applies to a route with tags and without accounts',
+      });
+  });
 export type RouteFilters = z.infer<typeof RouteFiltersSchema>;
 
 export const ROUTE_KINDS = ['static', 'weighted', 'failover'] as const;
@@ -198,6 +213,13 @@ export const ConnectorViewSchema = z.object({
   routes: z.array(z.string()),
   /** `stopped` by an operator, `up` while any session is bound, else `down`. */
   state: z.enum(['up', 'down', 'stopped']),
+  /**
+   * How its traffic crosses the network: `tls` (certificate checked), `tls-unverified`
+   * (`tls_insecure=true`) or `plain` (smpp://, http://).
+   */
+  transport: z.enum(['tls', 'tls-unverified', 'plain']),
+  /** Whether its transport exposes credentials and messages (not TLS-checked, not on loopback). */
+  insecure: z.boolean(),
   /** Sessions bound, summed over its dispatchers; likewise windowInUse, waiting and rate. */
   sessions: z.number().int(),
   windowInUse: z.number().int(),

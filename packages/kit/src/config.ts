@@ -73,6 +73,12 @@ export const envVars = {
     .transform((v) => v === '1')
     .default(false),
   CALLBACK_ALLOWED_HOSTS: z.string().default('').transform(commaList),
+  /** Seals connector passwords in the database (secret-box.ts); generated in embedded mode. */
+  CONNECTOR_SECRET_KEY: z.string().min(1),
+  /** Hosts, addresses or CIDRs an HTTP connector may reach although private or loopback. */
+  CONNECTOR_ALLOWED_HOSTS: z.string().default('').transform(commaList),
+  /** The only directory a connector's `tls_ca` file name is read from; unset: PEM in the URL only. */
+  SMSC_CA_DIR: z.string().min(1).optional(),
   OPTOUT_KEYWORDS: z
     .string()
     .default('STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT')
@@ -83,26 +89,6 @@ export const envVars = {
     .transform((s) => commaList(s).map((k) => k.toUpperCase())),
   /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
   CORS_ALLOWED_ORIGINS: z.string().default('').transform(commaList),
-  // `connector:secret,…`: HTTP upstreams that deliver inbound messages, each with its own secret.
-  HTTP_INBOUND_SECRETS: z
-    .string()
-    .default('')
-    .transform(commaList)
-    .pipe(
-      z.array(
-        z
-          .string()
-          .regex(
-            /^[A-Za-z0-9._-]{1,64}:\S{16,}$/,
-            'expected connector:secret, the secret at least 16 characters',
-          ),
-      ),
-    )
-    .transform((pairs) =>
-      Object.fromEntries(
-        pairs.map((p) => [p.slice(0, p.indexOf(':')), p.slice(p.indexOf(':') + 1)]),
-      ),
-    ),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),

@@ -30,3 +30,5 @@ export * from './bounded-cache';
 export * from './credential-cache';
 export * from './account-changes';
 export * from './time-ordered-id';
+export * from './url-guard';
+export * from './secret-box';

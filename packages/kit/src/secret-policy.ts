@@ -10,6 +10,7 @@ export const SECRET_MIN_LENGTH = {
   ADMIN_TOKEN: 24,
   JWT_SECRET: 32,
   INTERNAL_TOKEN: 24,
+  CONNECTOR_SECRET_KEY: 32,
 } as const;
 
 export type SecretName = keyof typeof SECRET_MIN_LENGTH;
@@ -25,6 +26,7 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'insecure-dev-admin-token-do-not-deploy',
   'insecure-dev-jwt-secret-do-not-deploy-0123456789',
   'insecure-dev-internal-token-do-not-deploy',
+  'insecure-dev-connector-secret-key-do-not-deploy',
   'change-me-admin-token',
   'change-me-jwt-secret-at-least-32-characters',
   'dev-admin-token-change-me',

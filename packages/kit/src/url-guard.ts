@@ -1,7 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookupAll } from 'node:dns/promises';
 
-/** Addresses a customer URL must not reach (promise 7): loopback, private, link-local, metadata, … */
+/**
+ * Addresses a URL given through an API (a customer's callback, an admin's HTTP connector) must not
+ * reach (promise 7): loopback, private, link-local, metadata, …
+ */
 const FORBIDDEN = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
@@ -40,15 +44,21 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
 }
 
 /**
- * Decides which addresses callbacks may connect to. It runs as the socket's DNS lookup, so the
- * address checked is the address connected to (no window for DNS rebinding).
+ * Decides which addresses callbacks and HTTP connectors may connect to. It runs as the socket's DNS
+ * lookup, so the address checked is the address connected to (no window for DNS rebinding).
  */
 export class UrlGuard {
   private readonly allowedHosts = new Set<string>();
   private readonly allowedNets = new BlockList();
 
-  /** Entries of CALLBACK_ALLOWED_HOSTS: host names, IP addresses or CIDRs. */
-  constructor(allowed: readonly string[]) {
+  /**
+   * Entries of the allow-list (CALLBACK_ALLOWED_HOSTS, CONNECTOR_ALLOWED_HOSTS): host names, IP
+   * addresses or CIDRs; `variable` is named in refusals, so an operator knows what to set.
+   */
+  constructor(
+    allowed: readonly string[],
+    private readonly variable = 'CALLBACK_ALLOWED_HOSTS',
+  ) {
     for (const entry of allowed) {
       const [net, prefix] = entry.split('/');
       const family = isIP(net ?? '');
@@ -65,8 +75,39 @@ export class UrlGuard {
     const { address: ip, family } = unmapped(address);
     if (this.allowedNets.check(ip, family)) return undefined;
     if (FORBIDDEN.check(ip, family))
-      return `${hostname} resolves to ${address}, a private, loopback or link-local address (allow it with CALLBACK_ALLOWED_HOSTS)`;
+      return `${hostname} resolves to ${address}, a private, loopback or link-local address (allow it with ${this.variable})`;
     return undefined;
+  }
+
+  /**
+   * Why a URL's host may not be reached when it is an IP literal: sockets skip the DNS lookup, and
+   * so `lookup` below, for those.
+   */
+  literalRefusal(url: URL): string | undefined {
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    return isIP(literal) !== 0 ? this.refusal(literal, literal) : undefined;
+  }
+
+  /**
+   * Refuses (UrlRefusedError) a URL whose host resolves to a forbidden address, before it is
+   * stored. A name that does not resolve yet passes: the lookup below checks again at each
+   * connection, as DNS may answer otherwise later.
+   */
+  async check(url: string): Promise<void> {
+    const hostname = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (this.allowedHosts.has(hostname.toLowerCase())) return;
+    let addresses: LookupAddress[];
+    try {
+      addresses = isIP(hostname)
+        ? [{ address: hostname, family: isIP(hostname) }]
+        : await dnsLookupAll(hostname, { all: true });
+    } catch {
+      return;
+    }
+    for (const a of addresses) {
+      const why = this.refusal(hostname, a.address);
+      if (why) throw new UrlRefusedError(why);
+    }
   }
 
   /** A `lookup` for http.request that resolves and refuses forbidden addresses. */

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Logger } from '@smsgw/kit';
+import { UrlRefusedError, type Logger, type UrlGuard } from '@smsgw/kit';
 import { decodeText, stripUdh, TEXT_CODINGS } from './encoding';
 import type { InboundPdu } from './inbound';
-import { noAnswerPolicy } from './smpp-url';
+import { insecureTransportWarning, noAnswerPolicy, transportSecurity } from './smpp-url';
 import {
   SmscError,
   normalizeSmscId,
@@ -23,6 +23,16 @@ class TimeoutError extends Error {
   }
 }
 
+/** More of an answer than `Success "<id>"` could ever need: a larger one is not read further. */
+export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024;
+
+class AnswerTooLargeError extends Error {
+  override name = 'AnswerTooLargeError';
+  constructor() {
+    super(`the upstream's answer exceeds ${MAX_UPSTREAM_ANSWER_BYTES} bytes`);
+  }
+}
+
 export interface HttpConnectorOptions {
   /** The upstream's base URL, without credentials: `<base>/send` is called. */
   baseUrl: string;
@@ -33,6 +43,13 @@ export interface HttpConnectorOptions {
   timeoutMs: number;
   onNoAnswer: NoAnswerPolicy;
   name?: string;
+}
+
+function errorCode(err: Error): string {
+  if (err instanceof TimeoutError) return 'TIMEOUT';
+  if (err instanceof AnswerTooLargeError) return 'ANSWER_TOO_LARGE';
+  if (err instanceof UrlRefusedError) return 'ADDRESS_REFUSED';
+  return 'CONNECTION_LOST';
 }
 
 /** `http(s)://user:password@host:port/path?window=10&timeout_ms=10000&on_no_answer=unknown`. */
@@ -65,9 +82,11 @@ export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
 }
 
 /**
- * Forwards to an upstream gateway speaking the simpler HTTP interface (`GET /send?username&password
- * &to&from&content|hex-content&coding`, answering `Success "<id>"`), so this gateway can front
- * another one. The upstream splits long texts itself: the parts are joined back into the text.
+ * Forwards to an upstream gateway speaking the simpler HTTP interface (`POST /send` with a form of
+ * `username&password&to&from&content|hex-content&coding`, answering `Success "<id>"`), so this
+ * gateway can front another one. The credentials travel in the body and in a Basic Authorization
+ * header, never in the URL, which proxies and access logs record. The upstream splits long texts
+ * itself: the parts are joined back into the text.
  */
 export class HttpConnector implements SmscConnector {
   readonly name: string;
@@ -78,9 +97,11 @@ export class HttpConnector implements SmscConnector {
   private up = true;
   private stopped = false;
 
+  /** `guard` decides which addresses the upstream may resolve to (CONNECTOR_ALLOWED_HOSTS). */
   constructor(
     private readonly options: HttpConnectorOptions,
     private readonly logger: Logger,
+    private readonly guard: UrlGuard,
   ) {
     this.name = options.name ?? 'http';
     this.window = options.window;
@@ -92,6 +113,9 @@ export class HttpConnector implements SmscConnector {
       { connector: this.name, upstream: this.options.baseUrl },
       'HTTP connector ready',
     );
+    const security = transportSecurity(this.options.baseUrl);
+    const insecure = insecureTransportWarning(security, new URL(this.options.baseUrl).hostname);
+    if (insecure) this.logger.warn({ connector: this.name, transport: security }, insecure);
     return Promise.resolve();
   }
 
@@ -150,8 +174,9 @@ export class HttpConnector implements SmscConnector {
     if (this.stopped) throw new SmscError('STOPPED', false, 'connector is stopping');
     const release = await this.slot();
     try {
-      const { status, text } = await this.get(
-        new URL(`${this.options.baseUrl}/send?${this.params(request).toString()}`),
+      const { status, text } = await this.post(
+        new URL(`${this.options.baseUrl}/send`),
+        this.params(request),
         written,
       );
       this.up = true;
@@ -171,43 +196,74 @@ export class HttpConnector implements SmscConnector {
   }
 
   /**
-   * One GET with node's http client rather than fetch: its `finish` event says when the request
-   * has left for the upstream, which is when the message may be there (`written`).
+   * One POST with node's http client rather than fetch: its `finish` event says when the request
+   * has left for the upstream, which is when the message may be there (`written`). The socket's
+   * lookup is the guard's, so the address connected to is the address checked.
    */
-  private get(url: URL, written: () => void): Promise<{ status: number; text: string }> {
+  private post(
+    url: URL,
+    form: URLSearchParams,
+    written: () => void,
+  ): Promise<{ status: number; text: string }> {
     const transport = url.protocol === 'https:' ? https : http;
+    const body = Buffer.from(form.toString());
+    const basic = Buffer.from(`${this.options.username}:${this.options.password}`).toString(
+      'base64',
+    );
+    const literal = this.guard.literalRefusal(url);
+    if (literal) return Promise.reject(this.failure(new UrlRefusedError(literal)));
     return new Promise((resolve, reject) => {
-      let refused = false;
-      const req = transport.request(url, { method: 'GET' }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8').trim(),
+      const headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': String(body.length),
+        authorization: `Basic ${basic}`,
+      };
+      const req = transport.request(
+        url,
+        { method: 'POST', headers, lookup: this.guard.lookup },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size <= MAX_UPSTREAM_ANSWER_BYTES) return void chunks.push(chunk);
+            clearTimeout(timer);
+            reject(this.failure(new AnswerTooLargeError()));
+            req.destroy();
           });
-        });
-        res.on('error', (err) => req.destroy(err));
-      });
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8').trim(),
+            });
+          });
+          res.on('error', (err) => req.destroy(err));
+        },
+      );
       const timer = setTimeout(() => req.destroy(new TimeoutError()), this.options.timeoutMs);
       req.on('finish', written);
       req.on('error', (err: Error & { code?: string }) => {
         clearTimeout(timer);
-        this.up = false;
-        // A refused connection carried nothing; any other failure may have come after the request.
-        refused = err.code === 'ECONNREFUSED';
-        reject(
-          new SmscError(
-            err instanceof TimeoutError ? 'TIMEOUT' : 'CONNECTION_LOST',
-            false,
-            `upstream: ${err.message}`,
-            undefined,
-            { unanswered: !refused },
-          ),
-        );
+        reject(this.failure(err));
       });
-      req.end();
+      req.end(body);
+    });
+  }
+
+  /** A request that failed before an answer was read, as the dispatcher should take it. */
+  private failure(err: Error & { code?: string }): SmscError {
+    this.up = false;
+    // A refused connection or address carried nothing; any other failure may have come after the
+    // request.
+    const refused = err.code === 'ECONNREFUSED' || err instanceof UrlRefusedError;
+    if (err instanceof UrlRefusedError)
+      this.logger.warn(
+        { connector: this.name, reason: err.message },
+        'HTTP connector refused to reach its upstream',
+      );
+    return new SmscError(errorCode(err), false, `upstream: ${err.message}`, undefined, {
+      unanswered: !refused,
     });
   }
 

@@ -63,6 +63,8 @@ export const simulatorConfigShape = {
   SIM_HOST: z.string().default('127.0.0.1'),
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(2775),
   SIM_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8025),
+  /** Bearer token of the control endpoint; unset, it answers callers on its own machine only. */
+  SIM_CONTROL_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   SIM_SYSTEM_ID: z.string().optional(),
   SIM_PASSWORD: z.string().optional(),
   /** Milliseconds before each submit_sm_resp: `20`, or a range `5-50`. */

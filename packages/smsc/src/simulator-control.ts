@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { SmppSimulator } from './smpp-simulator';
@@ -25,12 +26,39 @@ export const OriginateRequestSchema = z
 
 const MAX_BODY = 64 * 1024;
 
+export interface SimulatorControlOptions {
+  /** SIM_CONTROL_TOKEN: a caller presenting `Authorization: Bearer <token>` may use the control. */
+  token?: string | undefined;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+function isLoopbackPeer(address: string | undefined): boolean {
+  return address !== undefined && /^(::ffff:)?127\.|^::1$/.test(address);
+}
+
+/**
+ * Whether a request may read or drive the simulator: what it received is every message the
+ * gateway sent (one-time passwords among them). With a token configured, only callers presenting
+ * it; without one, only callers on this machine.
+ */
+export function controlAllowed(
+  remoteAddress: string | undefined,
+  authorization: string | undefined,
+  token: string | undefined,
+): boolean {
+  if (token === undefined) return isLoopbackPeer(remoteAddress);
+  const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+  return presented !== undefined && timingSafeEqual(digest(presented), digest(token));
+}
+
 /**
  * The simulator's HTTP control endpoint: `GET /healthz`, `GET /received` (what arrived),
  * `POST /reset`, and `POST /originate` (a reply from a handset, delivered over the SMPP session
  * with every part's answer in the response), so a demo or a test exercises the real receiving path.
+ * All but /healthz answer only as `controlAllowed` says.
  */
-export function simulatorControl(simulator: SmppSimulator) {
+export function simulatorControl(simulator: SmppSimulator, options: SimulatorControlOptions = {}) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -38,6 +66,15 @@ export function simulatorControl(simulator: SmppSimulator) {
     };
     const bad = (message: string) => reply(400, { detail: { code: 'INVALID_PARAMETER', message } });
     if (req.method === 'GET' && req.url === '/healthz') return reply(200, { status: 'ok' });
+    if (!controlAllowed(req.socket.remoteAddress, req.headers.authorization, options.token)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return reply(401, {
+        detail: {
+          code: 'UNAUTHORIZED',
+          message: 'the simulator control needs SIM_CONTROL_TOKEN, or a caller on its own machine',
+        },
+      });
+    }
     if (req.method === 'GET' && req.url === '/received')
       return reply(200, { count: simulator.received.length, messages: simulator.messages() });
     if (req.method === 'POST' && req.url === '/reset') {

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const logger = createLogger('smpp-simulator', config.LOG_LEVEL);
   const simulator = new SmppSimulator(simulatorOptions(config));
   const smppAddress = await simulator.start();
-  const http = createServer(simulatorControl(simulator));
+  const http = createServer(simulatorControl(simulator, { token: config.SIM_CONTROL_TOKEN }));
   await new Promise<void>((resolve) => http.listen(config.SIM_HTTP_PORT, config.SIM_HOST, resolve));
   logger.info({ smpp: smppAddress, http: config.SIM_HTTP_PORT }, 'SMPP simulator listening');
   const stop = () => {

@@ -7,7 +7,7 @@ import { SubmitSmPdu } from './submit-sm-pdu';
 import { DeliverSmResp } from './deliver-sm-resp';
 import { installHotPduReader } from './pdu-reader';
 import { sourceAddress } from './sender-address';
-import type { SmppConnectorOptions } from './smpp-url';
+import { insecureTransportWarning, type SmppConnectorOptions } from './smpp-url';
 import {
   SmscError,
   normalizeSmscId,
@@ -146,6 +146,10 @@ export class SmppConnector implements SmscConnector {
       return Promise.reject(new SmscError('STOPPED', false, 'connector was stopped'));
     if (this.session || this.firstBind)
       return Promise.reject(new Error('SmppConnector.start() called twice'));
+    const { tls, host } = this.options;
+    const security = !tls ? 'plain' : tls.rejectUnauthorized ? 'tls' : 'tls-unverified';
+    const insecure = insecureTransportWarning(security, host);
+    if (insecure) this.logger.warn({ connector: this.name, transport: security }, insecure);
     return new Promise((resolve, reject) => {
       this.firstBind = { resolve, reject };
       this.connect();
@@ -398,7 +402,12 @@ export class SmppConnector implements SmscConnector {
     });
     if (!parsed) {
       session.send(answerTo(pdu));
-      this.logger.warn({ connector: this.name, text }, 'delivery receipt without an id');
+      // The text may quote the message (`text:` holds its first characters, a one-time password
+      // perhaps): only its length is logged.
+      this.logger.warn(
+        { connector: this.name, textLength: text.length },
+        'delivery receipt without an id',
+      );
       return;
     }
     const { rawId, ...rest } = parsed;

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, sep } from 'node:path';
 import { NO_ANSWER_POLICIES, type NoAnswerPolicy } from './smsc-connector';
 
 export type IdFormat = 'auto' | 'hex' | 'decimal';
@@ -33,7 +34,7 @@ export interface SmppConnectorOptions {
 }
 
 export interface SmppTlsOptions {
-  /** PEM of the CAs to trust (`tls_ca`, a file); unset: the system's. */
+  /** PEM of the CAs to trust (`tls_ca`: the PEM, or a file of SMSC_CA_DIR); unset: the system's. */
   ca?: string;
   /** The name the certificate must carry (`tls_servername`); unset: the host. */
   servername?: string;
@@ -105,8 +106,55 @@ const KNOWN = new Set([
 ]);
 const TLS_PARAMS = ['tls_ca', 'tls_servername', 'tls_insecure'];
 
+/** Where a connector URL's `tls_ca` may come from. */
+export interface CaSettings {
+  /** SMSC_CA_DIR: the only directory a `tls_ca` file name is read from; unset: PEM only. */
+  caDir?: string | undefined;
+  /**
+   * false where the URL is only checked (the admin API): the file lives where dispatchers run, so
+   * only its name is judged there.
+   */
+  readCa?: boolean;
+}
+
+/**
+ * `tls_ca` is the PEM itself, or the name of a file in SMSC_CA_DIR: an admin must not be able to
+ * make a dispatcher read any file it can (a key, a secret) by naming it as a CA.
+ */
+function certificateAuthority(value: string, settings: CaSettings): string | undefined {
+  if (value.trimStart().startsWith('-----BEGIN ')) {
+    if (!value.includes('-----END ')) throw new Error('SMSC_URL: tls_ca is not a complete PEM');
+    return value;
+  }
+  if (isAbsolute(value) || value.split(/[/\\]/).some((part) => part === '..' || part === ''))
+    throw new Error(
+      'SMSC_URL: tls_ca must be the PEM itself or a file name inside SMSC_CA_DIR, without a path',
+    );
+  if (settings.readCa === false) return undefined;
+  if (settings.caDir === undefined)
+    throw new Error('SMSC_URL: tls_ca names a file, but SMSC_CA_DIR is not set; give the PEM');
+  let file: string;
+  try {
+    const dir = realpathSync(settings.caDir);
+    file = realpathSync(join(dir, value));
+    // A link inside the directory must not lead out of it.
+    if (!file.startsWith(dir + sep)) throw new Error('outside');
+  } catch {
+    throw new Error(`SMSC_URL: tls_ca ${value} is not a readable file inside SMSC_CA_DIR`);
+  }
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`SMSC_URL: tls_ca ${value} cannot be read`);
+  }
+}
+
 /** The TLS settings of an smpps:// URL; none of them is allowed on smpp://. */
-function tlsOptions(secure: boolean, params: URLSearchParams): SmppTlsOptions | undefined {
+function tlsOptions(
+  secure: boolean,
+  params: URLSearchParams,
+  settings: CaSettings,
+): SmppTlsOptions | undefined {
   if (!secure) {
     const misplaced = TLS_PARAMS.find((p) => params.has(p));
     if (misplaced) throw new Error(`SMSC_URL: ${misplaced} needs the smpps:// scheme`);
@@ -115,15 +163,9 @@ function tlsOptions(secure: boolean, params: URLSearchParams): SmppTlsOptions | 
   const insecure = params.get('tls_insecure') ?? 'false';
   if (insecure !== 'true' && insecure !== 'false')
     throw new Error('SMSC_URL: tls_insecure must be true or false');
-  const caFile = params.get('tls_ca');
-  let ca: string | undefined;
-  if (caFile) {
-    try {
-      ca = readFileSync(caFile, 'utf8');
-    } catch {
-      throw new Error(`SMSC_URL: tls_ca ${caFile} cannot be read`);
-    }
-  }
+  const caParam = params.get('tls_ca');
+  if (caParam === '') throw new Error('SMSC_URL: tls_ca is empty');
+  const ca = caParam === null ? undefined : certificateAuthority(caParam, settings);
   const servername = params.get('tls_servername');
   return {
     ...(ca !== undefined && { ca }),
@@ -132,11 +174,48 @@ function tlsOptions(secure: boolean, params: URLSearchParams): SmppTlsOptions | 
   };
 }
 
+/** How a connector's traffic crosses the network, for warnings and the admin API. */
+export type TransportSecurity = 'tls' | 'tls-unverified' | 'plain';
+
+/** The transport security a connector URL asks for (smpp/smpps/http/https); undefined: not one. */
+export function transportSecurity(url: string): TransportSecurity | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol === 'smpp:' || parsed.protocol === 'http:') return 'plain';
+  if (parsed.protocol === 'https:') return 'tls';
+  if (parsed.protocol !== 'smpps:') return undefined;
+  return parsed.searchParams.get('tls_insecure') === 'true' ? 'tls-unverified' : 'tls';
+}
+
+/** Traffic to these hosts stays on this machine: plain transport there is no exposure. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+/**
+ * Why a connector is insecure, for the warning logged when it starts and when an admin stores it;
+ * undefined when it is not (TLS checked, or a loopback host).
+ */
+export function insecureTransportWarning(
+  security: TransportSecurity | undefined,
+  host: string,
+): string | undefined {
+  if (security === 'tls-unverified')
+    return 'INSECURE: tls_insecure=true, the SMSC certificate is not checked; anyone on the path can read and change the traffic';
+  if (security !== 'plain' || isLoopbackHost(host)) return undefined;
+  return 'INSECURE: the connector does not use TLS; its credentials and messages cross the network readable';
+}
+
 /**
  * `smpp://system_id:password@host:port?window=50&throughput=0&…`, or `smpps://…` for SMPP over TLS
  * (docs/configuration.md).
  */
-export function parseSmscUrl(url: string): SmppConnectorOptions {
+export function parseSmscUrl(url: string, settings: CaSettings = {}): SmppConnectorOptions {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -173,6 +252,6 @@ export function parseSmscUrl(url: string): SmppConnectorOptions {
     idFormat: idFormat(params, 'id_format'),
     receiptIdFormat: idFormat(params, 'receipt_id_format'),
     onNoAnswer: noAnswerPolicy(params),
-    tls: tlsOptions(secure, params),
+    tls: tlsOptions(secure, params, settings),
   };
 }

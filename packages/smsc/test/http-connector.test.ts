@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@smsgw/kit';
+import { createLogger, UrlGuard } from '@smsgw/kit';
 import {
   HttpConnector,
   SmscError,
@@ -9,7 +9,7 @@ import {
   type SubmitRequest,
 } from '../src';
 
-/** A small upstream speaking the simpler HTTP interface. */
+/** A small upstream speaking the simpler HTTP interface: a form posted to /send. */
 let upstream: Server;
 let base: string;
 const seen: URLSearchParams[] = [];
@@ -17,20 +17,30 @@ let next = 1;
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://upstream');
-    seen.push(url.searchParams);
-    if (url.pathname !== '/api/send') return void res.writeHead(404).end('Error "no such path"');
-    if (url.searchParams.get('password') !== 'secret')
-      return void res.writeHead(403).end('Error "Authentication failure"');
-    const to = url.searchParams.get('to') ?? '';
-    if (to.startsWith('999')) return void res.writeHead(400).end('Error "Bad destination"');
-    if (to.startsWith('500')) return void res.writeHead(500).end('Error "busy"');
-    if (to.startsWith('777')) return void setTimeout(() => res.end(`Success "late"`), 1000);
-    res.end(`Success "${(next++).toString(16).toUpperCase()}0A"`);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, res, new URLSearchParams(Buffer.concat(chunks).toString())));
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   base = `http://gw:secret@127.0.0.1:${(upstream.address() as AddressInfo).port}/api?window=2&timeout_ms=300`;
 });
+
+function answer(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): void {
+  const url = new URL(req.url ?? '/', 'http://upstream');
+  seen.push(form);
+  if (req.method !== 'POST' || url.pathname !== '/api/send' || url.search !== '')
+    return void res.writeHead(404).end('Error "no such path"');
+  if (
+    form.get('password') !== 'secret' ||
+    req.headers.authorization !== `Basic ${Buffer.from('gw:secret').toString('base64')}`
+  )
+    return void res.writeHead(403).end('Error "Authentication failure"');
+  const to = form.get('to') ?? '';
+  if (to.startsWith('999')) return void res.writeHead(400).end('Error "Bad destination"');
+  if (to.startsWith('500')) return void res.writeHead(500).end('Error "busy"');
+  if (to.startsWith('777')) return void setTimeout(() => res.end(`Success "late"`), 1000);
+  res.end(`Success "${(next++).toString(16).toUpperCase()}0A"`);
+}
 afterAll(async () => {
   upstream.closeAllConnections();
   await new Promise((r) => upstream.close(r));
@@ -40,6 +50,7 @@ const connector = () =>
   new HttpConnector(
     { ...parseHttpSmscUrl(base), name: 'upstream' },
     createLogger('test', 'silent'),
+    new UrlGuard(['127.0.0.1']),
   );
 const request = (content: string, to = '41790000001'): SubmitRequest => {
   const encoded = splitMessage({ content }, { maxParts: 10 });

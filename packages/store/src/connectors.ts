@@ -1,6 +1,9 @@
-import type { Queryable } from '@smsgw/kit';
+import type { Queryable, SecretBox } from '@smsgw/kit';
 
-/** Statements on `connectors` (migration 017). */
+/**
+ * Statements on `connectors` (migration 017). The password of a connector's URL is stored sealed
+ * (migration 026): these functions take and give the whole URL, and seal or open it with `box`.
+ */
 
 export interface ConnectorRow {
   name: string;
@@ -11,12 +14,69 @@ export interface ConnectorRow {
   updated_at: Date;
 }
 
+type StoredRow = ConnectorRow & { password_sealed: string | null };
+
+const COLUMNS = `name, url, password_sealed, binds, bind_mode, desired_state, updated_at`;
+
+/** The URL with its password taken out, and the password sealed; none to seal: null. */
+function sealUrl(box: SecretBox, url: string): { url: string; sealed: string | null } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, sealed: null };
+  }
+  if (parsed.password === '') return { url, sealed: null };
+  const sealed = box.seal(parsed.password);
+  parsed.password = '';
+  return { url: parsed.toString(), sealed };
+}
+
+/** A URL as openRow gives it back, to compare with one given. */
+function normalized(url: string): string {
+  try {
+    return new URL(url).toString();
+  } catch {
+    return url;
+  }
+}
+
+/** The URL as given: the sealed password put back; a row without one holds its URL whole. */
+function openRow(box: SecretBox, row: StoredRow): ConnectorRow {
+  const { password_sealed: sealed, ...rest } = row;
+  if (sealed === null) return { ...rest, url: normalized(row.url) };
+  const parsed = new URL(row.url);
+  parsed.password = box.open(sealed);
+  return { ...rest, url: parsed.toString() };
+}
+
 /** Every connector, by name. */
-export async function listConnectors(db: Queryable): Promise<ConnectorRow[]> {
-  const { rows } = await db.query<ConnectorRow>(
-    `SELECT name, url, binds, bind_mode, desired_state, updated_at FROM connectors ORDER BY name`,
+export async function listConnectors(db: Queryable, box: SecretBox): Promise<ConnectorRow[]> {
+  const { rows } = await db.query<StoredRow>(`SELECT ${COLUMNS} FROM connectors ORDER BY name`);
+  return rows.map((row) => openRow(box, row));
+}
+
+/**
+ * Seals the passwords of rows written before they were sealed (their URL holds the password);
+ * updated_at stays, as the URL a dispatcher opens is the same. Returns how many were sealed.
+ */
+export async function sealClearConnectorPasswords(db: Queryable, box: SecretBox): Promise<number> {
+  const { rows } = await db.query<{ name: string; url: string }>(
+    `SELECT name, url FROM connectors WHERE password_sealed IS NULL`,
   );
-  return rows;
+  let sealed = 0;
+  for (const row of rows) {
+    const stored = sealUrl(box, row.url);
+    if (stored.sealed === null) continue;
+    // Only if nobody changed the row meanwhile.
+    const { rowCount } = await db.query(
+      `UPDATE connectors SET url = $3, password_sealed = $4
+        WHERE name = $1 AND url = $2 AND password_sealed IS NULL`,
+      [row.name, row.url, stored.url, stored.sealed],
+    );
+    sealed += rowCount ?? 0;
+  }
+  return sealed;
 }
 
 /**
@@ -26,24 +86,41 @@ export async function listConnectors(db: Queryable): Promise<ConnectorRow[]> {
  */
 export async function ensureConnector(
   db: Queryable,
+  box: SecretBox,
   name: string,
   url: string,
   binds: number,
 ): Promise<void> {
+  // A sealed password differs at each sealing: compare what it opens to, not the columns.
+  const current = await getConnector(db, name, box).catch(() => undefined);
+  if (current && current.url === normalized(url) && current.binds === binds) return;
+  const stored = sealUrl(box, url);
   await db.query(
-    `INSERT INTO connectors (name, url, binds) VALUES ($1, $2, $3)
-     ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, binds = EXCLUDED.binds, updated_at = now()
-      WHERE connectors.url IS DISTINCT FROM EXCLUDED.url OR connectors.binds <> EXCLUDED.binds`,
-    [name, url, binds],
+    `INSERT INTO connectors (name, url, password_sealed, binds) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO UPDATE
+        SET url = EXCLUDED.url, password_sealed = EXCLUDED.password_sealed,
+            binds = EXCLUDED.binds, updated_at = now()`,
+    [name, stored.url, stored.sealed, binds],
   );
 }
 
-export async function getConnector(db: Queryable, name: string): Promise<ConnectorRow | undefined> {
-  const { rows } = await db.query<ConnectorRow>(
-    `SELECT name, url, binds, bind_mode, desired_state, updated_at FROM connectors WHERE name = $1`,
-    [name],
-  );
-  return rows[0];
+/**
+ * One connector; without `box` (where only its existence or settings matter) its URL comes without
+ * a sealed password.
+ */
+export async function getConnector(
+  db: Queryable,
+  name: string,
+  box?: SecretBox,
+): Promise<ConnectorRow | undefined> {
+  const { rows } = await db.query<StoredRow>(`SELECT ${COLUMNS} FROM connectors WHERE name = $1`, [
+    name,
+  ]);
+  const row = rows[0];
+  if (!row) return undefined;
+  if (box) return openRow(box, row);
+  const { password_sealed: _sealed, ...rest } = row;
+  return rest;
 }
 
 /**
@@ -66,11 +143,14 @@ export async function lockConnectors(
 /** false when a connector of that name exists already. */
 export async function insertConnector(
   db: Queryable,
+  box: SecretBox,
   c: Pick<ConnectorRow, 'name' | 'url' | 'binds' | 'bind_mode'>,
 ): Promise<boolean> {
+  const stored = sealUrl(box, c.url);
   const { rowCount } = await db.query(
-    `INSERT INTO connectors (name, url, binds, bind_mode) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`,
-    [c.name, c.url, c.binds, c.bind_mode],
+    `INSERT INTO connectors (name, url, password_sealed, binds, bind_mode) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (name) DO NOTHING`,
+    [c.name, stored.url, stored.sealed, c.binds, c.bind_mode],
   );
   return rowCount === 1;
 }
@@ -81,17 +161,32 @@ export async function insertConnector(
  */
 export async function updateConnector(
   db: Queryable,
+  box: SecretBox,
   name: string,
   patch: Partial<Pick<ConnectorRow, 'url' | 'binds' | 'bind_mode'>>,
 ): Promise<boolean> {
+  // The same URL sealed again would look changed: a URL equal to the stored one is no change.
+  let url = patch.url;
+  if (url !== undefined && (await getConnector(db, name, box))?.url === normalized(url))
+    url = undefined;
+  const stored = url === undefined ? undefined : sealUrl(box, url);
   const { rowCount } = await db.query(
     `UPDATE connectors
-        SET url = COALESCE($2, url), binds = COALESCE($3, binds), bind_mode = COALESCE($4, bind_mode),
+        SET url = COALESCE($2, url),
+            password_sealed = CASE WHEN $2::text IS NULL THEN password_sealed ELSE $5 END,
+            binds = COALESCE($3, binds), bind_mode = COALESCE($4, bind_mode),
             updated_at = CASE
-              WHEN (url, binds, bind_mode) IS DISTINCT FROM (COALESCE($2, url), COALESCE($3, binds), COALESCE($4, bind_mode))
+              WHEN $2::text IS NOT NULL
+                OR (binds, bind_mode) IS DISTINCT FROM (COALESCE($3, binds), COALESCE($4, bind_mode))
               THEN now() ELSE updated_at END
       WHERE name = $1`,
-    [name, patch.url ?? null, patch.binds ?? null, patch.bind_mode ?? null],
+    [
+      name,
+      stored?.url ?? null,
+      patch.binds ?? null,
+      patch.bind_mode ?? null,
+      stored?.sealed ?? null,
+    ],
   );
   return rowCount === 1;
 }
@@ -116,4 +211,28 @@ export async function setDesiredState(
 export async function deleteConnector(db: Queryable, name: string): Promise<boolean> {
   const { rowCount } = await db.query(`DELETE FROM connectors WHERE name = $1`, [name]);
   return rowCount === 1;
+}
+
+/**
+ * Sets (or with null clears) the SHA-256 of the secret an HTTP upstream presents as this connector
+ * (migration 024); false when there is no such connector.
+ */
+export async function setConnectorInboundSecret(
+  db: Queryable,
+  name: string,
+  secretHash: string | null,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connectors SET inbound_secret_hash = $2 WHERE name = $1`,
+    [name, secretHash],
+  );
+  return rowCount === 1;
+}
+
+/** Each connector that has an inbound secret, with its hash: the HTTP inbound endpoint's keys. */
+export async function connectorInboundSecrets(db: Queryable): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ name: string; inbound_secret_hash: string }>(
+    `SELECT name, inbound_secret_hash FROM connectors WHERE inbound_secret_hash IS NOT NULL`,
+  );
+  return new Map(rows.map((r) => [r.name, r.inbound_secret_hash]));
 }

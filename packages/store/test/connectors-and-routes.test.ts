@@ -1,4 +1,4 @@
-import { PgliteDb, migrate } from '@smsgw/kit';
+import { PgliteDb, SecretBox, migrate } from '@smsgw/kit';
 import {
   deleteStaleConnectorStatus,
   getConnector,
@@ -16,11 +16,12 @@ import {
 } from '@smsgw/store';
 
 let db: PgliteDb;
+const box = new SecretBox('connectors-and-routes-test-key-0123456789');
 beforeAll(async () => {
   db = await PgliteDb.open();
   await migrate(db);
   for (const name of ['a', 'b'])
-    await insertConnector(db, {
+    await insertConnector(db, box, {
       name,
       url: `smpp://u:p@${name}`,
       binds: 1,
@@ -38,42 +39,42 @@ const route = (name: string, position: number, connectors: string[]): NewMtRoute
   reroute_on: [],
   price: '0.05',
 });
-const updatedAt = async (name: string) => (await getConnector(db, name))!.updated_at.getTime();
+const updatedAt = async (name: string) => (await getConnector(db, name, box))!.updated_at.getTime();
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('connectors', () => {
   it('refuses a second connector of the same name', async () => {
     expect(
-      await insertConnector(db, {
+      await insertConnector(db, box, {
         name: 'a',
         url: 'smpp://x@y',
         binds: 1,
         bind_mode: 'transceiver',
       }),
     ).toBe(false);
-    expect((await getConnector(db, 'a'))!.url).toBe('smpp://u:p@a');
+    expect((await getConnector(db, 'a', box))!.url).toBe('smpp://u:p@a');
   });
 
   it('moves updated_at only when a value changes', async () => {
     const before = await updatedAt('a');
     await tick();
-    expect(await updateConnector(db, 'a', { binds: 1, url: 'smpp://u:p@a' })).toBe(true);
+    expect(await updateConnector(db, box, 'a', { binds: 1, url: 'smpp://u:p@a' })).toBe(true);
     expect(await updatedAt('a')).toBe(before);
-    expect(await updateConnector(db, 'a', { binds: 2 })).toBe(true);
+    expect(await updateConnector(db, box, 'a', { binds: 2 })).toBe(true);
     expect(await updatedAt('a')).toBeGreaterThan(before);
-    expect(await getConnector(db, 'a')).toMatchObject({ binds: 2, url: 'smpp://u:p@a' });
-    expect(await updateConnector(db, 'nope', { binds: 2 })).toBe(false);
+    expect(await getConnector(db, 'a', box)).toMatchObject({ binds: 2, url: 'smpp://u:p@a' });
+    expect(await updateConnector(db, box, 'nope', { binds: 2 })).toBe(false);
   });
 
   it('stops and starts, false for an unknown one', async () => {
     expect(await setDesiredState(db, 'b', 'stopped')).toBe(true);
-    expect((await getConnector(db, 'b'))!.desired_state).toBe('stopped');
+    expect((await getConnector(db, 'b', box))!.desired_state).toBe('stopped');
     const stoppedAt = await updatedAt('b');
     await tick();
     expect(await setDesiredState(db, 'b', 'stopped')).toBe(true);
     expect(await updatedAt('b')).toBe(stoppedAt);
     expect(await setDesiredState(db, 'b', 'started')).toBe(true);
-    expect((await getConnector(db, 'b'))!.desired_state).toBe('started');
+    expect((await getConnector(db, 'b', box))!.desired_state).toBe('started');
     expect(await setDesiredState(db, 'nope', 'stopped')).toBe(false);
   });
 

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import {
   compileProxyTrust,
+  SecretBox,
   followAccountChanges,
   type Bus,
   type Consumer,
@@ -17,9 +18,12 @@ import { MemoryLoginThrottle, type LoginThrottle } from './login-throttle';
 import { createAuthMetrics } from './metrics';
 import { PasswordHasher } from './password-hasher';
 import { RedisLoginThrottle } from './redis-login-throttle';
+import { RedisFlags } from './redis-verified-credentials';
 import { createAuthRoutes } from './routes';
+import type { ConnectorAdminSettings } from './connector-admin-routes';
 import { SenderRulesStore } from './sender-rules-store';
 import { TokenIssuer } from './token-issuer';
+import { MemoryFlags, VerifiedCredentials } from './verified-credentials';
 
 export interface AuthServiceOptions {
   db: Db;
@@ -40,6 +44,8 @@ export interface AuthServiceOptions {
   loginWindowSeconds: number;
   kdfConcurrency: number;
   trustedProxies: readonly string[];
+  /** The connector admin API's key and allow-list (CONNECTOR_SECRET_KEY, CONNECTOR_ALLOWED_HOSTS). */
+  connectors: ConnectorAdminSettings;
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
 }
@@ -70,6 +76,8 @@ export function authSettings(config: {
   LOGIN_WINDOW_SECONDS: number;
   KDF_CONCURRENCY: number;
   TRUSTED_PROXIES: string[];
+  CONNECTOR_SECRET_KEY: string;
+  CONNECTOR_ALLOWED_HOSTS: string[];
 }): Omit<AuthServiceOptions, 'db' | 'bus' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
@@ -83,6 +91,10 @@ export function authSettings(config: {
     loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
     kdfConcurrency: config.KDF_CONCURRENCY,
     trustedProxies: config.TRUSTED_PROXIES,
+    connectors: {
+      secrets: new SecretBox(config.CONNECTOR_SECRET_KEY),
+      allowedHosts: config.CONNECTOR_ALLOWED_HOSTS,
+    },
   };
 }
 
@@ -94,8 +106,14 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const throttle: LoginThrottle = options.redisUrl
     ? new RedisLoginThrottle(options.redisUrl, windowMs, options.logger)
     : new MemoryLoginThrottle(windowMs);
+  // Shared like the counters: a replica restarted or rolled out still knows who verified.
+  const verified = new VerifiedCredentials(
+    options.redisUrl ? new RedisFlags(options.redisUrl, options.logger) : new MemoryFlags(),
+    options.jwtSecret,
+  );
   const guard = new LoginGuard(
     throttle,
+    verified,
     new KdfGate(options.kdfConcurrency, options.kdfConcurrency * KDF_WAITING_PER_SLOT),
     {
       failuresPerName: options.failuresPerName,
@@ -119,6 +137,8 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     internalToken: options.internalToken,
     maxBodyBytes: options.maxBodyBytes,
     trustedProxies: compileProxyTrust(options.trustedProxies),
+    connectors: options.connectors,
+    logger: options.logger,
   });
   let following: Consumer | undefined;
   return {
@@ -131,6 +151,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     async close() {
       await following?.cancel();
       await throttle.close();
+      await verified.close();
     },
   };
 }

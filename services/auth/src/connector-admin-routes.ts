@@ -6,8 +6,22 @@ import {
   MtRouteInputSchema,
   RouteNameSchema,
 } from '@smsgw/contracts';
-import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
-import { parseHttpSmscUrl, parseSmscUrl } from '@smsgw/smsc';
+import {
+  asyncRoute,
+  HttpError,
+  parseInput,
+  UrlGuard,
+  UrlRefusedError,
+  type Db,
+  type Logger,
+  type SecretBox,
+} from '@smsgw/kit';
+import {
+  insecureTransportWarning,
+  parseHttpSmscUrl,
+  parseSmscUrl,
+  transportSecurity,
+} from '@smsgw/smsc';
 import {
   countWaitingForConnector,
   deleteConnector,
@@ -25,26 +39,33 @@ import {
   updateConnector,
 } from '@smsgw/store';
 import { connectorView, routeView } from './connector-view';
+import { requireScope } from './admin-scopes';
 
 /** A dispatcher that has not reported for this long is gone (it reports every 2 s). */
 const STATUS_FRESH_SECONDS = 10;
 
+/** What the connector admin API needs besides the database. */
+export interface ConnectorAdminSettings {
+  /** CONNECTOR_SECRET_KEY's box: passwords are stored sealed. */
+  secrets: SecretBox;
+  /** CONNECTOR_ALLOWED_HOSTS: private or loopback hosts an HTTP connector may name. */
+  allowedHosts: readonly string[];
+}
+
 /**
  * The URL must be one a dispatcher can open: the same parsers, so a typo is a 400 now. A `tls_ca`
- * file is read where dispatchers run, which need not be this host, so only its presence counts here.
+ * file is read where dispatchers run, which need not be this host, so only its name is judged
+ * here. An HTTP upstream must not resolve to an internal address (dispatchers check again at each
+ * request).
  */
-function checkUrl(url: string): void {
+async function checkUrl(url: string, guard: UrlGuard): Promise<void> {
   try {
     if (/^https?:/.test(url)) {
       parseHttpSmscUrl(url);
+      await guard.check(url);
       return;
     }
-    const parsed = new URL(url);
-    if (parsed.protocol === 'smpps:' && parsed.searchParams.has('tls_ca')) {
-      if (parsed.searchParams.get('tls_ca') === '') throw new Error('tls_ca is empty');
-      parsed.searchParams.delete('tls_ca');
-    }
-    parseSmscUrl(parsed.toString());
+    parseSmscUrl(url, { readCa: false });
   } catch (err) {
     throw HttpError.invalid('url', describeUrlError(err));
   }
@@ -53,6 +74,7 @@ function checkUrl(url: string): void {
 /** The parser's reason without its SMSC_URL prefix; the URL itself is never echoed. */
 function describeUrlError(err: unknown): string {
   if ((err as { code?: string }).code === 'ERR_INVALID_URL') return 'not a URL';
+  if (err instanceof UrlRefusedError) return `the upstream may not be reached: ${err.message}`;
   return (err as Error).message.replace(/^SMSC_URL: /, '');
 }
 
@@ -68,13 +90,25 @@ function nameInPath(schema: typeof ConnectorNameSchema, req: Request) {
  * (docs/routing.md). Dispatchers and gateways read the tables within seconds of a change. A
  * connector's password is never returned.
  */
-export function createConnectorAdminRoutes(db: Db): Router {
+export function createConnectorAdminRoutes(
+  db: Db,
+  settings: ConnectorAdminSettings,
+  logger?: Logger,
+): Router {
   const router = Router();
+  const { secrets } = settings;
+  const guard = new UrlGuard(settings.allowedHosts, 'CONNECTOR_ALLOWED_HOSTS');
+  // An admin storing a connector that exposes its traffic hears it now, not at the next incident.
+  const warnIfInsecure = (name: string, url: string) => {
+    const security = transportSecurity(url);
+    const warning = insecureTransportWarning(security, new URL(url).hostname);
+    if (warning) logger?.warn({ connector: name, transport: security }, warning);
+  };
   const connectorName = (req: Request) => nameInPath(ConnectorNameSchema, req);
   const routeName = (req: Request) => nameInPath(RouteNameSchema, req);
 
   const show = async (name: string) => {
-    const connector = await getConnector(db, name);
+    const connector = await getConnector(db, name, secrets);
     if (!connector) throw HttpError.notFound(`No connector ${name}`);
     const [status, routes] = await Promise.all([
       listConnectorStatus(db, STATUS_FRESH_SECONDS),
@@ -85,9 +119,10 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.get(
     '/connectors',
+    requireScope('connectors'),
     asyncRoute(async (_req, res) => {
       const [connectors, status, routes] = await Promise.all([
-        listConnectors(db),
+        listConnectors(db, secrets),
         listConnectorStatus(db, STATUS_FRESH_SECONDS),
         listMtRoutes(db),
       ]);
@@ -97,6 +132,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.get(
     '/connectors/:name',
+    requireScope('connectors'),
     asyncRoute(async (req, res) => {
       res.json({ data: await show(connectorName(req)) });
     }),
@@ -104,38 +140,43 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.post(
     '/connectors',
+    requireScope('connectors'),
     asyncRoute(async (req, res) => {
       const input = parseInput(ConnectorInputSchema, req.body);
-      checkUrl(input.url);
-      const created = await insertConnector(db, {
+      await checkUrl(input.url, guard);
+      const created = await insertConnector(db, secrets, {
         name: input.name,
         url: input.url,
         binds: input.binds,
         bind_mode: input.bind,
       });
       if (!created) throw new HttpError('CONFLICT', `A connector named ${input.name} exists`);
+      warnIfInsecure(input.name, input.url);
       res.status(201).json({ data: await show(input.name) });
     }),
   );
 
   router.patch(
     '/connectors/:name',
+    requireScope('connectors'),
     asyncRoute(async (req, res) => {
       const name = connectorName(req);
       const input = parseInput(ConnectorUpdateSchema, req.body);
-      if (input.url !== undefined) checkUrl(input.url);
-      const updated = await updateConnector(db, name, {
+      if (input.url !== undefined) await checkUrl(input.url, guard);
+      const updated = await updateConnector(db, secrets, name, {
         ...(input.url !== undefined && { url: input.url }),
         ...(input.binds !== undefined && { binds: input.binds }),
         ...(input.bind !== undefined && { bind_mode: input.bind }),
       });
       if (!updated) throw HttpError.notFound(`No connector ${name}`);
+      if (input.url !== undefined) warnIfInsecure(name, input.url);
       res.json({ data: await show(name) });
     }),
   );
 
   router.delete(
     '/connectors/:name',
+    requireScope('connectors'),
     asyncRoute(async (req, res) => {
       const name = connectorName(req);
       // Locked first, so a route stored meanwhile cannot come to name a connector that is gone.
@@ -158,6 +199,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
   for (const action of ['stop', 'start'] as const) {
     router.post(
       `/connectors/:name/${action}`,
+      requireScope('connectors'),
       asyncRoute(async (req, res) => {
         const name = connectorName(req);
         if (!(await setDesiredState(db, name, action === 'stop' ? 'stopped' : 'started')))
@@ -169,6 +211,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.get(
     '/routes',
+    requireScope('routes'),
     asyncRoute(async (_req, res) => {
       res.json({ data: (await listMtRoutes(db)).map(routeView) });
     }),
@@ -176,6 +219,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.get(
     '/routes/:name',
+    requireScope('routes'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const route = await getMtRoute(db, name);
@@ -186,6 +230,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.put(
     '/routes/:name',
+    requireScope('routes'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const input = parseInput(MtRouteInputSchema, req.body);
@@ -215,6 +260,7 @@ export function createConnectorAdminRoutes(db: Db): Router {
 
   router.delete(
     '/routes/:name',
+    requireScope('routes'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       if (!(await deleteMtRoute(db, name))) throw HttpError.notFound(`No route ${name}`);

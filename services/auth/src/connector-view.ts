@@ -1,5 +1,6 @@
 import type { ConnectorStatus, ConnectorView, MtRouteView } from '@smsgw/contracts';
 import type { ConnectorRow, ConnectorStatusRow, MtRouteRow } from '@smsgw/store';
+import { insecureTransportWarning, transportSecurity } from '@smsgw/smsc';
 import { maskConnectorUrl } from './connector-url-mask';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -24,6 +25,14 @@ function holderView(s: ConnectorStatusRow): ConnectorStatus {
   };
 }
 
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+};
+
 /**
  * A connector as the admin API shows it: its URL without secrets, the routes that use it, and the
  * fresh status rows of every dispatcher holding its sessions summed into one state. `status` and
@@ -43,6 +52,7 @@ export function connectorView(
   // Up since the first holder still bound came up; down since the last one went down.
   const upSince = earliest(own.flatMap((s) => (s.bound > 0 && s.up_since ? [s.up_since] : [])));
   const downSince = latest(own.flatMap((s) => (s.down_since ? [s.down_since] : [])));
+  const transport = transportSecurity(c.url) ?? 'plain';
   return {
     name: c.name,
     url: maskConnectorUrl(c.url),
@@ -51,6 +61,8 @@ export function connectorView(
     desiredState: c.desired_state,
     routes: routes.filter((r) => r.targets.some((t) => t.connector === c.name)).map((r) => r.name),
     state: c.desired_state === 'stopped' ? 'stopped' : sessions > 0 ? 'up' : 'down',
+    transport,
+    insecure: insecureTransportWarning(transport, hostOf(c.url)) !== undefined,
     sessions,
     windowInUse: sum((s) => s.window_in_use),
     waiting: sum((s) => s.waiting),

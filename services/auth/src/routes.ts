@@ -9,7 +9,6 @@ import {
   CreditSchema,
   DEFAULT_SECRET_GRACE_SECONDS,
   RotateCallbackSecretSchema,
-  SPEC_MESSAGES,
   TokenRequestSchema,
   UsernameSchema,
   CLIENT_ADDRESS_HEADER,
@@ -24,9 +23,14 @@ import {
   jsonBody,
   parseInput,
   type Db,
+  type Logger,
   type ProxyTrust,
 } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
+import { AdminAudit } from './admin-audit';
+import { authenticateAdmin } from './admin-auth';
+import { holdsScope, missingScope, requireScope } from './admin-scopes';
+import { createAdminTokenRoutes } from './admin-token-routes';
 import { addAccountControlRoutes } from './account-control-routes';
 import type { AccountStore } from './account-store';
 import { accountDisabled, type CredentialVerifier } from './credential-verifier';
@@ -35,9 +39,8 @@ import { requireInternalToken } from './internal-guard';
 import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
 import { createInboundAdminRoutes } from './inbound-admin-routes';
-import { createConnectorAdminRoutes } from './connector-admin-routes';
+import { createConnectorAdminRoutes, type ConnectorAdminSettings } from './connector-admin-routes';
 import type { PasswordHasher } from './password-hasher';
-import { sameSecret } from './same-secret';
 import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
@@ -56,6 +59,8 @@ export interface AuthRoutesDeps {
   maxBodyBytes: number;
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: ProxyTrust;
+  logger?: Logger | undefined;
+  connectors: ConnectorAdminSettings;
 }
 
 /** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
@@ -101,6 +106,9 @@ function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorReq
   ];
 }
 
+/** The one answer to an unknown client_id, a revoked application and a wrong secret alike. */
+const WRONG_APPLICATION_CREDENTIALS = 'Wrong client_id or client_secret';
+
 export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const { store, hasher, tokens, verifier } = deps;
   const router = Router();
@@ -116,19 +124,18 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
         secret: client_secret,
         address: clientAddress(req, deps.trustedProxies),
       };
-      const found = await store.findApplication(client_id);
-      const live = found && found.revoked_at === null ? found : undefined;
       const app = await deps.guard.verify(attempt, async () => {
-        // Unknown and revoked applications cost a KDF too, and count as failures.
+        const found = await store.findApplication(client_id);
+        const live = found && found.revoked_at === null ? found : undefined;
+        // Unknown and revoked applications cost a KDF too, count as failures, and get the answer
+        // a wrong secret gets, so neither the answer nor its time tells which client_ids exist.
         if (!live) {
           await hasher.verifyDummy(client_secret);
           return undefined;
         }
         return (await hasher.verify(client_secret, live.secret_hash)) ? live : undefined;
       });
-      if (!live)
-        throw new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
-      if (!app) throw HttpError.unauthorized('Wrong client secret');
+      if (!app) throw HttpError.unauthorized(WRONG_APPLICATION_CREDENTIALS);
       if (app.disabled_at !== null) throw accountDisabled();
       const body: TokenResponse = {
         access_token: tokens.issue({
@@ -161,25 +168,26 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     );
 
   const admin = Router();
-  admin.use((req, _res, next) => {
-    const header = req.headers.authorization ?? '';
-    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    if (!token || !sameSecret(token, deps.adminToken)) {
-      next(
-        new HttpError('UNAUTHORIZED', 'Admin token required (Authorization: Bearer $ADMIN_TOKEN)'),
-      );
-      return;
-    }
-    next();
-  });
+  const audit = new AdminAudit(deps.trustedProxies, deps.db, deps.logger);
+  admin.use(authenticateAdmin(deps.db, deps.adminToken));
+  admin.use(audit.recorder());
   // Amounts and counts must not be rounded on the way in, so numbers are read exactly.
   admin.use(jsonBody(deps.maxBodyBytes, { exactNumbers: true }));
 
   admin.post(
     '/accounts',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const input = parseInput(CreateAccountSchema, req.body);
-      const account = await store.createAccount(input, await hasher.hash(input.password));
+      // Opening credit is credit: a token without that scope makes accounts with none.
+      const credited =
+        input.balance !== '0' || (input.sms_count !== undefined && input.sms_count !== '0');
+      if (credited && !holdsScope(res, 'credit')) throw missingScope('credit');
+      const account = await store.createAccount(
+        input,
+        await hasher.hash(input.password),
+        audit.hook(req, res, 201),
+      );
       if (!account)
         throw new HttpError('CONFLICT', `Account ${input.username} already exists`, {
           field: 'username',
@@ -190,6 +198,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.get(
     '/accounts/:username',
+    requireScope('accounts:read'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const account = await store.getAccount(username);
@@ -200,12 +209,13 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts/:username/credit',
+    requireScope('credit'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const credit = parseInput(CreditSchema, req.body);
       let account;
       try {
-        account = await store.credit(username, credit);
+        account = await store.credit(username, credit, audit.hook(req, res));
       } catch (err) {
         if (err instanceof RangeError) throw HttpError.invalid('amount', err.message);
         throw err;
@@ -217,22 +227,27 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.get(
     '/accounts/:username/callback-secret',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const secret = await store.callbackSecret(username);
       if (!secret) throw HttpError.notFound(`No account ${username}`);
+      // Reading a secret is recorded: whoever read it can sign as the gateway.
+      await audit.recordRead(req, res);
       res.set('Cache-Control', 'no-store').json(secret);
     }),
   );
 
   admin.post(
     '/accounts/:username/callback-secret',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { grace_seconds } = parseInput(RotateCallbackSecretSchema, req.body ?? {});
       const secret = await store.rotateCallbackSecret(
         username,
         grace_seconds ?? DEFAULT_SECRET_GRACE_SECONDS,
+        audit.hook(req, res),
       );
       if (!secret) throw HttpError.notFound(`No account ${username}`);
       res.set('Cache-Control', 'no-store').json(secret);
@@ -241,6 +256,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.post(
     '/accounts/:username/applications',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { name } = parseInput(CreateApplicationSchema, req.body ?? {});
@@ -253,6 +269,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
         clientId,
         await hasher.hash(clientSecret),
         name ?? null,
+        audit.hook(req, res, 201),
       );
       res
         .status(201)
@@ -262,21 +279,23 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.delete(
     '/accounts/:username/applications/:clientId',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const clientId = parseInput(ClientIdSchema, req.params['clientId']);
       const account = await store.getAccount(username);
-      if (!account || !(await store.revokeApplication(account.id, clientId)))
+      if (!account || !(await store.revokeApplication(account.id, clientId, audit.hook(req, res))))
         throw HttpError.notFound(`No application ${clientId} for ${username}`);
       await deps.announcer.announce(account.id, 'application-revoked', clientId);
       res.status(204).end();
     }),
   );
 
-  admin.use(createSenderRoutes(deps.senders));
+  admin.use(createSenderRoutes(deps.senders, audit));
+  admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
-  admin.use(createConnectorAdminRoutes(deps.db));
-  addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer });
+  admin.use(createConnectorAdminRoutes(deps.db, deps.connectors, deps.logger));
+  addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer, audit });
 
   router.use('/admin/v1', admin);
   return router;

@@ -3,8 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { CALLBACK_ID_HEADER, CALLBACK_SIGNATURE_HEADER } from '@smsgw/contracts';
 import { callbackSignature } from './callback-signature';
-import type { UrlGuard } from './url-guard';
-import { UrlRefusedError } from './url-guard';
+import { UrlRefusedError, type UrlGuard } from '@smsgw/kit';
 
 export interface CallbackRequest {
   url: string;

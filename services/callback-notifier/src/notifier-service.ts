@@ -1,5 +1,5 @@
 import { QUEUES, TOPICS, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
-import { PollingLoop, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
+import { PollingLoop, UrlGuard, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
 import type { Registry } from 'prom-client';
 import { CallbackSender } from './callback-sender';
 import { CallbackStore } from './callback-store';
@@ -8,7 +8,6 @@ import { DlrCallbacks } from './dlr-callbacks';
 import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
-import { UrlGuard } from './url-guard';
 import { InboundRouter } from './inbound-router';
 import type { OptOutKeywords } from './opt-out-keywords';
 import { notifierDefaults } from './defaults';

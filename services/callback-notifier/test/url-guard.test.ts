@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallbackSender } from '../src/callback-sender';
-import { UrlGuard } from '../src/url-guard';
+import { UrlGuard } from '@smsgw/kit';
 
 describe('UrlGuard', () => {
   const guard = new UrlGuard([]);

@@ -1,7 +1,7 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
-import type { Bus, Db, Logger } from '@smsgw/kit';
+import { SecretBox, UrlGuard, type Bus, type Db, type Logger } from '@smsgw/kit';
 import { MtRouter } from '@smsgw/routing';
-import { ensureConnector, oldestWaitingAge } from '@smsgw/store';
+import { ensureConnector, oldestWaitingAge, sealClearConnectorPasswords } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { AccountCaps } from './throughput/account-caps';
 import type { RateLimiter } from './throughput/rate-limiter';
@@ -18,6 +18,7 @@ import { MemoryBindLeases, type BindLeases } from './connectors/bind-leases';
 import { RedisBindLeases } from './connectors/redis-bind-leases';
 import { ConnectorFleet } from './connectors/connector-fleet';
 import { ConnectorSession, type SessionDeps } from './connectors/connector-session';
+import type { ConnectorAccess } from './connectors/open-connector';
 
 export interface DispatcherServiceOptions {
   db: Db;
@@ -41,6 +42,12 @@ export interface DispatcherServiceOptions {
   smartQos: boolean;
   /** Parts of an inbound message still missing after this long: delivered as what arrived. */
   inboundPartTimeoutMs: number;
+  /** CONNECTOR_ALLOWED_HOSTS: private or loopback hosts an HTTP connector may reach. */
+  connectorAllowedHosts: string[];
+  /** SMSC_CA_DIR: where a connector's `tls_ca` file is read from. */
+  caDir?: string | undefined;
+  /** CONNECTOR_SECRET_KEY: connector passwords are sealed with it in the database. */
+  connectorSecrets: SecretBox;
 }
 
 export interface DispatcherService {
@@ -62,6 +69,9 @@ type Settings = Pick<
   | 'inProcessBus'
   | 'smartQos'
   | 'inboundPartTimeoutMs'
+  | 'connectorAllowedHosts'
+  | 'caDir'
+  | 'connectorSecrets'
 >;
 
 /** The dispatcher's settings from its environment (distributed and embedded mode alike). */
@@ -73,6 +83,9 @@ export function dispatcherSettings(config: {
   SMART_QOS: boolean;
   INBOUND_PART_TIMEOUT_MS: number;
   AMQP_URL?: string | undefined;
+  CONNECTOR_ALLOWED_HOSTS: string[];
+  SMSC_CA_DIR?: string | undefined;
+  CONNECTOR_SECRET_KEY: string;
 }): Settings {
   return {
     maxAttempts: config.MAX_SUBMIT_ATTEMPTS,
@@ -82,7 +95,22 @@ export function dispatcherSettings(config: {
     inProcessBus: config.AMQP_URL === undefined,
     smartQos: config.SMART_QOS,
     inboundPartTimeoutMs: config.INBOUND_PART_TIMEOUT_MS,
+    connectorAllowedHosts: config.CONNECTOR_ALLOWED_HOSTS,
+    caDir: config.SMSC_CA_DIR,
+    connectorSecrets: new SecretBox(config.CONNECTOR_SECRET_KEY),
   };
+}
+
+/**
+ * What the dispatcher's connectors may reach and read. The operator wrote SMSC_URL into the
+ * environment: the default connector's host counts as allowed, as if listed.
+ */
+function connectorAccess(options: DispatcherServiceOptions): ConnectorAccess {
+  const allowed = [...options.connectorAllowedHosts];
+  const url = options.defaultConnectorUrl;
+  if (url !== undefined && /^https?:/.test(url))
+    allowed.push(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+  return { guard: new UrlGuard(allowed, 'CONNECTOR_ALLOWED_HOSTS'), caDir: options.caDir };
 }
 
 /** Retry delays sized so the bus gives up exactly when the dispatcher's attempt limit is reached. */
@@ -128,6 +156,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     rateLimiter: options.rateLimiter,
     accountCaps: new AccountCaps(db),
     router,
+    access: connectorAccess(options),
     settings: {
       maxAttempts: options.maxAttempts,
       submitStaleMs: options.submitStaleMs,
@@ -139,6 +168,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
   const defaults = dispatcherDefaults.connectors;
   const fleet: ConnectorFleet = new ConnectorFleet(
     db,
+    options.connectorSecrets,
     {
       db,
       bus,
@@ -176,9 +206,12 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       throughput: options.rateLimiter.isReady(),
     }),
     async start() {
+      const sealed = await sealClearConnectorPasswords(db, options.connectorSecrets);
+      if (sealed > 0) logger.info({ sealed }, 'sealed connector passwords stored in clear');
       if (options.defaultConnectorUrl !== undefined)
         await ensureConnector(
           db,
+          options.connectorSecrets,
           DEFAULT_CONNECTOR,
           options.defaultConnectorUrl,
           options.defaultConnectorBinds,

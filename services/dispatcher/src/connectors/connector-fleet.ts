@@ -1,6 +1,6 @@
 import { QUEUES, TOPICS, connectorQueue } from '@smsgw/contracts';
 import { hostname } from 'node:os';
-import type { Db, Logger } from '@smsgw/kit';
+import type { Db, Logger, SecretBox } from '@smsgw/kit';
 import {
   clearConnectorStatus,
   deleteStaleConnectorStatus,
@@ -44,6 +44,8 @@ export class ConnectorFleet {
 
   constructor(
     private readonly db: Db,
+    /** Opens the connectors' sealed passwords. */
+    private readonly secrets: SecretBox,
     private readonly deps: LaneDeps,
     private readonly logger: Logger,
     private readonly options: FleetOptions,
@@ -71,7 +73,7 @@ export class ConnectorFleet {
 
   /** Lanes for every connector in the table; lanes of removed connectors leave. */
   async refresh(): Promise<void> {
-    const rows = await listConnectors(this.db);
+    const rows = await listConnectors(this.db, this.secrets);
     const seen = new Set<string>();
     for (const row of rows) {
       seen.add(row.name);

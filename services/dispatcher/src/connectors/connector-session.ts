@@ -13,7 +13,7 @@ import type { RateLimiter } from '../throughput/rate-limiter';
 import { SmartQos } from '../throughput/smart-qos';
 import { ThroughputGate } from '../throughput/throughput-gate';
 import { SubmitPacing } from '../throughput/submit-pacing';
-import { openConnector, type ConnectorConfig } from './open-connector';
+import { openConnector, type ConnectorAccess, type ConnectorConfig } from './open-connector';
 
 export interface SessionSettings {
   maxAttempts: number;
@@ -33,6 +33,7 @@ export interface SessionDeps {
   accountCaps: AccountCaps;
   router: MtRouter;
   settings: SessionSettings;
+  access: ConnectorAccess;
 }
 
 /**
@@ -54,7 +55,7 @@ export class ConnectorSession {
     private readonly deps: SessionDeps,
   ) {
     const { db, bus, logger, metrics, settings } = deps;
-    const opened = openConnector(config, logger);
+    const opened = openConnector(config, logger, deps.access);
     this.connector = opened.connector;
     this.throughput = opened.throughput;
     const name = config.name;

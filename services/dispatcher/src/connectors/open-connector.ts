@@ -1,4 +1,4 @@
-import type { Logger } from '@smsgw/kit';
+import type { Logger, UrlGuard } from '@smsgw/kit';
 import {
   HttpConnector,
   SmppConnector,
@@ -17,6 +17,14 @@ export interface ConnectorConfig {
   desiredState: 'started' | 'stopped';
 }
 
+/** What a connector may reach and read: CONNECTOR_ALLOWED_HOSTS and SMSC_CA_DIR. */
+export interface ConnectorAccess {
+  /** The addresses an HTTP connector may connect to. */
+  guard: UrlGuard;
+  /** Where a `tls_ca` file name is read from. */
+  caDir?: string | undefined;
+}
+
 export interface OpenedConnector {
   connector: SmscConnector;
   /** Its cluster-wide cap in PDUs per second; 0: none. */
@@ -26,22 +34,30 @@ export interface OpenedConnector {
 /** The window a connector's URL asks for, to size its queues' prefetch before any session. */
 export function windowOf(url: string): number {
   if (/^https?:/.test(url)) return parseHttpSmscUrl(url).window;
-  return parseSmscUrl(url).window;
+  return parseSmscUrl(url, { readCa: false }).window;
 }
 
 /**
  * One session's connector for a connector's URL: SMPP (plain or TLS) or HTTP, one class per file in
  * the smsc package; this is the only place that picks one.
  */
-export function openConnector(config: ConnectorConfig, logger: Logger): OpenedConnector {
+export function openConnector(
+  config: ConnectorConfig,
+  logger: Logger,
+  access: ConnectorAccess,
+): OpenedConnector {
   const log = logger.child({ connector: config.name });
   if (/^https?:/.test(config.url)) {
     return {
-      connector: new HttpConnector({ ...parseHttpSmscUrl(config.url), name: config.name }, log),
+      connector: new HttpConnector(
+        { ...parseHttpSmscUrl(config.url), name: config.name },
+        log,
+        access.guard,
+      ),
       throughput: 0,
     };
   }
-  const options = parseSmscUrl(config.url);
+  const options = parseSmscUrl(config.url, { caDir: access.caDir });
   return {
     connector:
       config.bindMode === 'transmitter_receiver'
