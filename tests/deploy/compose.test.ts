@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { parseConfig } from '@smsgw/kit';
+import { compileProxyTrust, parseConfig } from '@smsgw/kit';
 import { authConfigShape } from '@smsgw/auth';
 import { gatewayConfigShape } from '@smsgw/api-gateway';
 import { dispatcherConfigShape } from '@smsgw/dispatcher';
@@ -20,6 +20,7 @@ interface ComposeService {
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+  networks?: { default?: { ipam?: { config?: { subnet?: string }[] } } };
 };
 const services = compose.services;
 
@@ -122,6 +123,24 @@ describe('docker-compose.yml', () => {
     expect(services['dispatcher'].environment!['REDIS_URL']).toBe('redis://redis:6379');
     expect(services['dispatcher'].depends_on!['simulator']).toBeDefined();
   });
+
+  it.each(['auth', 'api-gateway'] as const)(
+    '%s: believes X-Forwarded-For from the compose network, where published ports arrive from',
+    (name) => {
+      const subnet = compose.networks?.default?.ipam?.config?.[0]?.subnet;
+      expect(subnet).toMatch(/^\d+\.\d+\.\d+\.0\/24$/);
+      const config = parseConfig(ours[name].shape, services[name].environment ?? {}) as {
+        TRUSTED_PROXIES: string[];
+      };
+      expect(config.TRUSTED_PROXIES).toEqual([subnet]);
+      const trust = compileProxyTrust(config.TRUSTED_PROXIES);
+      // The network's gateway, where Docker's published ports (and a proxy on the host) connect from.
+      const gateway = subnet!.replace(/0\/24$/, '1');
+      expect(trust(gateway, 0)).toBe(true);
+      for (const client of ['203.0.113.7', '127.0.0.1', '10.1.2.3'])
+        expect({ client, trusted: trust(client, 0) }).toEqual({ client, trusted: false });
+    },
+  );
 
   it('publishes ports on this machine only (127.0.0.1)', () => {
     const published = Object.values(services).flatMap((service) => service.ports ?? []);

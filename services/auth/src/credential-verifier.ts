@@ -1,5 +1,5 @@
 import { SPEC_MESSAGES, unusableCharacter, type Principal } from '@smsgw/contracts';
-import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
+import { addressKey, CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import type { AccountStore } from './account-store';
 import { credentialDigest, type LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
@@ -96,8 +96,9 @@ export class CredentialVerifier implements ForgetsAccounts {
     address: string | undefined,
   ): Promise<CheckedPassword> {
     // Cached right credentials are answered before any limit or gate: a flood of guesses cannot
-    // slow them. The key is a digest of name and password, so a wrong password never matches.
-    const key = credentialDigest(username, password);
+    // slow them. The key is a digest of name and password, so a wrong password never matches, and
+    // of the client's address, so a guesser elsewhere cannot tell a right guess by it.
+    const key = `${credentialDigest(username, password)} ${address === undefined ? '' : addressKey(address)}`;
     const cached = this.basicCache.get(key);
     if (cached) return cached;
     const ticket = this.basicCache.ticket();

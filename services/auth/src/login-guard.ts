@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { boundedCache, HttpError } from '@smsgw/kit';
+import { addressKey, boundedCache, HttpError } from '@smsgw/kit';
 import { KdfBusyError, type KdfGate } from './kdf-gate';
 import type { LoginThrottle, ThrottleKey } from './login-throttle';
 import type { AuthMetrics, ThrottleReason } from './metrics';
+import type { VerifiedCredentials } from './verified-credentials';
 
 export interface LoginLimits {
   failuresPerName: number;
@@ -27,17 +28,21 @@ export function credentialDigest(name: string, secret: string): string {
 /**
  * Every password check of a login goes through here: failures are limited per name and per
  * address, and the key derivation runs behind the KDF gate, where names that failed lately wait
- * behind the others. A credential that verified recently is not held back by its name's limit,
- * so guessing a customer's password does not lock the customer out.
+ * behind the others.
+ *
+ * A credential that verified recently is not held back by others' failures: not by its
+ * address's limit (which others behind the same proxy or NAT fill), nor, from an address where
+ * it verified, by its name's (which a guesser fills). From elsewhere its name's limit still
+ * holds, so a guesser learns nothing from the limits: a right guess is refused like a wrong one.
  */
 export class LoginGuard {
-  private readonly recentlyVerified = boundedCache<string, true>(100_000, 24 * 3600_000);
   private readonly recentlyFailed: LRUCache<string, true>;
-  /** Checks in progress, by credential: the same credential arriving again waits for that one. */
+  /** Checks in progress, by credential and address: the same arriving again waits for that one. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly throttle: LoginThrottle,
+    private readonly verified: VerifiedCredentials,
     private readonly gate: KdfGate,
     private readonly limits: LoginLimits,
     private readonly metrics: AuthMetrics,
@@ -57,10 +62,11 @@ export class LoginGuard {
   verify<T>(attempt: LoginAttempt, check: () => Promise<T | undefined>): Promise<T | undefined> {
     // Many connections of one client whose cached login expired at once would each run the KDF
     // and count as attempts: one check answers them all (they ask the same question).
-    const digest = credentialDigest(attempt.name, attempt.secret);
+    const where = attempt.address === undefined ? undefined : addressKey(attempt.address);
+    const digest = `${credentialDigest(attempt.name, attempt.secret)} ${where ?? ''}`;
     const running = this.inFlight.get(digest) as Promise<T | undefined> | undefined;
     if (running) return running;
-    const verified = this.verifyOnce(attempt, check, digest).finally(() =>
+    const verified = this.verifyOnce(attempt, where, check).finally(() =>
       this.inFlight.delete(digest),
     );
     this.inFlight.set(digest, verified);
@@ -69,14 +75,21 @@ export class LoginGuard {
 
   private async verifyOnce<T>(
     attempt: LoginAttempt,
+    where: string | undefined,
     check: () => Promise<T | undefined>,
-    digest: string,
   ): Promise<T | undefined> {
-    const keys: ThrottleKey[] = [];
-    if (!this.recentlyVerified.has(digest))
-      keys.push({ scope: 'name', id: attempt.name, limit: this.limits.failuresPerName });
-    if (attempt.address !== undefined)
-      keys.push({ scope: 'address', id: attempt.address, limit: this.limits.failuresPerAddress });
+    const { name, secret } = attempt;
+    const recall = await this.verified.recall(name, secret, where);
+    const keys: ThrottleKey[] = [
+      { scope: 'name', id: name, limit: this.limits.failuresPerName, enforced: !recall.here },
+    ];
+    if (where !== undefined)
+      keys.push({
+        scope: 'address',
+        id: where,
+        limit: this.limits.failuresPerAddress,
+        enforced: !recall.anywhere,
+      });
 
     const admission = await this.throttle.admit(keys);
     if (!admission.admitted)
@@ -89,7 +102,7 @@ export class LoginGuard {
 
     let result: T | undefined;
     try {
-      result = await this.gate.run(check, () => this.recentlyFailed.has(attempt.name));
+      result = await this.gate.run(check, () => this.recentlyFailed.has(name));
     } catch (err) {
       await this.throttle.forgive(keys);
       if (err instanceof KdfBusyError)
@@ -103,8 +116,12 @@ export class LoginGuard {
     }
     if (result !== undefined) {
       await this.throttle.forgive(keys);
-      this.recentlyVerified.set(digest, true);
-    } else this.recentlyFailed.set(attempt.name, true);
+      await this.verified.remember(name, secret, where);
+    } else {
+      this.recentlyFailed.set(name, true);
+      // A secret that verified before and fails now was changed: it is exempt no more.
+      if (recall.anywhere) await this.verified.forget(name, secret, where);
+    }
     return result;
   }
 }

@@ -9,6 +9,11 @@ export interface ThrottleKey {
   id: string;
   /** Failed attempts allowed in one window. */
   limit: number;
+  /**
+   * False when the attempt is exempt from this key's limit (its credential verified recently):
+   * it is still counted, so that a failure is, but never refused by it.
+   */
+  enforced: boolean;
 }
 
 export type Admission =
@@ -17,10 +22,14 @@ export type Admission =
 /**
  * Counts login attempts in fixed windows. An attempt is counted before its password is checked
  * (so concurrent guesses cannot all slip under the limit) and forgiven when it succeeds, so only
- * failures remain counted.
+ * failures remain counted. A refused attempt stays counted against every key: guesses refused
+ * for their address still spend their name's budget, so a refusal cannot be told from a check.
  */
 export interface LoginThrottle {
-  /** Refuses when a key has reached its limit; otherwise counts one attempt against every key. */
+  /**
+   * Counts one attempt against every key; refuses when an enforced key had reached its limit.
+   * A refused attempt is not to be forgiven.
+   */
   admit(keys: readonly ThrottleKey[]): Promise<Admission>;
   /** Takes back an attempt admit counted (it succeeded, or was never checked). */
   forgive(keys: readonly ThrottleKey[]): Promise<void>;
@@ -52,20 +61,21 @@ export class MemoryLoginThrottle implements LoginThrottle {
   }
 
   admit(keys: readonly ThrottleKey[]): Promise<Admission> {
-    for (const key of keys) {
-      const window = this.current(throttleKeyId(key));
-      if (window && window.count >= key.limit) {
-        const retryAfterSeconds = Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000));
-        return Promise.resolve({ admitted: false, scope: key.scope, retryAfterSeconds });
-      }
-    }
+    let refusal: Admission = { admitted: true };
     for (const key of keys) {
       const id = throttleKeyId(key);
-      const window = this.current(id);
-      if (window) window.count++;
-      else this.windows.set(id, { count: 1, resetAt: this.now() + this.windowMs });
+      let window = this.current(id);
+      if (refusal.admitted && key.enforced && window && window.count >= key.limit) {
+        const retryAfterSeconds = Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000));
+        refusal = { admitted: false, scope: key.scope, retryAfterSeconds };
+      }
+      if (!window) {
+        window = { count: 0, resetAt: this.now() + this.windowMs };
+        this.windows.set(id, window);
+      }
+      window.count++;
     }
-    return Promise.resolve({ admitted: true });
+    return Promise.resolve(refusal);
   }
 
   forgive(keys: readonly ThrottleKey[]): Promise<void> {

@@ -10,21 +10,22 @@ import {
 
 /**
  * MemoryLoginThrottle.admit for every key at once, atomically. KEYS: the counters; ARGV: the
- * window in ms, then each key's limit. Returns {0, 0} when admitted, else {index, ms left}.
+ * window in ms, then each key's limit (-1 when not enforced). Returns {0, 0} when admitted, else
+ * {index, ms left} of the first key that refused.
  */
 const ADMIT = `
+local refused, left = 0, 0
 for i, key in ipairs(KEYS) do
-  local count = tonumber(redis.call('GET', key) or '0')
-  if count >= tonumber(ARGV[i + 1]) then
-    local ttl = redis.call('PTTL', key)
-    if ttl < 0 then ttl = tonumber(ARGV[1]) end
-    return {i, ttl}
+  local limit = tonumber(ARGV[i + 1])
+  local count = redis.call('INCR', key)
+  if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  if refused == 0 and limit >= 0 and count > limit then
+    refused = i
+    left = redis.call('PTTL', key)
+    if left < 0 then left = tonumber(ARGV[1]) end
   end
 end
-for _, key in ipairs(KEYS) do
-  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
-end
-return {0, 0}
+return {refused, left}
 `;
 
 /** Decrements counters that are still there and above zero; DECR keeps their expiry. */
@@ -77,7 +78,7 @@ export class RedisLoginThrottle implements LoginThrottle {
         keys.length,
         ...this.keys(keys),
         String(this.windowMs),
-        ...keys.map((k) => String(k.limit)),
+        ...keys.map((k) => String(k.enforced ? k.limit : -1)),
       );
       if (index === 0) return { admitted: true };
       return {

@@ -4,12 +4,14 @@ import { KdfGate } from '../src/kdf-gate';
 import { LoginGuard } from '../src/login-guard';
 import { MemoryLoginThrottle } from '../src/login-throttle';
 import { createAuthMetrics } from '../src/metrics';
+import { MemoryFlags, VerifiedCredentials } from '../src/verified-credentials';
 
 function guard(gate = new KdfGate(2, 4)) {
   const registry = new Registry();
   const metrics = createAuthMetrics(registry);
   const login = new LoginGuard(
     new MemoryLoginThrottle(60_000),
+    new VerifiedCredentials(new MemoryFlags(), 'test-server-secret'),
     gate,
     { failuresPerName: 3, failuresPerAddress: 5, windowSeconds: 60 },
     metrics,
@@ -87,18 +89,91 @@ describe('LoginGuard', () => {
 
   it('does not count successes, and lets a credential that verified before past its name limit', async () => {
     const { login } = guard();
+    const bob = (secret: string, address = '192.0.2.10') => ({ name: 'bob', secret, address });
     for (let i = 0; i < 5; i++)
-      await expect(login.verify({ name: 'bob', secret: 'right' }, right('right'))).resolves.toEqual(
-        { account: 'a1' },
-      );
-    for (let i = 0; i < 3; i++) await login.verify({ name: 'bob', secret: 'guess' }, right('x'));
-    // Guessing bob's password does not lock bob out.
-    await expect(login.verify({ name: 'bob', secret: 'right' }, right('right'))).resolves.toEqual({
-      account: 'a1',
-    });
+      await expect(login.verify(bob('right'), right('right'))).resolves.toEqual({ account: 'a1' });
+    for (let i = 0; i < 3; i++) await login.verify(bob('guess', '198.51.100.1'), right('x'));
+    // Guessing bob's password does not lock bob out where bob logs in from.
+    await expect(login.verify(bob('right'), right('right'))).resolves.toEqual({ account: 'a1' });
+    expect((await refusal(login.verify(bob('guess2'), right('x')))).status).toBe(429);
+  });
+
+  it('refuses a right guess from elsewhere like a wrong one once the name is over its limit', async () => {
+    const { login } = guard();
+    const bob = (secret: string, address: string) => ({ name: 'bob', secret, address });
+    await login.verify(bob('right', '192.0.2.10'), right('right'));
+    for (let i = 0; i < 3; i++) await login.verify(bob(`guess-${i}`, '198.51.100.1'), right('x'));
+    let checked = false;
+    const err = await refusal(
+      login.verify(bob('right', '198.51.100.1'), () => {
+        checked = true;
+        return right('right')();
+      }),
+    );
+    expect({ status: err.status, checked }).toEqual({ status: 429, checked: false });
+  });
+
+  it('lets a credential that verified before past an address limit others filled', async () => {
+    const { login, throttled } = guard();
+    const shared = '203.0.113.1';
+    await login.verify({ name: 'alice', secret: 'right', address: shared }, right('right'));
+    for (let i = 0; i < 5; i++)
+      await login.verify({ name: `n${i}`, secret: 'x', address: shared }, right('x'));
     expect(
-      (await refusal(login.verify({ name: 'bob', secret: 'guess2' }, right('x')))).status,
+      (
+        await refusal(
+          login.verify({ name: 'carol', secret: 'right', address: shared }, right('right')),
+        )
+      ).status,
     ).toBe(429);
+    expect(await throttled('address')).toBe(1);
+    // alice verified before, here or elsewhere: others' failures do not hold her back.
+    await expect(
+      login.verify({ name: 'alice', secret: 'right', address: shared }, right('right')),
+    ).resolves.toEqual({ account: 'a1' });
+    await expect(
+      login.verify({ name: 'alice', secret: 'right', address: '203.0.113.2' }, right('right')),
+    ).resolves.toEqual({ account: 'a1' });
+    // A wrong password of hers is no exemption.
+    expect(
+      (await refusal(login.verify({ name: 'alice', secret: 'x', address: shared }, right('x'))))
+        .status,
+    ).toBe(429);
+  });
+
+  it('ends the exemption once the remembered secret fails (it was changed)', async () => {
+    const { login } = guard();
+    const shared = '203.0.113.3';
+    await login.verify({ name: 'dave', secret: 'right', address: shared }, right('right'));
+    for (let i = 0; i < 5; i++)
+      await login.verify({ name: `m${i}`, secret: 'x', address: shared }, right('x'));
+    // The password changed: the old one is checked once more, fails, and is exempt no more.
+    await expect(
+      login.verify({ name: 'dave', secret: 'right', address: shared }, right('changed')),
+    ).resolves.toBe(undefined);
+    expect(
+      (
+        await refusal(
+          login.verify({ name: 'dave', secret: 'right', address: shared }, right('changed')),
+        )
+      ).status,
+    ).toBe(429);
+  });
+
+  it('keys IPv6 clients by their /64', async () => {
+    const { login } = guard();
+    for (let i = 0; i < 5; i++)
+      await login.verify(
+        { name: `v${i}`, secret: 'x', address: `2001:db8:7::${i + 1}` },
+        right('x'),
+      );
+    const err = await refusal(
+      login.verify({ name: 'w', secret: 'x', address: '2001:db8:7:0:ffff::1' }, right('x')),
+    );
+    expect(err.status).toBe(429);
+    await expect(
+      login.verify({ name: 'w', secret: 'x', address: '2001:db8:7:1::1' }, right('x')),
+    ).resolves.toBe(undefined);
   });
 
   it('answers 503 with Retry-After at once when the KDF gate is full, and counts no failure', async () => {

@@ -1,10 +1,16 @@
 import { MemoryLoginThrottle, type ThrottleKey } from '../src/login-throttle';
 
-const name = (limit: number): ThrottleKey => ({ scope: 'name', id: 'alice', limit });
-const address = (limit: number, id = '192.0.2.1'): ThrottleKey => ({
+const name = (limit: number, enforced = true): ThrottleKey => ({
+  scope: 'name',
+  id: 'alice',
+  limit,
+  enforced,
+});
+const address = (limit: number, id = '192.0.2.1', enforced = true): ThrottleKey => ({
   scope: 'address',
   id,
   limit,
+  enforced,
 });
 
 describe('MemoryLoginThrottle', () => {
@@ -25,19 +31,31 @@ describe('MemoryLoginThrottle', () => {
     await expect(throttle.admit([name(3)])).resolves.toEqual({ admitted: true });
   });
 
-  it('names the key that is full, and counts nothing when it refuses', async () => {
+  it('names the key that is full, and counts a refused attempt against every key', async () => {
     const throttle = new MemoryLoginThrottle(60_000, clock);
     await throttle.admit([address(1)]);
     const refused = await throttle.admit([name(2), address(1)]);
     expect(refused).toMatchObject({ admitted: false, scope: 'address' });
-    // The refused attempt did not count against the name: two more are admitted elsewhere.
+    // The refused guess spent one of the name's two: one more is admitted elsewhere, then none.
     await expect(throttle.admit([name(2), address(5, '192.0.2.2')])).resolves.toEqual({
       admitted: true,
     });
-    await expect(throttle.admit([name(2), address(5, '192.0.2.2')])).resolves.toEqual({
-      admitted: true,
+    await expect(throttle.admit([name(2), address(5, '192.0.2.2')])).resolves.toMatchObject({
+      admitted: false,
+      scope: 'name',
     });
-    await expect(throttle.admit([name(2)])).resolves.toMatchObject({ admitted: false });
+  });
+
+  it('counts a key that is not enforced but never refuses by it', async () => {
+    const throttle = new MemoryLoginThrottle(60_000, clock);
+    for (let i = 0; i < 5; i++)
+      await expect(throttle.admit([address(2, '192.0.2.9', false)])).resolves.toEqual({
+        admitted: true,
+      });
+    // What the exempt attempts counted holds for those that are not exempt.
+    await expect(throttle.admit([address(2, '192.0.2.9')])).resolves.toMatchObject({
+      admitted: false,
+    });
   });
 
   it('forgives an attempt that succeeded, so only failures stay counted', async () => {
@@ -50,8 +68,10 @@ describe('MemoryLoginThrottle', () => {
 
   it('keeps names apart however they are written', async () => {
     const throttle = new MemoryLoginThrottle(60_000, clock);
-    await throttle.admit([{ scope: 'name', id: 'x'.repeat(10_000), limit: 1 }]);
-    await expect(throttle.admit([{ scope: 'name', id: 'x', limit: 1 }])).resolves.toEqual({
+    await throttle.admit([{ scope: 'name', id: 'x'.repeat(10_000), limit: 1, enforced: true }]);
+    await expect(
+      throttle.admit([{ scope: 'name', id: 'x', limit: 1, enforced: true }]),
+    ).resolves.toEqual({
       admitted: true,
     });
   });
