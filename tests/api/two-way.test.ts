@@ -16,7 +16,7 @@ let hooks: CallbackReceiver;
 const alice = basic('alice', 'alice-password');
 const bob = basic('bob', 'bob-password');
 const admin = `Bearer ${ADMIN_TOKEN}`;
-const UPSTREAM_SECRET = 'upstream-secret-0123456789';
+const UPSTREAM_SECRET = 'upstream-secret-0123456789-0123456789';
 
 const adminCall = (method: string, path: string, json?: unknown) =>
   request(gw.base, method, `/admin/v1${path}`, {
@@ -37,7 +37,7 @@ beforeAll(async () => {
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '100',
-    HTTP_INBOUND_SECRETS: `upstream:${UPSTREAM_SECRET}`,
+    CONNECTOR_ALLOWED_HOSTS: '127.0.0.1',
     INBOUND_PART_TIMEOUT_MS: '1500',
   });
   for (const name of ['alice', 'bob'])
@@ -73,6 +73,28 @@ beforeAll(async () => {
     webhook_url: `${hooks.base}/alice`,
   });
   await adminCall('PUT', '/mo-routes/bob-inbox', { position: 3, to: '41', account: 'bob' });
+  // An HTTP upstream is a connector of its own, with the secret it authenticates with; its
+  // messages reach only the routes that name it.
+  expect(
+    (
+      await adminCall('POST', '/connectors', {
+        name: 'upstream',
+        url: `http://u:p@${new URL(hooks.base).host}`,
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await adminCall('PUT', '/connectors/upstream/inbound-secret', { secret: UPSTREAM_SECRET }))
+      .status,
+  ).toBe(200);
+  await adminCall('PUT', '/mo-routes/alice-upstream', {
+    position: 4,
+    to: '4000',
+    exact: true,
+    connector: 'upstream',
+    account: 'alice',
+    webhook_url: `${hooks.base}/alice`,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -346,7 +368,7 @@ describe('opt-out', () => {
     ).toBe(400);
     expect(
       (await adminCall('GET', '/mo-routes')).body.data.map((r: { name: string }) => r.name),
-    ).toEqual(['join', 'alice', 'bob-inbox']);
+    ).toEqual(['join', 'alice', 'bob-inbox', 'alice-upstream']);
   });
 });
 
@@ -412,15 +434,18 @@ describe('the CLI', () => {
 });
 
 describe('an HTTP upstream', () => {
-  const post = (body: string, headers: Record<string, string> = {}) =>
+  const post = (body: string, secret = UPSTREAM_SECRET) =>
     fetch(`${gw.base}/inbound/v1/http/upstream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(secret !== '' && { authorization: `Bearer ${secret}` }),
+      },
       body,
     });
 
-  it('delivers inbound messages with its connector secret, routed like SMPP ones; a repeat once', async () => {
-    const form = `from=%2B41790000050&to=4000&text=${encodeURIComponent('Hallo 😀')}&secret=${UPSTREAM_SECRET}`;
+  it('delivers inbound messages with its connector secret, routed by its connector’s routes; a repeat once', async () => {
+    const form = `from=%2B41790000050&to=4000&text=${encodeURIComponent('Hallo 😀')}`;
     const first = await post(form);
     expect(first.status).toBe(200);
     const { data } = (await first.json()) as { data: { id: string; recorded: boolean } };
@@ -456,8 +481,8 @@ describe('an HTTP upstream', () => {
     const before = (
       await request(gw.base, 'GET', '/secure/inbound?to=4000&limit=500', { auth: alice })
     ).body.data.messages.length;
-    expect((await post(`from=1&to=4000&text=x&secret=wrong-secret-0123456789`)).status).toBe(401);
-    expect((await post(`from=1&to=4000&text=x`)).status).toBe(401);
+    expect((await post(`from=1&to=4000&text=x`, 'wrong-secret-0123456789')).status).toBe(401);
+    expect((await post(`from=1&to=4000&text=x`, '')).status).toBe(401);
     expect(
       (
         await fetch(`${gw.base}/inbound/v1/http/other`, {
@@ -477,7 +502,7 @@ describe('an HTTP upstream', () => {
       'from=1&to=4000&binary=zz',
       'from=1&to=4000&text=x&extra=1',
     ])
-      expect((await post(`${bad}&secret=${UPSTREAM_SECRET}`)).status).toBe(400);
+      expect((await post(bad)).status).toBe(400);
     const after = (
       await request(gw.base, 'GET', '/secure/inbound?to=4000&limit=500', { auth: alice })
     ).body.data.messages.length;

@@ -23,7 +23,10 @@ const whole = (value: string): number => {
 const line = (m: InboundMessageView): string =>
   `${m.receivedAt} ${m.from} → ${m.to} [${m.connector}] ${m.text ?? `(binary ${m.binary ?? ''})`}`;
 
-/** `smsgw mo-routes …`, `smsgw inbound …`, `smsgw optouts …` (docs/inbound.md). */
+/**
+ * `smsgw mo-routes …`, `smsgw inbound …`, `smsgw optouts …`, `smsgw inbound-secret …`
+ * (docs/inbound.md).
+ */
 export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
   const routes = program.command('mo-routes').description('inbound (MO) routes (admin token)');
   routes.command('list').action(async () => {
@@ -44,7 +47,8 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
     .option('--to <number>', 'the number the messages were sent to (a prefix)')
     .option('--exact', '--to is the exact number, not a prefix')
     .option('--keyword <word>', "the message's first word")
-    .option('--connector <name>', 'the connector it came through')
+    .option('--connector <name>', 'the connector it came through (default: default)')
+    .option('--any-connector', 'messages of any connector (any upstream may claim any number)')
     .option('--webhook <url>', 'POST each message there; without it, into the inbox only')
     .option('--format <format>', 'json (default) or jasmin (Jasmin MO form fields)')
     .action(
@@ -57,6 +61,7 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
           exact?: boolean;
           keyword?: string;
           connector?: string;
+          anyConnector?: boolean;
           webhook?: string;
           format?: string;
         },
@@ -71,6 +76,7 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
               ...(o.to !== undefined && { to: o.to }),
               ...(o.keyword !== undefined && { keyword: o.keyword }),
               ...(o.connector !== undefined && { connector: o.connector }),
+              ...(o.anyConnector === true && { any_connector: true }),
               ...(o.webhook !== undefined && { webhook_url: o.webhook }),
               ...(o.format !== undefined && { webhook_format: o.format }),
             }),
@@ -145,4 +151,52 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
   optouts.command('remove <username> <number>').action(async (username: string, number: string) => {
     d.show(await d.adminClient().call('DELETE', path(username, number), d.admin()));
   });
+  const secret = program
+    .command('inbound-secret')
+    .description('the secret an HTTP upstream presents as its connector (admin token)');
+  const secretPath = (connector: string) =>
+    `/admin/v1/connectors/${encodeURIComponent(connector)}/inbound-secret`;
+  secret
+    .command('set <connector>')
+    .description('from SMSGW_INBOUND_SECRET (not an argument: arguments show in process lists)')
+    .action(async (connector: string) => {
+      const value = process.env['SMSGW_INBOUND_SECRET'];
+      if (!value) throw new InvalidArgumentError('set SMSGW_INBOUND_SECRET to the secret');
+      d.show(
+        await d.adminClient().call('PUT', secretPath(connector), d.admin(), { secret: value }),
+      );
+    });
+  secret.command('show <connector>').action(async (connector: string) => {
+    d.show(await d.adminClient().call('GET', secretPath(connector), d.admin()));
+  });
+  secret.command('clear <connector>').action(async (connector: string) => {
+    d.show(await d.adminClient().call('DELETE', secretPath(connector), d.admin()));
+  });
+
+  const wordsPath = (username: string) =>
+    `/admin/v1/accounts/${encodeURIComponent(username)}/optout-words`;
+  optouts
+    .command('words <username>')
+    .description(
+      "show the account's opt-out words; with an option, replace them (the others: the defaults)",
+    )
+    .option('--optout <words>', 'comma-separated words that opt out ("" for none)')
+    .option('--optin <words>', 'comma-separated words that opt in again ("" for none)')
+    .option('--transactional', 'one-time passwords, alerts: the list does not hold its sends')
+    .action(
+      async (username: string, o: { optout?: string; optin?: string; transactional?: boolean }) => {
+        const list = (v: string) => v.split(',').filter((w) => w.trim() !== '');
+        if (o.optout === undefined && o.optin === undefined && o.transactional === undefined) {
+          d.show(await d.adminClient().call('GET', wordsPath(username), d.admin()));
+          return;
+        }
+        d.show(
+          await d.adminClient().call('PUT', wordsPath(username), d.admin(), {
+            optout: o.optout === undefined ? null : list(o.optout),
+            optin: o.optin === undefined ? null : list(o.optin),
+            transactional: o.transactional ?? false,
+          }),
+        );
+      },
+    );
 }

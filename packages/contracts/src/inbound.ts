@@ -71,15 +71,22 @@ export const MoRouteSchema = z
       .regex(/^\S{1,50}$/, 'expected one word')
       .transform((s) => s.toUpperCase())
       .optional(),
+    /** The connector whose messages it takes; absent: `default`, the one SMSC_URL defines. */
     connector: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected a connector name')
       .optional(),
+    /** Messages of any connector: any upstream may then claim any number and reach this route. */
+    any_connector: z.boolean().default(false),
     account: z.string().min(1).max(100),
     webhook_url: HttpUrlSchema.optional(),
     webhook_format: z.enum(['json', 'jasmin']).default('json'),
   })
-  .strict();
+  .strict()
+  .refine((r) => !(r.any_connector === true && r.connector !== undefined), {
+    message: 'give connector or any_connector, not both',
+    path: ['any_connector'],
+  });
 export type MoRouteInput = z.infer<typeof MoRouteSchema>;
 
 export const RouteNameSchema = z
@@ -97,13 +104,53 @@ export const HttpInboundSchema = z
       .regex(/^([0-9a-fA-F]{2}){1,10000}$/, 'expected hex bytes')
       .optional(),
     coding: z.coerce.number().int().min(0).max(255).optional(),
-    secret: z.string().optional(),
   })
   .strict()
   .refine((m) => (m.text === undefined) !== (m.binary === undefined), {
     message: 'give text or binary',
     path: ['text'],
   });
+
+/** The connector an MO route names when it names none: the one SMSC_URL defines. */
+export const DEFAULT_MO_CONNECTOR = 'default';
+
+/** The secret an HTTP upstream presents as its connector (PUT …/connectors/{name}/inbound-secret). */
+export const InboundSecretSchema = z
+  .object({
+    secret: z
+      .string()
+      .regex(/^[\x21-\x7e]{32,256}$/, 'expected 32 to 256 printable characters without spaces'),
+  })
+  .strict();
+
+/** One opt-out or opt-in word: what a subscriber writes as the first word of a message. */
+const OptOutWordSchema = z
+  .string()
+  .regex(/^\S{1,50}$/u, 'expected one word')
+  .refine((w) => !w.includes('\u0000'), 'expected one word')
+  .transform((s) => s.toUpperCase());
+
+/**
+ * An account's opt-out settings (PUT /admin/v1/accounts/{username}/optout-words). A list that is
+ * null (or absent) is the gateway's default words; an empty list is none at all.
+ */
+export const OptOutSettingsSchema = z
+  .object({
+    optout: z.array(OptOutWordSchema).max(50).nullable().default(null),
+    optin: z.array(OptOutWordSchema).max(50).nullable().default(null),
+    /** One-time passwords and alerts: the opt-out list does not hold this account's sends. */
+    transactional: z.boolean().default(false),
+  })
+  .strict()
+  // Trusts no earlier check: a refinement may see a value its field refused.
+  .refine(
+    (s) =>
+      !Array.isArray(s.optout) ||
+      !Array.isArray(s.optin) ||
+      !s.optout.some((w) => (s.optin as unknown[]).includes(w)),
+    { message: 'a word cannot both opt out and opt in', path: ['optin'] },
+  );
+export type OptOutSettingsInput = z.infer<typeof OptOutSettingsSchema>;
 
 /** An inbound message as it is recorded (the columns of inbound_messages). */
 export interface InboundRecord {

@@ -70,9 +70,17 @@ export function keywordOf(text: string | null): string | null {
 }
 
 /**
+ * Text as Postgres can keep it: each NUL replaced by U+FFFD. A handset can send NUL (UCS-2 U+0000,
+ * 0x00 in ASCII or Latin-1), and Postgres text refuses it.
+ */
+export const withoutNul = (text: string): string => text.replaceAll('\u0000', '\ufffd');
+
+/**
  * The record of a whole inbound message: its bytes as received (joined, for a long one), and its
- * text when it has one (decoded from the bytes by default). The duplicate keys hash what identifies
- * a repeat: connector, sender, number, coding and bytes, in fixed windows of `dedupWindowMs`.
+ * text when it has one (decoded from the bytes by default). A text with NUL in it is recorded with
+ * U+FFFD in its place, beside the bytes as received, so that it is never refused (and redelivered
+ * for ever). The duplicate keys hash what identifies a repeat: connector, sender, number, coding
+ * and bytes, in fixed windows of `dedupWindowMs`.
  */
 export function inboundRecord(m: {
   connector: string;
@@ -86,7 +94,9 @@ export function inboundRecord(m: {
   dedupWindowMs: number;
   now: number;
 }): InboundRecord {
-  const content = m.content !== undefined ? m.content : inboundText(m.bytes, m.coding);
+  const decoded = m.content !== undefined ? m.content : inboundText(m.bytes, m.coding);
+  const hasNul = decoded?.includes('\u0000') === true;
+  const content = decoded !== null && hasNul ? withoutNul(decoded) : decoded;
   const window = Math.floor(m.now / m.dedupWindowMs);
   const digest = createHash('sha256')
     .update([m.connector, m.from, m.to, m.coding, m.bytes.toString('hex')].join('\u0000'))
@@ -94,11 +104,12 @@ export function inboundRecord(m: {
   return {
     id: timeOrderedId(),
     connector: m.connector,
-    from: m.from,
-    to: m.to,
+    // An SMSC's address fields may carry NUL too: kept, as U+FFFD.
+    from: withoutNul(m.from),
+    to: withoutNul(m.to),
     coding: m.coding,
     content,
-    hexContent: content === null ? m.bytes.toString('hex') : null,
+    hexContent: content === null || hasNul ? m.bytes.toString('hex') : null,
     partsExpected: m.partsExpected,
     partsReceived: m.partsReceived,
     incomplete: m.partsReceived < m.partsExpected,

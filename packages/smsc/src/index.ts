@@ -7,6 +7,6 @@ export * from './smpp-simulator';
 export * from './http-connector';
 export * from './sender-address';
 export * from './inbound';
-export type { OriginateRequest } from './simulated-mo';
+export type { OriginateRequest, RawMoPdu } from './simulated-mo';
 export { simulatorControl } from './simulator-control';
 export { receiptStatLabel } from './receipt-text';

@@ -90,3 +90,12 @@ export function moPdus(request: OriginateRequest, nextRef: number): MoPdu[] {
     .filter((seq) => !withheld.has(seq) && pdus[seq - 1] !== undefined)
     .flatMap((seq) => Array.from({ length: request.times ?? 1 }, () => pdus[seq - 1]));
 }
+
+/**
+ * One mobile-originated PDU exactly as a test gives it: any command an SMSC delivers messages with
+ * and any field values (node-smpp's names), to try what a careless or hostile SMSC may send.
+ */
+export interface RawMoPdu {
+  command: 'deliver_sm' | 'data_sm';
+  fields: Record<string, string | number | Buffer>;
+}

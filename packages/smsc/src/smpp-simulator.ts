@@ -4,7 +4,7 @@ import { decodeText } from './encoding';
 import { formatReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, useRawShortMessages } from './smpp-raw';
 import { normalizeSmscId } from './smsc-connector';
-import { moPdus, type OriginateRequest } from './simulated-mo';
+import { moPdus, type OriginateRequest, type RawMoPdu } from './simulated-mo';
 
 const smpp = useRawShortMessages();
 
@@ -495,6 +495,22 @@ export class SmppSimulator {
         ),
       );
     return statuses;
+  }
+
+  /**
+   * Sends one PDU as given to a bound client that may receive; answers its command_status, or
+   * undefined when no answer came within `timeoutMs` (an SMSC would then deliver it again).
+   */
+  async originatePdu(pdu: RawMoPdu, timeoutMs = 10_000): Promise<number | undefined> {
+    const session = [...this.bound].find(([, b]) => b.receives)?.[0];
+    if (!session) throw new Error('no client bound to receive a mobile-originated message');
+    return new Promise<number | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      session.send(new smpp.PDU(pdu.command, { ...pdu.fields }), (response) => {
+        clearTimeout(timer);
+        resolve(response.command_status);
+      });
+    });
   }
 
   /** Resolves once at least count submit_sm were accepted; bounded in time. */

@@ -8,7 +8,10 @@ export interface MoRouteRow {
   to_number: string | null;
   to_exact: boolean;
   keyword: string | null;
+  /** The connector whose messages it takes; null only when `any_connector`. */
   connector: string | null;
+  /** Takes messages whatever connector brought them (an upstream may then claim any number). */
+  any_connector: boolean;
   account_id: string;
   /** The account's username, for the admin API. */
   username: string;
@@ -16,8 +19,8 @@ export interface MoRouteRow {
   webhook_format: 'json' | 'jasmin';
 }
 
-const COLUMNS = `r.name, r.position, r.to_number, r.to_exact, r.keyword, r.connector, r.account_id,
-  a.username, r.webhook_url, r.webhook_format`;
+const COLUMNS = `r.name, r.position, r.to_number, r.to_exact, r.keyword, r.connector,
+  r.any_connector, r.account_id, a.username, r.webhook_url, r.webhook_format`;
 
 /** Every route in the order they are tried (names the `accounts` table: a join). */
 export async function listMoRoutes(db: Queryable): Promise<MoRouteRow[]> {
@@ -33,13 +36,14 @@ export type NewMoRoute = Omit<MoRouteRow, 'username'>;
 export async function putMoRoute(db: Queryable, route: NewMoRoute): Promise<boolean> {
   const { rowCount } = await db.query(
     `INSERT INTO mo_routes (name, position, to_number, to_exact, keyword, connector, account_id,
-                            webhook_url, webhook_format)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+                            webhook_url, webhook_format, any_connector)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
       WHERE NOT EXISTS (SELECT 1 FROM mo_routes WHERE position = $2 AND name <> $1)
      ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, to_number = EXCLUDED.to_number,
        to_exact = EXCLUDED.to_exact, keyword = EXCLUDED.keyword, connector = EXCLUDED.connector,
        account_id = EXCLUDED.account_id, webhook_url = EXCLUDED.webhook_url,
-       webhook_format = EXCLUDED.webhook_format, updated_at = now()`,
+       webhook_format = EXCLUDED.webhook_format, any_connector = EXCLUDED.any_connector,
+       updated_at = now()`,
     [
       route.name,
       route.position,
@@ -50,6 +54,7 @@ export async function putMoRoute(db: Queryable, route: NewMoRoute): Promise<bool
       route.account_id,
       route.webhook_url,
       route.webhook_format,
+      route.any_connector,
     ],
   );
   return rowCount === 1;

@@ -1,6 +1,10 @@
 import type { Queryable } from '@smsgw/kit';
 
-/** Statements on `optouts` (migration 019): the numbers an account may no longer send to. */
+/**
+ * Statements on `optouts` (migration 019): the numbers an account may no longer send to; and on
+ * `optout_settings` (migration 024): the words that change the list, and whether the list holds
+ * the account's sends.
+ */
 
 export type OptOutSource = 'keyword' | 'account' | 'admin';
 
@@ -90,11 +94,62 @@ export async function optedOutAmong(
   return new Set(rows.map((r) => r.number));
 }
 
-/** Whether the account has any opt-out at all (most have none: their sends need no lookup). */
-export async function hasOptOuts(db: Queryable, accountId: string): Promise<boolean> {
-  const { rows } = await db.query<{ any: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM optouts WHERE account_id = $1) AS any',
+/**
+ * Whether the account's sends are held to an opt-out list: it has one, and its traffic is not
+ * transactional. Most accounts have none, so their sends need no lookup.
+ */
+export async function sendsHeldToOptOuts(db: Queryable, accountId: string): Promise<boolean> {
+  const { rows } = await db.query<{ held: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM optouts WHERE account_id = $1)
+            AND NOT EXISTS (SELECT 1 FROM optout_settings
+                             WHERE account_id = $1 AND transactional) AS held`,
     [accountId],
   );
-  return rows[0].any;
+  return rows[0].held;
+}
+
+/** An account's opt-out settings; a list that is null means the gateway's default words. */
+export interface OptOutSettings {
+  optOutWords: string[] | null;
+  optInWords: string[] | null;
+  transactional: boolean;
+}
+
+const DEFAULT_SETTINGS: OptOutSettings = {
+  optOutWords: null,
+  optInWords: null,
+  transactional: false,
+};
+
+export async function optOutSettingsOf(db: Queryable, accountId: string): Promise<OptOutSettings> {
+  const { rows } = await db.query<{
+    optout_words: string[] | null;
+    optin_words: string[] | null;
+    transactional: boolean;
+  }>(`SELECT optout_words, optin_words, transactional FROM optout_settings WHERE account_id = $1`, [
+    accountId,
+  ]);
+  const row = rows[0];
+  if (!row) return { ...DEFAULT_SETTINGS };
+  return {
+    optOutWords: row.optout_words,
+    optInWords: row.optin_words,
+    transactional: row.transactional,
+  };
+}
+
+/** Replaces the account's settings; all null and not transactional is the same as no row. */
+export async function putOptOutSettings(
+  db: Queryable,
+  accountId: string,
+  settings: OptOutSettings,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO optout_settings (account_id, optout_words, optin_words, transactional)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (account_id) DO UPDATE SET optout_words = EXCLUDED.optout_words,
+       optin_words = EXCLUDED.optin_words, transactional = EXCLUDED.transactional,
+       updated_at = now()`,
+    [accountId, settings.optOutWords, settings.optInWords, settings.transactional],
+  );
 }

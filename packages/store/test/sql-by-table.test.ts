@@ -35,7 +35,10 @@ const MODULE_OF: Record<string, string> = {
   mt_routes: 'mt-routes.ts',
   mo_routes: 'mo-routes.ts',
   optouts: 'optouts.ts',
+  optout_settings: 'optouts.ts',
   message_partitions: 'message-partitions.ts',
+  admin_tokens: 'admin-tokens.ts',
+  admin_audit: 'audit-log.ts',
 };
 
 /** Each table once, though a migration may create it again (as partitioned, migration 022). */

@@ -20,7 +20,6 @@ export const gatewayConfigShape = {
   UNLISTED_SENDERS: envVars.UNLISTED_SENDERS,
   LARGE_BATCH_BYTES: envVars.LARGE_BATCH_BYTES,
   CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
-  HTTP_INBOUND_SECRETS: envVars.HTTP_INBOUND_SECRETS,
   TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,

@@ -19,6 +19,7 @@ import { BatchStore } from './batch-store';
 import { MessageStore } from './message-store';
 import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
+import { InboundCredentials } from './inbound-credentials';
 import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
 import { requestCaller } from './request-caller';
@@ -45,8 +46,6 @@ export interface GatewayOptions {
   /** Senders of accounts without a sender list (UNLISTED_SENDERS). */
   unlistedSenders: UnlistedSenderMode;
   corsAllowedOrigins: readonly string[];
-  /** HTTP upstreams that deliver inbound messages: connector name → its secret. */
-  httpInboundSecrets: Readonly<Record<string, string>>;
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
 }
@@ -63,7 +62,6 @@ export function gatewaySettings(config: {
   UNLISTED_SENDERS: UnlistedSenderMode;
   CORS_ALLOWED_ORIGINS: readonly string[];
   TRUSTED_PROXIES: string[];
-  HTTP_INBOUND_SECRETS: Record<string, string>;
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -76,7 +74,6 @@ export function gatewaySettings(config: {
   | 'unlistedSenders'
   | 'corsAllowedOrigins'
   | 'trustedProxies'
-  | 'httpInboundSecrets'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -89,7 +86,6 @@ export function gatewaySettings(config: {
     unlistedSenders: config.UNLISTED_SENDERS,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxies: config.TRUSTED_PROXIES,
-    httpInboundSecrets: config.HTTP_INBOUND_SECRETS,
   };
 }
 
@@ -162,7 +158,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
     httpInbound: {
-      secrets: options.httpInboundSecrets,
+      credentials: new InboundCredentials(options.db),
       bus: options.bus,
       logger: options.logger,
     },

@@ -1,5 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { Router, type Request } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { HttpInboundSchema, TOPICS } from '@smsgw/contracts';
 import {
   asyncRoute,
@@ -12,17 +11,14 @@ import {
 } from '@smsgw/kit';
 import { inboundRecord } from '@smsgw/smsc';
 import { recordInboundMessage } from '@smsgw/store';
+import type { InboundCredentials } from './inbound-credentials';
 
 export interface HttpInboundDeps {
-  /** Connector name → its secret (HTTP_INBOUND_SECRETS). */
-  secrets: Readonly<Record<string, string>>;
+  /** The secrets stored with the connectors. */
+  credentials: InboundCredentials;
   bus: Bus;
   logger: Logger;
 }
-
-/** Compared as digests: the time taken tells nothing of the secret. */
-const sameSecret = (a: string, b: string) =>
-  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
 /** The same window as SMPP inbound messages: a repeat within it is recorded once. */
 const DEDUP_WINDOW_MS = 600_000;
@@ -32,8 +28,10 @@ export const HTTP_INBOUND_PATH = '/inbound/v1/http';
 
 /**
  * `POST /inbound/v1/http/{connector}`: an HTTP upstream delivers an inbound message, authenticated
- * with that connector's secret (`Authorization: Bearer <secret>` or a `secret` field). Recorded like
- * one from an SMPP session, then routed by the notifier; answered once recorded.
+ * as that connector by the secret stored with it (`Authorization: Bearer <secret>`, or Basic with
+ * the connector's name). The headers alone decide: a request that is not the connector's is
+ * refused before its body is read. Recorded like one from an SMPP session, then routed by the
+ * notifier (by that connector's MO routes); answered once recorded.
  */
 export function createHttpInboundRoutes(
   db: Db,
@@ -41,23 +39,24 @@ export function createHttpInboundRoutes(
   maxBodyBytes: number,
 ): Router {
   const router = Router();
-  const secretOf = (req: Request): string | undefined => {
-    const header = req.headers.authorization;
-    if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length);
-    const body = req.body as Record<string, unknown> | undefined;
-    return typeof body?.['secret'] === 'string' ? body['secret'] : undefined;
+  const authenticate: RequestHandler = (req, res, next) => {
+    const connector = String(req.params['connector']);
+    deps.credentials.authenticates(connector, req.headers).then((ok) => {
+      if (ok) return next();
+      // The body stays unread: the connection closes after the answer.
+      res.setHeader('Connection', 'close');
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      // An unknown connector, one without a secret and a wrong secret look the same to the caller.
+      next(HttpError.unauthorized('Unknown connector or wrong secret'));
+    }, next);
   };
   router.post(
     '/:connector',
+    authenticate,
     express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 20 }),
     ...jsonBody(maxBodyBytes),
     asyncRoute(async (req, res) => {
       const connector = String(req.params['connector']);
-      const expected = Object.hasOwn(deps.secrets, connector) ? deps.secrets[connector] : undefined;
-      const given = secretOf(req);
-      // An unknown connector and a wrong secret look the same to the caller.
-      if (expected === undefined || given === undefined || !sameSecret(given, expected))
-        throw HttpError.unauthorized('Unknown connector or wrong secret');
       const m = parseInput(HttpInboundSchema, req.body ?? {});
       const coding = m.coding ?? (m.text !== undefined ? 0 : 4);
       const record = inboundRecord({

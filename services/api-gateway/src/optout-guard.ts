@@ -1,11 +1,12 @@
 import type { LRUCache } from 'lru-cache';
 import { boundedCache, HttpError, type Db } from '@smsgw/kit';
-import { hasOptOuts, optedOutAmong } from '@smsgw/store';
+import { optedOutAmong, sendsHeldToOptOuts } from '@smsgw/store';
 
 /**
- * Refuses sends to numbers on the account's opt-out list. Whether an account has a list at all is
- * kept for `cacheMs` (an account without one, most of them, costs no lookup per send); an account
- * with one is looked up per request, so a STOP takes effect on every gateway within `cacheMs`.
+ * Refuses sends to numbers on the account's opt-out list. Whether an account's sends are held to a
+ * list at all (it has one and is not transactional) is kept for `cacheMs` (an account without
+ * one, most of them, costs no lookup per send); an account with one is looked up per request, so
+ * a STOP takes effect on every gateway within `cacheMs`.
  */
 export class OptOutGuard {
   private readonly any: LRUCache<string, Promise<boolean>>;
@@ -20,7 +21,7 @@ export class OptOutGuard {
   private hasList(accountId: string): Promise<boolean> {
     let pending = this.any.get(accountId);
     if (!pending) {
-      pending = hasOptOuts(this.db, accountId);
+      pending = sendsHeldToOptOuts(this.db, accountId);
       this.any.set(accountId, pending);
       pending.catch(() => this.any.delete(accountId));
     }

@@ -1,24 +1,36 @@
+import { createHash } from 'node:crypto';
 import { Router, type Request } from 'express';
 import {
+  ConnectorNameSchema,
+  DEFAULT_MO_CONNECTOR,
+  InboundSecretSchema,
   intLike,
   MoRouteSchema,
   OptOutListQuerySchema,
   OptOutRequestSchema,
+  OptOutSettingsSchema,
   RouteNameSchema,
   UsernameSchema,
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import {
   addOptOut,
+  connectorInboundSecrets,
   deleteMoRoute,
   findAccountByUsername,
+  getConnector,
   listMoRoutes,
   optOutPage,
+  optOutSettingsOf,
   listUnroutedInbound,
   putMoRoute,
+  putOptOutSettings,
   removeOptOut,
+  setConnectorInboundSecret,
   type MoRouteRow,
+  type OptOutSettings,
 } from '@smsgw/store';
+import { requireScope } from './admin-scopes';
 
 function routeView(r: MoRouteRow) {
   return {
@@ -28,16 +40,23 @@ function routeView(r: MoRouteRow) {
     exact: r.to_exact,
     keyword: r.keyword,
     connector: r.connector,
+    any_connector: r.any_connector,
     account: r.username,
     webhook_url: r.webhook_url,
     webhook_format: r.webhook_format,
   };
 }
 
+const settingsView = (s: OptOutSettings) => ({
+  optout: s.optOutWords,
+  optin: s.optInWords,
+  transactional: s.transactional,
+});
+
 /**
  * Under the admin router (admin token checked, JSON body read): MO routes, the inbound messages
- * no route took, and any account's opt-out list. A route change reaches every notifier within its
- * route cache's lifetime (2 s).
+ * no route took, any account's opt-out list and words, and the secrets HTTP upstreams present as
+ * their connectors. A route change reaches every notifier within its route cache's lifetime (2 s).
  */
 export function createInboundAdminRoutes(db: Db): Router {
   const router = Router();
@@ -48,9 +67,11 @@ export function createInboundAdminRoutes(db: Db): Router {
     return account;
   };
   const routeName = (req: Request) => parseInput(RouteNameSchema, req.params['name']);
+  const connectorName = (req: Request) => parseInput(ConnectorNameSchema, req.params['name']);
 
   router.get(
     '/mo-routes',
+    requireScope('inbound'),
     asyncRoute(async (_req, res) => {
       res.json({ data: (await listMoRoutes(db)).map(routeView) });
     }),
@@ -58,6 +79,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.get(
     '/mo-routes/:name',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const route = (await listMoRoutes(db)).find((r) => r.name === name);
@@ -68,6 +90,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.put(
     '/mo-routes/:name',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const input = parseInput(MoRouteSchema, req.body);
@@ -79,7 +102,8 @@ export function createInboundAdminRoutes(db: Db): Router {
         to_number: input.to ?? null,
         to_exact: input.exact,
         keyword: input.keyword ?? null,
-        connector: input.connector ?? null,
+        connector: input.any_connector ? null : (input.connector ?? DEFAULT_MO_CONNECTOR),
+        any_connector: input.any_connector,
         account_id: account.id,
         webhook_url: input.webhook_url ?? null,
         webhook_format: input.webhook_format,
@@ -93,6 +117,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.delete(
     '/mo-routes/:name',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       if (!(await deleteMoRoute(db, name))) throw HttpError.notFound(`No MO route ${name}`);
@@ -102,6 +127,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.get(
     '/inbound/unrouted',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const limit = parseInput(intLike(1, 500).default(100), req.query['limit']);
       const rows = await listUnroutedInbound(db, limit);
@@ -121,6 +147,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.get(
     '/accounts/:username/optouts',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const account = await accountOf(req);
       const q = parseInput(OptOutListQuerySchema, req.query);
@@ -130,6 +157,7 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.post(
     '/accounts/:username/optouts',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const account = await accountOf(req);
       const { number } = parseInput(OptOutRequestSchema, req.body);
@@ -140,12 +168,74 @@ export function createInboundAdminRoutes(db: Db): Router {
 
   router.delete(
     '/accounts/:username/optouts/:number',
+    requireScope('inbound'),
     asyncRoute(async (req, res) => {
       const account = await accountOf(req);
       const { number } = parseInput(OptOutRequestSchema, { number: req.params['number'] });
       if (!(await removeOptOut(db, account.id, number)))
         throw HttpError.notFound(`${number} is not on the opt-out list`);
       res.json({ data: { number, optedOut: false } });
+    }),
+  );
+
+  router.get(
+    '/accounts/:username/optout-words',
+    requireScope('inbound'),
+    asyncRoute(async (req, res) => {
+      const account = await accountOf(req);
+      res.json({ data: settingsView(await optOutSettingsOf(db, account.id)) });
+    }),
+  );
+
+  router.put(
+    '/accounts/:username/optout-words',
+    requireScope('inbound'),
+    asyncRoute(async (req, res) => {
+      const account = await accountOf(req);
+      const input = parseInput(OptOutSettingsSchema, req.body);
+      const settings: OptOutSettings = {
+        optOutWords: input.optout,
+        optInWords: input.optin,
+        transactional: input.transactional,
+      };
+      await putOptOutSettings(db, account.id, settings);
+      res.json({ data: settingsView(settings) });
+    }),
+  );
+
+  // Only the hash is kept: the secret is shown nowhere, and a new one replaces it.
+  router.put(
+    '/connectors/:name/inbound-secret',
+    requireScope('connectors'),
+    asyncRoute(async (req, res) => {
+      const name = connectorName(req);
+      const { secret } = parseInput(InboundSecretSchema, req.body);
+      const hash = createHash('sha256').update(secret).digest('hex');
+      if (!(await setConnectorInboundSecret(db, name, hash)))
+        throw HttpError.notFound(`No connector ${name}`);
+      res.json({ data: { connector: name, inboundSecret: true } });
+    }),
+  );
+
+  router.get(
+    '/connectors/:name/inbound-secret',
+    requireScope('connectors'),
+    asyncRoute(async (req, res) => {
+      const name = connectorName(req);
+      if (!(await getConnector(db, name))) throw HttpError.notFound(`No connector ${name}`);
+      const inboundSecret = (await connectorInboundSecrets(db)).has(name);
+      res.json({ data: { connector: name, inboundSecret } });
+    }),
+  );
+
+  router.delete(
+    '/connectors/:name/inbound-secret',
+    requireScope('connectors'),
+    asyncRoute(async (req, res) => {
+      const name = connectorName(req);
+      if (!(await setConnectorInboundSecret(db, name, null)))
+        throw HttpError.notFound(`No connector ${name}`);
+      res.json({ data: { connector: name, inboundSecret: false } });
     }),
   );
 

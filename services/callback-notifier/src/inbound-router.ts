@@ -11,17 +11,21 @@ import type { Counter } from 'prom-client';
 import type { CallbackStore } from './callback-store';
 import { applyOptOutKeyword, type OptOutKeywords } from './opt-out-keywords';
 
-/** The first route whose filters all match the message, or undefined. */
+/**
+ * The first route whose filters all match the message, or undefined. A route takes messages of
+ * its own connector only, unless it says any connector may bring them: what an upstream claims as
+ * `to` then cannot reach the routes of the numbers another connector serves.
+ */
 export function matchMoRoute(
   routes: readonly MoRouteRow[],
   message: Pick<InboundMessageRow, 'to_addr' | 'keyword' | 'connector'>,
 ): MoRouteRow | undefined {
   return routes.find(
     (r) =>
+      (r.any_connector || r.connector === message.connector) &&
       (r.to_number === null ||
         (r.to_exact ? message.to_addr === r.to_number : message.to_addr.startsWith(r.to_number))) &&
-      (r.keyword === null || r.keyword.toUpperCase() === (message.keyword ?? '')) &&
-      (r.connector === null || r.connector === message.connector),
+      (r.keyword === null || r.keyword.toUpperCase() === (message.keyword ?? '')),
   );
 }
 
@@ -47,7 +51,9 @@ export function moWebhookParams(
     to: m.to_addr,
     connector: m.connector,
     coding: String(m.coding),
-    ...(m.content !== null ? { text: m.content } : { binary: m.hex_content ?? '' }),
+    // Both for a text that held NUL: the text with U+FFFD in its place, the bytes as received.
+    ...(m.content !== null && { text: m.content }),
+    ...((m.content === null || m.hex_content !== null) && { binary: m.hex_content ?? '' }),
     keyword: m.keyword ?? '',
     incomplete: String(m.incomplete),
     parts: `${m.parts_received}/${m.parts_expected}`,

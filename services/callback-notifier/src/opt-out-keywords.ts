@@ -1,5 +1,5 @@
 import type { Queryable } from '@smsgw/kit';
-import { addOptOut, removeOptOut } from '@smsgw/store';
+import { addOptOut, optOutSettingsOf, removeOptOut } from '@smsgw/store';
 
 export interface OptOutKeywords {
   /** First words that put the sender on the receiving account's opt-out list (upper case). */
@@ -11,21 +11,24 @@ export interface OptOutKeywords {
 export type OptOutEffect = 'opted-out' | 'opted-in' | 'none';
 
 /**
- * What an inbound message's keyword does to its account's opt-out list: STOP and its kin add the
- * sender's number, START and UNSTOP remove it, any other first word nothing.
+ * What an inbound message's keyword does to its account's opt-out list: one of the account's
+ * opt-out words (the gateway's, unless the account has its own) adds the sender's number, one of
+ * its opt-in words removes it, any other first word nothing.
  */
 export async function applyOptOutKeyword(
   db: Queryable,
-  keywords: OptOutKeywords,
+  defaults: OptOutKeywords,
   message: { accountId: string; from: string; keyword: string | null },
 ): Promise<OptOutEffect> {
   const keyword = message.keyword?.toUpperCase() ?? '';
+  if (keyword === '') return 'none';
+  const own = await optOutSettingsOf(db, message.accountId);
   const number = message.from.replace(/^\+/, '');
-  if (keywords.optOut.includes(keyword)) {
+  if ((own.optOutWords ?? defaults.optOut).includes(keyword)) {
     await addOptOut(db, message.accountId, number, 'keyword');
     return 'opted-out';
   }
-  if (keywords.optIn.includes(keyword)) {
+  if ((own.optInWords ?? defaults.optIn).includes(keyword)) {
     await removeOptOut(db, message.accountId, number);
     return 'opted-in';
   }

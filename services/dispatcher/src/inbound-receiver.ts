@@ -1,6 +1,6 @@
 import { TOPICS } from '@smsgw/contracts';
 import type { Bus, Db, Logger } from '@smsgw/kit';
-import { inboundPart, inboundRecord, type InboundPdu } from '@smsgw/smsc';
+import { inboundPart, inboundRecord, withoutNul, type InboundPdu } from '@smsgw/smsc';
 import {
   addInboundPart,
   recordInboundMessage,
@@ -38,8 +38,10 @@ export class InboundReceiver {
     private readonly options: InboundReceiverOptions,
   ) {}
 
-  readonly receive = async (pdu: InboundPdu): Promise<void> => {
+  readonly receive = async (received: InboundPdu): Promise<void> => {
     const { connector } = this.options;
+    // Whatever the SMSC put in the addresses is recorded: a NUL in them must not refuse the part.
+    const pdu = { ...received, from: withoutNul(received.from), to: withoutNul(received.to) };
     const { body, concatenation } = inboundPart(pdu);
     if (!concatenation) {
       this.metrics.received.inc({ connector, kind: 'single' });
