@@ -13,3 +13,4 @@ export * from './request-safety';
 export * from './senders';
 export * from './inbound';
 export * from './routing';
+export * from './route-pattern';

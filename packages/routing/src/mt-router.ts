@@ -54,6 +54,11 @@ export class MtRouter {
     this.version = version;
     this.loaded = true;
     this.logger.info({ routes: rows.length }, 'MT routes loaded');
+    for (const { name, reason } of this.table.unusable)
+      this.logger.error(
+        { route: name, reason },
+        'MT route takes no message: fix it through the admin API',
+      );
   }
 
   /** The route that takes the message; undefined when none does. Throws before the first read. */

@@ -1,6 +1,7 @@
 import {
   DEFAULT_CONNECTOR,
   RouteFiltersSchema,
+  compileRoutePattern,
   type RouteFilters,
   type RouteKind,
 } from '@smsgw/contracts';
@@ -52,7 +53,8 @@ export interface CompiledRoute {
   rerouteOn: ReadonlySet<string>;
   price: string | null;
   filters: RouteFilters;
-  pattern: RegExp | undefined;
+  /** Whether the whole destination matches the route's pattern (RE2: linear time). */
+  pattern: ((destination: string) => boolean) | undefined;
   accounts: ReadonlySet<string> | undefined;
   senders: ReadonlySet<string> | undefined;
   tags: ReadonlySet<string> | undefined;
@@ -84,7 +86,7 @@ function compile(row: MtRouteRow): CompiledRoute {
     rerouteOn: new Set(row.reroute_on),
     price: row.price,
     filters,
-    pattern: filters.pattern === undefined ? undefined : new RegExp(`^(?:${filters.pattern})$`),
+    pattern: filters.pattern === undefined ? undefined : compileRoutePattern(filters.pattern),
     accounts: filters.accounts && new Set(filters.accounts),
     senders: filters.senders && new Set(filters.senders),
     tags: filters.tags && new Set(filters.tags),
@@ -99,6 +101,11 @@ function compile(row: MtRouteRow): CompiledRoute {
  */
 export class RouteTable {
   private readonly routes: CompiledRoute[];
+  /**
+   * Routes whose stored filters the admin API would refuse today (a pattern RE2 cannot run, a
+   * route with tags open to every account without saying so): they take no message.
+   */
+  readonly unusable: { name: string; reason: string }[] = [];
   private readonly byPrefix = new Map<string, number[]>();
   /** Routes without prefixes: every message is a candidate for them. */
   private readonly unprefixed: number[] = [];
@@ -110,7 +117,14 @@ export class RouteTable {
     rows: readonly MtRouteRow[],
     private readonly random: () => number = Math.random,
   ) {
-    this.routes = [...rows].sort((a, b) => a.position - b.position).map(compile);
+    this.routes = [];
+    for (const row of [...rows].sort((a, b) => a.position - b.position)) {
+      try {
+        this.routes.push(compile(row));
+      } catch (err) {
+        this.unusable.push({ name: row.name, reason: (err as Error).message });
+      }
+    }
     this.routes.forEach((route, i) => {
       this.byName.set(route.name, route);
       const prefixes = route.filters.prefixes;
@@ -179,7 +193,7 @@ export class RouteTable {
 
   /** Every filter but the prefixes, which the index has checked. */
   private matches(route: CompiledRoute, message: RoutedMessage, at: Date): boolean {
-    if (route.pattern && !route.pattern.test(message.to)) return false;
+    if (route.pattern && !route.pattern(message.to)) return false;
     if (route.accounts && !route.accounts.has(message.accountUsername)) return false;
     if (route.senders && (message.from === null || !route.senders.has(message.from))) return false;
     if (route.tags) {

@@ -49,7 +49,7 @@ describe('RouteTable', () => {
 
   it('matches pattern, sender and tags', () => {
     const table = new RouteTable([
-      route('otp', 1, { filters: { tags: ['otp'] } }),
+      route('otp', 1, { filters: { tags: ['otp'], any_account: true } }),
       route('bank', 2, { filters: { senders: ['BANK'] } }),
       route('short', 3, { filters: { pattern: '33[0-9]{3}' } }),
     ]);
@@ -57,6 +57,17 @@ describe('RouteTable', () => {
     expect(table.decide({ ...message, from: 'BANK' })?.route).toBe('bank');
     expect(table.decide({ ...message, to: '33123' })?.route).toBe('short');
     expect(table.decide(message)).toBeUndefined();
+  });
+
+  it('sets aside a stored route the admin API would refuse, and routes by the others', () => {
+    const table = new RouteTable([
+      route('open-tags', 1, { filters: { tags: ['cheap'] } }),
+      route('backreference', 2, { filters: { pattern: '(3)\\1\\d+' } }),
+      route('rest', 3),
+    ]);
+    expect(table.unusable.map((r) => r.name)).toEqual(['open-tags', 'backreference']);
+    expect(table.decide({ ...message, tags: ['cheap'] })?.route).toBe('rest');
+    expect(table.decide({ ...message, to: '3312345' })?.route).toBe('rest');
   });
 
   it('splits a weighted route by its weights, its others after the draw, and lists a failover route in order', () => {
