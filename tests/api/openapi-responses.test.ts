@@ -131,7 +131,7 @@ describe('real answers match the OpenAPI document', () => {
           body: new URLSearchParams({ client_id: 'nope', client_secret: 'x' }),
         })
       ).status,
-    ).toBe(404);
+    ).toBe(401);
     expect(
       (
         await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', {

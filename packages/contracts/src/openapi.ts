@@ -73,7 +73,7 @@ const errors = {
   403: error(
     'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); a recipient on the opt-out list of the account (RECIPIENT_OPTED_OUT); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
   ),
-  404: error('Not found (NOT_FOUND, or APPLICATION_NOT_EXISTS on the token endpoint)'),
+  404: error('Not found (NOT_FOUND)'),
   409: error('Conflict (CONFLICT)'),
   413: error('Body too large (PAYLOAD_TOO_LARGE)'),
   415: error('Unsupported content type (UNSUPPORTED_MEDIA_TYPE)'),
@@ -343,7 +343,8 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            ...pick(400, 401, 403, 404, 415, 429, 503),
+            // An unknown client_id is a 401 like a wrong secret: the answer names no client_id.
+            ...pick(400, 401, 403, 415, 429, 503),
           },
         },
       },

@@ -7,7 +7,7 @@ import {
   type Principal,
   ERROR_STATUS,
 } from '@smsgw/contracts';
-import { CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
+import { addressKey, CredentialCache, HttpError, type ForgetsAccounts } from '@smsgw/kit';
 import { gatewayDefaults } from './defaults';
 
 /** What the gateway knows of the client beside its credentials. */
@@ -31,7 +31,7 @@ interface CachedPrincipal {
 
 /**
  * Asks the auth service over HTTP. Successful answers are cached briefly (keyed by a digest of the
- * header), so a busy client costs auth one call every few seconds, not one per request. A busy
+ * header and the client's address), so a busy client costs auth one call every few seconds, not one per request. A busy
  * client also never waits for that call: its answer is refreshed in the background before it
  * expires, and concurrent requests with the same credentials share one call (no burst of calls,
  * and of KDFs in auth, when an entry runs out). An operator's change of an account drops its
@@ -57,8 +57,10 @@ export class HttpCredentialClient implements CredentialVerifier, ForgetsAccounts
 
   async verify(authorization: string | undefined, client: ClientInfo = {}): Promise<Principal> {
     if (!authorization) throw HttpError.unauthorized();
-    // One-shot: no Hash object per request.
-    const key = hash('sha256', authorization, 'base64');
+    // One-shot: no Hash object per request. The client's address is part of the key, so a right
+    // guess from elsewhere is not answered from here but by auth, behind its limits.
+    const where = client.address === undefined ? '' : addressKey(client.address);
+    const key = hash('sha256', `${where} ${authorization}`, 'base64');
     const cached = this.cache.get(key);
     if (!cached) return this.lookup(key, authorization, client);
     if (Date.now() >= cached.refreshAt && !this.inFlight.has(key)) {
