@@ -31,10 +31,8 @@ export function inboundPaths(p: OpenApiParts): Json {
     '/inbound/v1/http/{connector}': {
       post: {
         summary:
-          'An HTTP upstream delivers an inbound message (form fields or JSON: from, to, text or binary hex, coding), with its connector secret as a Bearer token or a `secret` field',
-        parameters: [
-          p.pathParam('connector', 'the HTTP connector, as HTTP_INBOUND_SECRETS names it'),
-        ],
+          "An HTTP upstream delivers an inbound message (form fields or JSON: from, to, text or binary hex, coding), authenticated as its connector by the connector's inbound secret (Bearer, or Basic with the connector's name), checked before the body is read",
+        parameters: [p.pathParam('connector', 'the connector the upstream is')],
         requestBody: {
           required: true,
           content: {
@@ -138,6 +136,52 @@ export function inboundPaths(p: OpenApiParts): Json {
         parameters: [p.pathParam('username', 'account')],
         requestBody: { required: true, ...p.json('OptOutRequest') },
         responses: { 200: ok('Already on the list'), 201: ok('Added'), ...p.pick(400, 401, 404) },
+      },
+    },
+    '/admin/v1/accounts/{username}/optout-words': {
+      get: {
+        summary:
+          "An account's opt-out and opt-in words (null: the defaults) and transactional flag",
+        security: p.admin,
+        parameters: [p.pathParam('username', 'account')],
+        responses: {
+          200: ok('{ data: { optout, optin, transactional } }'),
+          ...p.pick(400, 401, 404),
+        },
+      },
+      put: {
+        summary:
+          "Replace an account's opt-out words, opt-in words and transactional flag (a transactional account's sends are not held to its opt-out list)",
+        security: p.admin,
+        parameters: [p.pathParam('username', 'account')],
+        requestBody: { required: true, ...p.json('OptOutSettings') },
+        responses: {
+          200: ok('{ data: { optout, optin, transactional } }'),
+          ...p.pick(400, 401, 404),
+        },
+      },
+    },
+    '/admin/v1/connectors/{name}/inbound-secret': {
+      get: {
+        summary: 'Whether the connector has an inbound secret (the secret itself is never shown)',
+        security: p.admin,
+        parameters: [p.pathParam('name', 'connector')],
+        responses: { 200: ok('{ data: { connector, inboundSecret } }'), ...p.pick(400, 401, 404) },
+      },
+      put: {
+        summary:
+          'Set the secret an HTTP upstream presents as this connector (32 to 256 characters; only its hash is kept)',
+        security: p.admin,
+        parameters: [p.pathParam('name', 'connector')],
+        requestBody: { required: true, ...p.json('InboundSecret') },
+        responses: { 200: ok('{ data: { connector, inboundSecret } }'), ...p.pick(400, 401, 404) },
+      },
+      delete: {
+        summary:
+          "Clear the connector's inbound secret: its HTTP inbound endpoint refuses everything",
+        security: p.admin,
+        parameters: [p.pathParam('name', 'connector')],
+        responses: { 200: ok('{ data: { connector, inboundSecret } }'), ...p.pick(400, 401, 404) },
       },
     },
     '/admin/v1/accounts/{username}/optouts/{number}': {

@@ -7,7 +7,12 @@ import {
   MtRouteInputSchema,
   MtRouteViewSchema,
 } from './routing';
-import { MoRouteSchema, OptOutRequestSchema } from './inbound';
+import {
+  InboundSecretSchema,
+  MoRouteSchema,
+  OptOutRequestSchema,
+  OptOutSettingsSchema,
+} from './inbound';
 import { z } from 'zod';
 import {
   AccountViewSchema,
@@ -201,6 +206,8 @@ export function buildOpenApiDocument(): Json {
     SenderRules: schemaOf(SenderRulesSchema),
     SenderRulesView: schemaOf(SenderRulesViewSchema),
     OptOutRequest: schemaOf(OptOutRequestSchema),
+    OptOutSettings: schemaOf(OptOutSettingsSchema),
+    InboundSecret: schemaOf(InboundSecretSchema),
     MoRoute: schemaOf(MoRouteSchema),
     ConnectorInput: schemaOf(ConnectorInputSchema),
     ConnectorUpdate: schemaOf(ConnectorUpdateSchema),
