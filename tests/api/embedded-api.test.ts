@@ -155,7 +155,7 @@ describe('POST /secure/rate', () => {
       json: { to: '41790000001', content: 'Привет 👋'.repeat(10) },
     });
     expect(unicode.body).toEqual({
-      data: { coding: 8, encoding: 'UCS-2', segments: 2, route: null, rate: '0.5', cost: '1' },
+      data: { coding: 8, encoding: 'UCS-2', segments: 2, rate: '0.5', cost: '1' },
     });
     const gsm = await call('POST', '/secure/rate', {
       auth: alice,

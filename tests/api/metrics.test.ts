@@ -79,6 +79,7 @@ beforeAll(async () => {
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}?throughput=200`,
     HTTP_THROUGHPUT_PER_WORKER: '50',
     SMART_QOS: 'true',
+    SHOW_ROUTES_TO_CUSTOMERS: 'true',
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '3600000',
   };

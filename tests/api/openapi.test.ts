@@ -91,6 +91,7 @@ describe('OpenAPI document', () => {
             maxBatchBytes: 1,
             maxParts: 1,
             corsAllowedOrigins: [],
+            showRoutes: false,
             httpInbound: stub,
             router: stub,
           }),

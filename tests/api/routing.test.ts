@@ -49,7 +49,11 @@ beforeAll(async () => {
   });
   const homePort = (await home.start()).port;
   const abroadPort = (await abroad.start()).port;
-  gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}` });
+  gw = await startEmbedded({
+    SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}`,
+    // The suite follows each message's route and connectors, which customers see only when shown.
+    SHOW_ROUTES_TO_CUSTOMERS: 'true',
+  });
   expect(
     (
       await adminCall('POST', '/accounts', {

@@ -114,7 +114,10 @@ let home: { sim: SmppSimulator; port: number };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'routing-e2e-'));
   home = await simulator();
-  const started = await run.gatewayWithAccount('routing-admin');
+  // The test follows each message's route and connectors, which customers see only when shown.
+  const started = await run.gatewayWithAccount('routing-admin', {
+    SHOW_ROUTES_TO_CUSTOMERS: 'true',
+  });
   auth = started.auth;
   gateway = started.gateway;
   expect(

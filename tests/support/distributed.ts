@@ -78,6 +78,7 @@ export interface DistributedRun {
   /** Starts auth and api-gateway, creates an account with unlimited credit; its Basic header. */
   gatewayWithAccount(
     username: string,
+    gatewayEnv?: Record<string, string>,
   ): Promise<{ auth: ServiceProcess; gateway: ServiceProcess; credentials: string }>;
 }
 
@@ -90,12 +91,12 @@ export function useDistributedRun(): DistributedRun {
     running.push(service);
     return service;
   };
-  run.gatewayWithAccount = async (username) => {
+  run.gatewayWithAccount = async (username, gatewayEnv = {}) => {
     const auth = await run.start('auth', {
       ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       JWT_SECRET: E2E_JWT_SECRET,
     });
-    const gateway = await run.start('api-gateway', { AUTH_URL: auth.url });
+    const gateway = await run.start('api-gateway', { AUTH_URL: auth.url, ...gatewayEnv });
     const created = await fetch(`${auth.url}/admin/v1/accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'content-type': 'application/json' },

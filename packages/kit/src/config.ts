@@ -106,6 +106,8 @@ export const envVars = {
    * allows every sender (as before sender rules existed).
    */
   UNLISTED_SENDERS: z.enum(['refuse', 'any']).default('refuse'),
+  /** Customers see their messages' route and connector names (rate, message status); off: hidden. */
+  SHOW_ROUTES_TO_CUSTOMERS: bool.default(false),
   /** A batch body above this size is large: an account may have one of them in reading at a time. */
   LARGE_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(1024 * 1024),
   DATA_DIR: z.string().min(1).default('.data'),

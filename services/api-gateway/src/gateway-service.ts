@@ -48,6 +48,8 @@ export interface GatewayOptions {
   corsAllowedOrigins: readonly string[];
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
+  /** Customers see route and connector names (SHOW_ROUTES_TO_CUSTOMERS). */
+  showRoutes: boolean;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -62,6 +64,7 @@ export function gatewaySettings(config: {
   UNLISTED_SENDERS: UnlistedSenderMode;
   CORS_ALLOWED_ORIGINS: readonly string[];
   TRUSTED_PROXIES: string[];
+  SHOW_ROUTES_TO_CUSTOMERS: boolean;
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -74,6 +77,7 @@ export function gatewaySettings(config: {
   | 'unlistedSenders'
   | 'corsAllowedOrigins'
   | 'trustedProxies'
+  | 'showRoutes'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -86,6 +90,7 @@ export function gatewaySettings(config: {
     unlistedSenders: config.UNLISTED_SENDERS,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxies: config.TRUSTED_PROXIES,
+    showRoutes: config.SHOW_ROUTES_TO_CUSTOMERS,
   };
 }
 
@@ -157,6 +162,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxBatchBytes: options.maxBatchBytes,
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
+    showRoutes: options.showRoutes,
     httpInbound: {
       credentials: new InboundCredentials(options.db),
       bus: options.bus,

@@ -23,3 +23,14 @@ export function routeOrRefuse(router: MtRouter, message: RoutedMessage): RouteDe
     throw new HttpError('NO_ROUTE', `No route takes messages to ${message.to}`, { field: 'to' });
   return decision;
 }
+
+/**
+ * A message's status without its route and connector names: which operator links and prices an
+ * operator has are its own business, shown to customers only where SHOW_ROUTES_TO_CUSTOMERS says.
+ */
+export function withoutRouting<
+  T extends { route?: unknown; connector?: unknown; connectorTrail?: unknown },
+>(status: T): Omit<T, 'route' | 'connector' | 'connectorTrail'> {
+  const { route: _route, connector: _connector, connectorTrail: _trail, ...rest } = status;
+  return rest;
+}
