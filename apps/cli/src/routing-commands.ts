@@ -132,10 +132,11 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
       target,
     )
     .option('--prefix <digits>', 'destination prefix (repeat)', many)
-    .option('--pattern <regex>', 'regular expression the whole destination matches')
+    .option('--pattern <regex>', 'RE2 regular expression the whole destination matches')
     .option('--account <username>', 'account (repeat)', many)
     .option('--sender <id>', 'sender (repeat)', many)
-    .option('--tag <tag>', 'message tag (repeat)', many)
+    .option('--tag <tag>', 'message tag (repeat); with --account, or --any-account', many)
+    .option('--any-account', 'a route with --tag is open to every account that gives the tag')
     .option('--days <days>', 'days of week, e.g. mon,tue,wed')
     .option('--from <HH:MM>', 'start of the hours window')
     .option('--to <HH:MM>', 'end of the hours window')
@@ -154,6 +155,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
           account?: string[];
           sender?: string[];
           tag?: string[];
+          anyAccount?: boolean;
           days?: string;
           from?: string;
           to?: string;
@@ -182,6 +184,7 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
               ...(o.account && { accounts: o.account }),
               ...(o.sender && { senders: o.sender }),
               ...(o.tag && { tags: o.tag }),
+              ...(o.anyAccount && { any_account: true }),
               ...(window && { window }),
             },
             ...(o.rerouteOn && { reroute_on: o.rerouteOn }),
