@@ -13,6 +13,7 @@ import { adminToken, adminUrl, gatewayUrl } from './cli-settings';
 import { GatewayClient, basicAuth } from './gateway-client';
 import { addTwoWayCommands } from './two-way-commands';
 import { addRoutingCommands } from './routing-commands';
+import { addAdminCommands } from './admin-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -58,7 +59,8 @@ export function buildProgram(io: Io): Command {
   accounts
     .command('create <username>')
     .requiredOption('--password <password>', 'password for HTTP Basic (at least 8 characters)')
-    .option('--balance <amount>', 'starting balance; omitted = unlimited', decimal)
+    .option('--balance <amount>', 'starting balance; omitted = 0 (cannot send)', decimal)
+    .option('--unlimited', 'no balance limit (an explicit choice; not with --balance)')
     .option('--sms-count <n>', 'SMS quota in segments; omitted = unlimited', integer)
     .option('--rate <amount>', 'price of one SMS segment', decimal)
     .option('--default-from <sender>', 'sender used when a message has no from')
@@ -73,12 +75,15 @@ export function buildProgram(io: Io): Command {
         o: {
           password: string;
           balance?: string;
+          unlimited?: boolean;
           smsCount?: number;
           rate?: string;
           defaultFrom?: string;
           throughput?: number;
         },
       ) => {
+        if (o.unlimited && o.balance !== undefined)
+          throw new InvalidArgumentError('give --balance or --unlimited, not both');
         const account = await adminClient().call<AccountView>(
           'POST',
           '/admin/v1/accounts',
@@ -87,6 +92,7 @@ export function buildProgram(io: Io): Command {
             username,
             password: o.password,
             ...(o.balance !== undefined && { balance: o.balance }),
+            ...(o.unlimited === true && { balance: null }),
             ...(o.smsCount !== undefined && { sms_count: o.smsCount }),
             ...(o.rate !== undefined && { rate: o.rate }),
             ...(o.defaultFrom !== undefined && { default_from: o.defaultFrom }),
@@ -391,5 +397,6 @@ export function buildProgram(io: Io): Command {
     print: (text) => io.print(text),
   });
   addRoutingCommands(program, { adminClient, admin, show, print: (text) => io.print(text) });
+  addAdminCommands(program, { adminClient, admin, show });
   return program;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MoneySchema, SenderSchema } from './fields';
+import { intLike, MoneySchema, SenderSchema } from './fields';
 import { storableText } from './text';
 
 /** The largest value of the bigint column that holds an SMS quota. */
@@ -102,3 +102,52 @@ export type Principal = z.infer<typeof PrincipalSchema>;
  * auth believes it only from callers inside the deployment's network.
  */
 export const CLIENT_ADDRESS_HEADER = 'x-smsgw-client-address';
+
+/**
+ * What an admin token may do. ADMIN_TOKEN holds every scope; a token made through the admin API
+ * holds those it was given, and every admin route declares the one it needs.
+ */
+export const ADMIN_SCOPES = [
+  'accounts:read',
+  'accounts:write',
+  'credit',
+  'senders',
+  'inbound',
+  'connectors',
+  'routes',
+  'audit:read',
+  'tokens',
+] as const;
+export const AdminScopeSchema = z.enum(ADMIN_SCOPES);
+export type AdminScope = z.infer<typeof AdminScopeSchema>;
+
+/** An admin token's name: what the audit trail shows as the actor. */
+export const AdminTokenNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected 1 to 64 letters, digits or _ . @ -');
+
+/** POST /admin/v1/tokens. */
+export const CreateAdminTokenSchema = z.strictObject({
+  name: AdminTokenNameSchema,
+  scopes: z
+    .array(AdminScopeSchema)
+    .min(1, 'give at least one scope')
+    .max(ADMIN_SCOPES.length)
+    .transform((scopes) => [...new Set(scopes)]),
+});
+
+/** GET /admin/v1/audit: filters (each optional) and paging, newest first. */
+export const AuditQuerySchema = z.strictObject({
+  actor: z.string().min(1).max(128).optional(),
+  action: z.string().min(1).max(200).optional(),
+  /** Entries whose target starts with this (`/accounts/alice`). */
+  target: z.string().min(1).max(300).optional(),
+  result: z.string().min(1).max(64).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: intLike(1, 500).default(100),
+  cursor: z
+    .string()
+    .regex(/^\d{1,18}$/, 'expected the `next` value of a previous page')
+    .optional(),
+});

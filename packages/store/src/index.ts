@@ -14,3 +14,5 @@ export * from './inbound-messages';
 export * from './mo-routes';
 export * from './optouts';
 export * from './message-partitions';
+export * from './admin-tokens';
+export * from './audit-log';

@@ -8,6 +8,8 @@ import {
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
+import type { AdminAudit } from './admin-audit';
+import { requireScope } from './admin-scopes';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
 
@@ -15,6 +17,7 @@ export interface AccountControlDeps {
   store: AccountStore;
   hasher: PasswordHasher;
   announcer: AccountAnnouncer;
+  audit: AdminAudit;
 }
 
 function found(account: AccountView | undefined, username: string): AccountView {
@@ -27,7 +30,7 @@ function found(account: AccountView | undefined, username: string): AccountView 
  * stored first and then announced, so no process can cache the old state after hearing of it.
  */
 export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps): void {
-  const { store, hasher, announcer } = deps;
+  const { store, hasher, announcer, audit } = deps;
 
   for (const [path, disabled] of [
     ['disable', true],
@@ -35,9 +38,13 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
   ] as const) {
     admin.post(
       `/accounts/:username/${path}`,
+      requireScope('accounts:write'),
       asyncRoute(async (req, res) => {
         const username = parseInput(UsernameSchema, req.params['username']);
-        const account = found(await store.setDisabled(username, disabled), username);
+        const account = found(
+          await store.setDisabled(username, disabled, audit.hook(req, res)),
+          username,
+        );
         await announcer.announce(account.id, disabled ? 'disabled' : 'enabled');
         res.json(account);
       }),
@@ -46,11 +53,12 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
 
   admin.post(
     '/accounts/:username/password',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const { password } = parseInput(SetPasswordSchema, req.body ?? {});
       const account = found(
-        await store.setPassword(username, await hasher.hash(password)),
+        await store.setPassword(username, await hasher.hash(password), audit.hook(req, res)),
         username,
       );
       await announcer.announce(account.id, 'password');
@@ -60,6 +68,7 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
 
   admin.post(
     '/accounts/:username/applications/:clientId/secret',
+    requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const username = parseInput(UsernameSchema, req.params['username']);
       const clientId = parseInput(ClientIdSchema, req.params['clientId']);
@@ -69,6 +78,7 @@ export function addAccountControlRoutes(admin: Router, deps: AccountControlDeps)
         account.id,
         clientId,
         await hasher.hash(clientSecret),
+        audit.hook(req, res),
       );
       if (!rotated) throw HttpError.notFound(`No application ${clientId} for ${username}`);
       await announcer.announce(account.id, 'secret', clientId);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountView, CallbackSecretView, CreateAccount, Credit } from '@smsgw/contracts';
 import { UNLIMITED, formatDecimal } from '@smsgw/contracts';
-import type { Db } from '@smsgw/kit';
+import type { Db, Queryable } from '@smsgw/kit';
 import {
   accountCallbackSecrets,
   addAccountCredit,
@@ -22,6 +22,7 @@ import {
   type CallbackSecrets,
   type ApplicationWithAccount,
 } from '@smsgw/store';
+import type { AuditHook } from './admin-audit';
 
 export type { ApplicationRow, ApplicationWithAccount } from '@smsgw/store';
 
@@ -58,10 +59,27 @@ function toSecretView(secrets: CallbackSecrets): CallbackSecretView {
 export class AccountStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Runs a change, and with an audit hook writes its trail entry in the same transaction when the
+   * change found its row (undefined: nothing changed, nothing recorded).
+   */
+  private change<T>(
+    audit: AuditHook | undefined,
+    fn: (q: Queryable) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    if (!audit) return fn(this.db);
+    return this.db.transaction(async (tx) => {
+      const result = await fn(tx);
+      if (result !== undefined) await audit(tx);
+      return result;
+    });
+  }
+
   /** Returns undefined when the username is taken. */
   async createAccount(
     input: CreateAccount,
     passwordHash: string,
+    audit?: AuditHook,
   ): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
       const row = await insertAccount(tx, {
@@ -76,6 +94,7 @@ export class AccountStore {
       if (!row) return undefined;
       if (row.balance !== null || row.sms_count !== null)
         await recordOpeningCredit(tx, row.id, row.balance, row.sms_count);
+      await audit?.(tx);
       return toView(row);
     });
   }
@@ -98,14 +117,22 @@ export class AccountStore {
   }
 
   /** Disables or enables the account; undefined when it does not exist. */
-  async setDisabled(username: string, disabled: boolean): Promise<AccountView | undefined> {
-    const row = await setAccountDisabled(this.db, username, disabled);
+  async setDisabled(
+    username: string,
+    disabled: boolean,
+    audit?: AuditHook,
+  ): Promise<AccountView | undefined> {
+    const row = await this.change(audit, (q) => setAccountDisabled(q, username, disabled));
     return row ? toView(row) : undefined;
   }
 
   /** Replaces the password; undefined when the account does not exist. */
-  async setPassword(username: string, passwordHash: string): Promise<AccountView | undefined> {
-    const row = await setAccountPassword(this.db, username, passwordHash);
+  async setPassword(
+    username: string,
+    passwordHash: string,
+    audit?: AuditHook,
+  ): Promise<AccountView | undefined> {
+    const row = await this.change(audit, (q) => setAccountPassword(q, username, passwordHash));
     return row ? toView(row) : undefined;
   }
 
@@ -114,8 +141,11 @@ export class AccountStore {
     accountId: string,
     clientId: string,
     secretHash: string,
+    audit?: AuditHook,
   ): Promise<{ client_id: string; name: string | null } | undefined> {
-    const row = await rotateApplicationSecret(this.db, accountId, clientId, secretHash);
+    const row = await this.change(audit, (q) =>
+      rotateApplicationSecret(q, accountId, clientId, secretHash),
+    );
     return row ? { client_id: row.client_id, name: row.name } : undefined;
   }
 
@@ -125,7 +155,11 @@ export class AccountStore {
    * RangeError when it would go below zero or past what the columns hold (the sums are checked in
    * numeric, so they cannot overflow before they are compared).
    */
-  async credit(username: string, credit: Credit): Promise<AccountView | undefined> {
+  async credit(
+    username: string,
+    credit: Credit,
+    audit?: AuditHook,
+  ): Promise<AccountView | undefined> {
     return this.db.transaction(async (tx) => {
       const account = await lockAccountByUsername(tx, username);
       if (!account) return undefined;
@@ -136,6 +170,7 @@ export class AccountStore {
           'the credit would take the balance or quota below zero or past what an account can hold',
         );
       await recordCredit(tx, account.id, credit.amount, smsCount);
+      await audit?.(tx);
       return toView(row);
     });
   }
@@ -145,8 +180,12 @@ export class AccountStore {
     clientId: string,
     secretHash: string,
     name: string | null,
+    audit?: AuditHook,
   ): Promise<void> {
-    await insertApplication(this.db, { accountId, clientId, secretHash, name });
+    await this.change(audit, async (q) => {
+      await insertApplication(q, { accountId, clientId, secretHash, name });
+      return true;
+    });
   }
 
   findApplication(clientId: string): Promise<ApplicationWithAccount | undefined> {
@@ -154,8 +193,15 @@ export class AccountStore {
   }
 
   /** False when there was no such live application of that account. */
-  revokeApplication(accountId: string, clientId: string): Promise<boolean> {
-    return revokeApplication(this.db, accountId, clientId);
+  async revokeApplication(
+    accountId: string,
+    clientId: string,
+    audit?: AuditHook,
+  ): Promise<boolean> {
+    const revoked = await this.change(audit, async (q) =>
+      (await revokeApplication(q, accountId, clientId)) ? true : undefined,
+    );
+    return revoked === true;
   }
 
   /** The secret that signs the account's callbacks (and the previous one during its grace). */
@@ -170,14 +216,12 @@ export class AccountStore {
   async rotateCallbackSecret(
     username: string,
     graceSeconds: number,
+    audit?: AuditHook,
   ): Promise<CallbackSecretView | undefined> {
     const account = await findLoginByUsername(this.db, username);
     if (!account) return undefined;
-    const secrets = await rotateCallbackSecret(
-      this.db,
-      account.id,
-      randomBytes(32).toString('hex'),
-      graceSeconds,
+    const secrets = await this.change(audit, (q) =>
+      rotateCallbackSecret(q, account.id, randomBytes(32).toString('hex'), graceSeconds),
     );
     return secrets ? toSecretView(secrets) : undefined;
   }

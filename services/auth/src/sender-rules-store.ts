@@ -7,6 +7,7 @@ import {
   lockAccountByUsername,
   replaceSenderRules,
 } from '@smsgw/store';
+import type { AuditHook } from './admin-audit';
 
 /** The admin side of sender rules: read, replace and remove an account's list. */
 export class SenderRulesStore {
@@ -28,21 +29,30 @@ export class SenderRulesStore {
   }
 
   /** undefined when there is no such account. */
-  async replace(username: string, rules: SenderRules): Promise<SenderRulesView | undefined> {
+  async replace(
+    username: string,
+    rules: SenderRules,
+    audit?: AuditHook,
+  ): Promise<SenderRulesView | undefined> {
     const done = await this.db.transaction(async (tx) => {
       const account = await lockAccountByUsername(tx, username);
       if (!account) return false;
       await replaceSenderRules(tx, account.id, rules.policy, [...new Set(rules.senders)]);
+      await audit?.(tx);
       return true;
     });
     return done ? this.view(username) : undefined;
   }
 
   /** undefined when there is no such account. */
-  async remove(username: string): Promise<SenderRulesView | undefined> {
-    const account = await findAccountByUsername(this.db, username);
-    if (!account) return undefined;
-    await deleteSenderRules(this.db, account.id);
-    return this.view(username);
+  async remove(username: string, audit?: AuditHook): Promise<SenderRulesView | undefined> {
+    const done = await this.db.transaction(async (tx) => {
+      const account = await lockAccountByUsername(tx, username);
+      if (!account) return false;
+      await deleteSenderRules(tx, account.id);
+      await audit?.(tx);
+      return true;
+    });
+    return done ? this.view(username) : undefined;
   }
 }
