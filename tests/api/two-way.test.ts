@@ -117,7 +117,7 @@ describe('inbound messages routed to applications', () => {
       keyword: 'YES',
       coding: '0',
     });
-    expect(call.headers['x-smsgw-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(call.headers['x-smsgw-signature']).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
     // Answered OK: delivered, and never sent again.
     await waitFor(
       async () => {

@@ -13,7 +13,14 @@ import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embe
 import { basic, request } from '../support/http';
 import { CallbackReceiver, type ReceivedCall } from '../support/receiver';
 
-type Verify = (secret: string, header: string, payload: string) => boolean;
+/** What the documented verifier takes of a request, as the receiver got it. */
+interface Received {
+  method: string;
+  target: string;
+  callbackId: string;
+  body: string;
+}
+type Verify = (secret: string, header: string, request: Received) => boolean;
 
 /** The first js block of the `## Signed callbacks` section of docs/security.md, run as written. */
 function documentedVerifier(): Verify {
@@ -52,7 +59,7 @@ async function account(): Promise<{ username: string; auth: string }> {
   const username = `signed${++accounts}`;
   const created = await request(gw.base, 'POST', '/admin/v1/accounts', {
     ...admin,
-    json: { username, password: 'signed-password' },
+    json: { username, password: 'signed-password', balance: null },
   });
   expect(created.status).toBe(201);
   return { username, auth: basic(username, 'signed-password') };
@@ -83,8 +90,12 @@ const signatureOf = (call: ReceivedCall): string => {
   expect(typeof header).toBe('string');
   return header as string;
 };
-const payloadOf = (call: ReceivedCall): string =>
-  call.method === 'POST' ? call.body : call.rawQuery;
+const requestOf = (call: ReceivedCall): Received => ({
+  method: call.method,
+  target: call.rawQuery === '' ? call.path : `${call.path}?${call.rawQuery}`,
+  callbackId: String(call.headers['x-smsgw-callback-id'] ?? ''),
+  body: call.method === 'POST' ? call.body : '',
+});
 
 describe('signed callbacks', () => {
   it('every account has its own secret, read with its own credentials and by the admin', async () => {
@@ -114,22 +125,61 @@ describe('signed callbacks', () => {
       const { secret } = await secretOf(auth);
       const call = await reportOf(auth, `/dlr-${method}`, method);
       const header = signatureOf(call);
-      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-      const payload = payloadOf(call);
-      expect(payload).toContain('message_status=ESME_ROK');
+      expect(header).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
+      const received = requestOf(call);
+      expect(method === 'POST' ? received.body : received.target).toContain(
+        'message_status=ESME_ROK',
+      );
+      expect(received.callbackId).toMatch(/\.dlr\d*$/);
 
-      expect(verifySignature(secret, header, payload)).toBe(true);
+      expect(verifySignature(secret, header, received)).toBe(true);
       // The body (or query) changed in transit.
-      expect(verifySignature(secret, header, payload.replace('ESME_ROK', 'ESME_RX'))).toBe(false);
-      expect(verifySignature(secret, header, `${payload}&x=1`)).toBe(false);
+      const altered = (r: Received): Received =>
+        method === 'POST'
+          ? { ...r, body: r.body.replace('ESME_ROK', 'ESME_RX') }
+          : { ...r, target: r.target.replace('ESME_ROK', 'ESME_RX') };
+      expect(verifySignature(secret, header, altered(received))).toBe(false);
+      expect(verifySignature(secret, header, { ...received, body: `${received.body}&x=1` })).toBe(
+        false,
+      );
       // The timestamp changed (a replay made to look fresh), or is old.
       const t = Number(/t=(\d+)/.exec(header)![1]);
-      expect(verifySignature(secret, header.replace(`t=${t}`, `t=${t + 1}`), payload)).toBe(false);
-      expect(verifySignature(secret, header.replace(`t=${t}`, `t=${t - 3600}`), payload)).toBe(
+      expect(verifySignature(secret, header.replace(`t=${t}`, `t=${t + 1}`), received)).toBe(false);
+      expect(verifySignature(secret, header.replace(`t=${t}`, `t=${t - 3600}`), received)).toBe(
         false,
       );
       // Another account's secret.
-      expect(verifySignature('0'.repeat(64), header, payload)).toBe(false);
+      expect(verifySignature('0'.repeat(64), header, received)).toBe(false);
+    },
+  );
+
+  it.each(['GET', 'POST'] as const)(
+    'a captured %s report replayed to another path, method or callback id fails verification',
+    async (method) => {
+      const { auth } = await account();
+      const { secret } = await secretOf(auth);
+      const call = await reportOf(auth, `/replay-${method}`, method);
+      const header = signatureOf(call);
+      const received = requestOf(call);
+      expect(verifySignature(secret, header, received)).toBe(true);
+      // The same bytes sent by whoever captured them to another endpoint of the receiver.
+      const elsewhere = received.target.replace(`/replay-${method}`, '/payments/confirm');
+      expect(verifySignature(secret, header, { ...received, target: elsewhere })).toBe(false);
+      expect(
+        verifySignature(secret, header, { ...received, target: `${received.target}&again=1` }),
+      ).toBe(false);
+      expect(
+        verifySignature(secret, header, {
+          ...received,
+          method: method === 'GET' ? 'POST' : 'GET',
+        }),
+      ).toBe(false);
+      expect(
+        verifySignature(secret, header, {
+          ...received,
+          callbackId: `${received.callbackId}0`,
+        }),
+      ).toBe(false);
     },
   );
 
@@ -150,7 +200,7 @@ describe('signed callbacks', () => {
       'two batch callbacks',
     );
     for (const call of calls)
-      expect(verifySignature(secret, signatureOf(call), call.rawQuery)).toBe(true);
+      expect(verifySignature(secret, signatureOf(call), requestOf(call))).toBe(true);
   });
 
   it('rotation: the previous secret signs too during its grace period, and not after', async () => {
@@ -168,9 +218,9 @@ describe('signed callbacks', () => {
     expect(await secretOf(auth)).toEqual(rotated.body.data);
 
     const during = await reportOf(auth, '/rotating', 'GET');
-    expect(signatureOf(during)).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    expect(verifySignature(fresh, signatureOf(during), payloadOf(during))).toBe(true);
-    expect(verifySignature(old, signatureOf(during), payloadOf(during))).toBe(true);
+    expect(signatureOf(during)).toMatch(/^t=\d+,v2=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
+    expect(verifySignature(fresh, signatureOf(during), requestOf(during))).toBe(true);
+    expect(verifySignature(old, signatureOf(during), requestOf(during))).toBe(true);
 
     // A leaked secret: rotate with no grace, by the admin this time.
     const now = await request(gw.base, 'POST', `/admin/v1/accounts/${username}/callback-secret`, {
@@ -181,10 +231,10 @@ describe('signed callbacks', () => {
     expect(now.body).toMatchObject({ previous_secret: null, previous_secret_expires_at: null });
     const newest = now.body.secret as string;
     const after = await reportOf(auth, '/rotated', 'POST');
-    expect(signatureOf(after)).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verifySignature(newest, signatureOf(after), payloadOf(after))).toBe(true);
-    expect(verifySignature(fresh, signatureOf(after), payloadOf(after))).toBe(false);
-    expect(verifySignature(old, signatureOf(after), payloadOf(after))).toBe(false);
+    expect(signatureOf(after)).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
+    expect(verifySignature(newest, signatureOf(after), requestOf(after))).toBe(true);
+    expect(verifySignature(fresh, signatureOf(after), requestOf(after))).toBe(false);
+    expect(verifySignature(old, signatureOf(after), requestOf(after))).toBe(false);
   });
 
   it("the CLI reads and rotates an account's secret", async () => {

@@ -123,26 +123,25 @@ export class CallbackSender {
     const release = this.slot(url.host);
     if (!release) return null;
     try {
+      const method = json || format === 'jasmin' ? 'POST' : request.method;
       // Signed when it leaves, so the timestamp is fresh on every attempt.
       const signature =
         request.secrets !== undefined && request.secrets.length > 0
           ? callbackSignature(
               request.secrets,
-              body ?? url.search.slice(1),
+              {
+                method,
+                target: `${url.pathname}${url.search}`,
+                callbackId: request.id ?? '',
+                body: body ?? '',
+              },
               Math.floor(Date.now() / 1000),
             )
           : undefined;
-      return await this.exchange(
-        url,
-        json || format === 'jasmin' ? 'POST' : request.method,
-        body,
-        signature,
-        request.id,
-        {
-          contentType: json ? 'application/json' : 'application/x-www-form-urlencoded',
-          jasmin: format === 'jasmin',
-        },
-      );
+      return await this.exchange(url, method, body, signature, request.id, {
+        contentType: json ? 'application/json' : 'application/x-www-form-urlencoded',
+        jasmin: format === 'jasmin',
+      });
     } finally {
       release();
     }
