@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   const created = await request(gw.base, 'POST', '/admin/v1/accounts', {
     auth: `Bearer ${ADMIN_TOKEN}`,
-    json: { username: 'alice', password: 'alice-password' },
+    json: { username: 'alice', password: 'alice-password', balance: null },
   });
   expect(created.status).toBe(201);
 });

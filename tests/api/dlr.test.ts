@@ -53,7 +53,7 @@ function useGateway(options: SmppSimulatorOptions): Gateway {
     });
     const created = await request(run.gw.base, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
-      json: { username: 'dora', password: 'dora-password' },
+      json: { username: 'dora', password: 'dora-password', balance: null },
     });
     expect(created.status).toBe(201);
   }, 60_000);

@@ -43,7 +43,7 @@ beforeAll(async () => {
     (
       await call('POST', '/admin/v1/accounts', {
         auth: admin,
-        json: { username: 'carol', password: 'carol-password', sms_count: 0 },
+        json: { username: 'carol', password: 'carol-password', sms_count: 0, balance: null },
       })
     ).status,
   ).toBe(201);

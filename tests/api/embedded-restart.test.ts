@@ -72,7 +72,7 @@ describe('embedded mode keeps everything across a restart', () => {
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
     await request(first.base, 'POST', '/admin/v1/accounts', {
       ...admin,
-      json: { username: 'gus', password: 'gus-password' },
+      json: { username: 'gus', password: 'gus-password', balance: null },
     });
     const gus = basic('gus', 'gus-password');
     const acceptedAt = Date.now();

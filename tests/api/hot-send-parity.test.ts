@@ -59,7 +59,7 @@ beforeAll(async () => {
   for (const account of [
     { username: 'dana', password: 'dana-password', balance: '100', rate: '0.5' },
     { username: 'eve', password: 'eve-password', balance: '0.2', rate: '1' },
-    { username: 'finn', password: 'finn-password', sms_count: 0 },
+    { username: 'finn', password: 'finn-password', sms_count: 0, balance: null },
   ]) {
     const created = await request(gw.base, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,

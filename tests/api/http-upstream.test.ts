@@ -33,7 +33,7 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
     });
     await request(gw.base, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
-      json: { username: 'ivy', password: 'ivy-password' },
+      json: { username: 'ivy', password: 'ivy-password', balance: null },
     });
   });
   afterAll(async () => {

@@ -88,7 +88,7 @@ beforeAll(async () => {
   try {
     const created = await request(first.base, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
-      json: { username: 'erin', password: 'erin-password' },
+      json: { username: 'erin', password: 'erin-password', balance: null },
     });
     expect(created.status).toBe(201);
     expect(

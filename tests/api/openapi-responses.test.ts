@@ -74,7 +74,7 @@ describe('real answers match the OpenAPI document', () => {
       (
         await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
           auth: admin,
-          json: { username: 'openapi', password: 'openapi-pass' },
+          json: { username: 'openapi', password: 'openapi-pass', balance: null },
         })
       ).status,
     ).toBe(409);

@@ -31,7 +31,7 @@ describe('smart QoS', () => {
     });
     await request(gw.base, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
-      json: { username: 'qos', password: 'qos-password' },
+      json: { username: 'qos', password: 'qos-password', balance: null },
     });
   });
   afterAll(async () => {

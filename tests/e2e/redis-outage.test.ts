@@ -42,7 +42,7 @@ describe('a Redis outage pauses dispatch; the batch completes when Redis returns
     running.push(auth, gateway, scheduler, dispatcher);
     await request(auth.url, 'POST', '/admin/v1/accounts', {
       auth: `Bearer ${ADMIN_TOKEN}`,
-      json: { username: 'paced', password: 'paced-password' },
+      json: { username: 'paced', password: 'paced-password', balance: null },
     });
     const recipients = Array.from({ length: COUNT }, (_, i) => String(41_760_000_000 + i));
     const reply = await request(gateway.url, 'POST', '/secure/sendbatch', {

@@ -23,7 +23,7 @@ async function account(password = 'control-password'): Promise<string> {
   const username = `control${++accounts}`;
   const created = await call('POST', '/admin/v1/accounts', {
     ...admin,
-    json: { username, password },
+    json: { username, password, balance: null },
   });
   expect(created.status).toBe(201);
   expect(created.body.disabled_at).toBeNull();

@@ -40,10 +40,13 @@ export const PasswordSchema = storableText().min(8, 'must be at least 8 characte
 export const CreateAccountSchema = z.strictObject({
   username: UsernameSchema,
   password: PasswordSchema,
-  /** Omitted or null: unlimited. */
+  /**
+   * Omitted: 0, an account that cannot send until credited. Unlimited credit is asked for
+   * explicitly, with null, so a forgotten field never gives an account free sending.
+   */
   balance: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative')
     .nullable()
-    .optional(),
+    .default('0'),
   sms_count: smsCountSchema(false).nullable().optional(),
   /** Price of one SMS segment, debited from balance. */
   rate: MoneySchema.refine((s) => !s.startsWith('-'), 'must not be negative').optional(),
