@@ -143,11 +143,18 @@ export class RouteTable {
     );
   }
 
-  /** The lowest price any route sets, or null when none sets one. */
-  get lowestPrice(): string | null {
+  /**
+   * The lowest price a route this account may use sets, or null when none sets one: a cheap route
+   * kept for one account says nothing of what another account's messages cost.
+   */
+  lowestPriceFor(username: string): string | null {
     let lowest: string | null = null;
     for (const r of this.routes)
-      if (r.price !== null && (lowest === null || Number(r.price) < Number(lowest)))
+      if (
+        r.price !== null &&
+        (!r.accounts || r.accounts.has(username)) &&
+        (lowest === null || Number(r.price) < Number(lowest))
+      )
         lowest = r.price;
     return lowest;
   }

@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { TOPICS, type ErrorItem } from '@smsgw/contracts';
 import { HttpError, type Bus, type Logger } from '@smsgw/kit';
 import { planBatchInSlices, type BatchLimits, type BatchPlan } from './batch-plan';
-import { readBatchBody } from './batch-reader';
+import { isCompressed, readBatchBody } from './batch-reader';
 import type { BatchStore } from './batch-store';
 import { shortfall } from './credit-snapshot';
 import { LargeBatchGate } from './large-batch-gate';
 import { notAllowed, type SenderGuard } from './sender-guard';
 import type { OptOutGuard } from './optout-guard';
 import type { MtRouter } from '@smsgw/routing';
-import { routeBatch } from './batch-routing';
+import { routeBatchInSlices } from './batch-routing';
 
 /** Who sends the batch: routes may filter on the account's username. */
 export interface BatchSender {
@@ -22,6 +22,11 @@ export interface BatchIntakeLimits extends BatchLimits {
   maxBytes: number;
   /** Above this many bytes (or without a Content-Length) a batch is large (LargeBatchGate). */
   largeBytes: number;
+}
+
+export interface BatchHeaders {
+  contentLength: number | undefined;
+  contentEncoding: string | undefined;
 }
 
 /** Objects and arrays a valid batch nests: body, messages, message, `to` or `tags`; one to spare. */
@@ -56,8 +61,30 @@ export class BatchIntake {
   async receive(
     sender: BatchSender,
     body: Readable,
-    headers: { contentLength: number | undefined; contentEncoding: string | undefined },
+    headers: BatchHeaders,
   ): Promise<{ batchId: string; messageCount: number }> {
+    const read = await this.read(sender, body, headers);
+    try {
+      return await this.accept(sender, read.batch);
+    } finally {
+      read.release();
+    }
+  }
+
+  /**
+   * Reads a batch as it arrives, bounded whatever its content or encoding: one large batch per
+   * account at a time (a compressed one is large whatever its length on the wire), the size after
+   * decompression, and recipients the account cannot pay for at the lowest price it may have.
+   * `options.raw` sees the bytes as sent; `options.checkCredit` false reads a batch whose
+   * Idempotency-Key is already taken, whose answer may be a replay whatever the account has now.
+   * The release ends the account's turn; call it once the batch is accepted or refused.
+   */
+  async read(
+    sender: BatchSender,
+    body: Readable,
+    headers: BatchHeaders,
+    options: { raw?: Hash; checkCredit?: boolean } = {},
+  ): Promise<{ batch: unknown; release: () => void }> {
     if (headers.contentLength !== undefined && headers.contentLength > this.limits.maxBytes) {
       throw new HttpError(
         'PAYLOAD_TOO_LARGE',
@@ -66,12 +93,18 @@ export class BatchIntake {
     }
     const { accountId } = sender;
     const large =
-      headers.contentLength === undefined || headers.contentLength > this.limits.largeBytes;
+      headers.contentLength === undefined ||
+      headers.contentLength > this.limits.largeBytes ||
+      isCompressed(headers.contentEncoding);
     const release = large ? this.gate.enter(accountId) : () => undefined;
     try {
-      const credit = await this.store.creditSnapshot(accountId, this.router.current.lowestPrice);
+      const credit = await this.store.creditSnapshot(
+        accountId,
+        this.router.current.lowestPriceFor(sender.username),
+      );
       if (!credit) throw HttpError.unauthorized('Account no longer exists');
-      const parsed = await readBatchBody(
+      const checkCredit = options.checkCredit ?? true;
+      const batch = await readBatchBody(
         body,
         headers.contentEncoding,
         {
@@ -80,13 +113,15 @@ export class BatchIntake {
           maxRecipients: this.limits.maxRecipients,
         },
         (recipients) => {
-          const short = shortfall(credit, recipients);
+          const short = checkCredit ? shortfall(credit, recipients) : undefined;
           if (short) throw new HttpError(short, SHORT_MESSAGE[short]);
         },
+        options.raw,
       );
-      return await this.accept(sender, parsed);
-    } finally {
+      return { batch, release };
+    } catch (err) {
       release();
+      throw err;
     }
   }
 
@@ -98,7 +133,7 @@ export class BatchIntake {
     const plan = await planBatchInSlices(body, this.limits, new Date());
     await this.applySenderRules(accountId, plan);
     await this.leaveOutOptedOut(accountId, plan);
-    routeBatch(this.router, sender.username, plan);
+    await routeBatchInSlices(this.router, sender.username, plan);
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
     if (!outcome.ok) throw new HttpError(outcome.reason, SHORT_MESSAGE[outcome.reason]);

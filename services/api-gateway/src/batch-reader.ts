@@ -1,7 +1,10 @@
-import type { Readable } from 'node:stream';
+import type { Hash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { createGunzip, createInflate } from 'node:zlib';
-import { TokenParser, TokenType, Tokenizer, type ParsedElementInfo } from '@streamparser/json';
+import { TokenParser, TokenType, Tokenizer } from '@streamparser/json';
 import { HttpError } from '@smsgw/kit';
+import { BatchShapeFilter } from './batch-shape';
 
 export interface BatchReadLimits {
   /** Most bytes of JSON (after decompression). */
@@ -12,33 +15,38 @@ export interface BatchReadLimits {
 }
 
 /**
- * Reads a /secure/sendbatch body as it arrives, a chunk at a time, instead of parsing it whole:
- * nesting, size and recipients are counted token by token and reading stops at the first limit
- * crossed. After each chunk `checkpoint` is told the recipients read so far and may throw (an
- * account that cannot pay for them), so a batch that will be refused stops costing CPU early.
+ * Bytes tokenized before the reader lets other requests run: a chunk that arrives whole (a
+ * decompressed one, or a fast client's) is cut so that no write holds the event loop for long.
+ */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * Reads a /secure/sendbatch body as it arrives, a slice at a time, instead of parsing it whole:
+ * nesting, size and recipients are counted token by token, what a batch cannot hold is left out
+ * as it streams (BatchShapeFilter), and reading stops at the first limit crossed. The size limit
+ * applies to the decompressed bytes as they come out. After each slice `checkpoint` is told the
+ * recipients read so far and may throw (an account that cannot pay for them), so a batch that will
+ * be refused stops costing CPU early. `raw`, when given, sees every byte as sent (the request's
+ * fingerprint for Idempotency-Key).
  */
 export async function readBatchBody(
   body: Readable,
   contentEncoding: string | undefined,
   limits: BatchReadLimits,
   checkpoint: (recipients: number) => void | Promise<void>,
+  raw?: Hash,
 ): Promise<unknown> {
-  const source = decoded(body, contentEncoding);
+  const source = decoded(raw ? Readable.from(hashed(body, raw)) : body, contentEncoding);
   const tokenizer = new Tokenizer();
-  const parser = new TokenParser({ paths: ['$', '$.messages.*', '$.messages.*.to.*'] });
+  const parser = new TokenParser({ paths: ['$'] });
+  const shape = new BatchShapeFilter((token) => parser.write(token));
   let failure: Error | undefined;
   let depth = 0;
   let first = true;
-  let recipients = 0;
   let root: unknown;
 
-  const countOne = (): void => {
-    recipients++;
-    if (recipients > limits.maxRecipients)
-      throw HttpError.invalid(
-        'messages',
-        `the batch has at least ${recipients} recipients; at most ${limits.maxRecipients} are allowed`,
-      );
+  const fail = (err: unknown): void => {
+    failure ??= err instanceof Error ? err : new Error(String(err));
   };
   tokenizer.onToken = (token) => {
     if (failure !== undefined) return;
@@ -54,9 +62,14 @@ export async function readBatchBody(
           );
       } else if (token.token === TokenType.RIGHT_BRACE || token.token === TokenType.RIGHT_BRACKET)
         depth--;
-      parser.write(token);
+      shape.write(token);
+      if (shape.recipients > limits.maxRecipients)
+        throw HttpError.invalid(
+          'messages',
+          `the batch has at least ${shape.recipients} recipients; at most ${limits.maxRecipients} are allowed`,
+        );
     } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
+      fail(err);
     }
   };
   tokenizer.onError = (err) => {
@@ -65,30 +78,26 @@ export async function readBatchBody(
   parser.onError = (err) => {
     failure ??= invalidJson(err);
   };
-  parser.onValue = ({ value, stack }: ParsedElementInfo) => {
-    try {
-      if (stack.length === 0) root = value;
-      else if (stack.length === 4) countOne();
-      else if (stack.length === 2) {
-        // A message whose `to` is one destination (or missing: validation says so later).
-        const to = (value as { to?: unknown } | null)?.to;
-        if (!Array.isArray(to)) countOne();
-      }
-    } catch (err) {
-      failure ??= err instanceof Error ? err : new Error(String(err));
-    }
+  parser.onValue = ({ value, stack }) => {
+    if (stack.length === 0) root = value;
   };
 
   let bytes = 0;
-  for await (const chunk of source) {
+  reading: for await (const chunk of source) {
     const data = chunk as Buffer;
-    bytes += data.length;
-    if (bytes > limits.maxBytes) {
-      throw new HttpError('PAYLOAD_TOO_LARGE', `The batch is larger than ${limits.maxBytes} bytes`);
+    for (let at = 0; at < data.length; at += SLICE_BYTES) {
+      const slice = data.subarray(at, at + SLICE_BYTES);
+      bytes += slice.length;
+      if (bytes > limits.maxBytes)
+        throw new HttpError(
+          'PAYLOAD_TOO_LARGE',
+          `The batch is larger than ${limits.maxBytes} bytes`,
+        );
+      tokenizer.write(slice);
+      if (failure !== undefined) break reading;
+      await checkpoint(shape.recipients);
+      if (at + SLICE_BYTES < data.length) await yieldToOthers();
     }
-    tokenizer.write(data);
-    if (failure !== undefined) break;
-    await checkpoint(recipients);
   }
   if (failure === undefined && !tokenizer.isEnded) tokenizer.end();
   if (failure === undefined && root === undefined && bytes > 0)
@@ -97,8 +106,15 @@ export async function readBatchBody(
     throw failure;
   }
   if (root === undefined) throw new HttpError('INVALID_PARAMETER', 'The batch body is empty');
-  await checkpoint(recipients);
+  await checkpoint(shape.recipients);
   return root;
+}
+
+async function* hashed(body: Readable, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of body) {
+    hash.update(chunk as Buffer);
+    yield chunk as Buffer;
+  }
 }
 
 function invalidJson(err: Error): HttpError {
@@ -111,4 +127,10 @@ function decoded(body: Readable, encoding: string | undefined): Readable {
   if (name === 'gzip') return body.pipe(createGunzip());
   if (name === 'deflate') return body.pipe(createInflate());
   throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${name} is not supported`);
+}
+
+/** Whether a body in this encoding may be larger than it is long on the wire. */
+export function isCompressed(encoding: string | undefined): boolean {
+  const name = (encoding ?? 'identity').trim().toLowerCase();
+  return name !== 'identity';
 }

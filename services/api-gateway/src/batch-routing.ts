@@ -12,9 +12,13 @@ const RECIPIENTS_PER_STEP = 256;
 export const ROUTING_SLICE_MS = 10;
 
 /**
- * routeBatch in slices: the event loop gets a turn whenever routing has held it for `sliceMs`, so
- * a batch of a million recipients tried against time-window and pattern routes does not hold up
- * other customers' requests (nor, in embedded mode, the SMPP sessions) meanwhile.
+ * Gives every recipient of the batch its route, as a single send gets one, and splits each entry
+ * into one entry per route decision (route, connectors, price): the batch is charged the sum of
+ * its recipients' route prices, and each expanded message keeps its route. A recipient no route
+ * takes refuses the whole batch, before anything is charged. The event loop gets a turn whenever
+ * routing has held it for `sliceMs`, so a batch of a million recipients tried against time-window
+ * and pattern routes does not hold up other customers' requests (nor, in embedded mode, the SMPP
+ * sessions) meanwhile.
  */
 export async function routeBatchInSlices(
   router: MtRouter,
@@ -29,18 +33,6 @@ export async function routeBatchInSlices(
     await new Promise<void>((resolve) => setImmediate(resolve));
     sliceStart = performance.now();
   }
-}
-
-/**
- * Gives every recipient of the batch its route, as a single send gets one, and splits each entry
- * into one entry per route decision (route, connectors, price): the batch is charged the sum of
- * its recipients' route prices, and each expanded message keeps its route. A recipient no route
- * takes refuses the whole batch, before anything is charged. In one go: for batches already
- * known to be small; routeBatchInSlices for any other.
- */
-export function routeBatch(router: MtRouter, accountUsername: string, plan: BatchPlan): void {
-  const steps = routingSteps(router, accountUsername, plan);
-  while (!steps.next().done);
 }
 
 /** The routing itself, stopping after every RECIPIENTS_PER_STEP recipients. */

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Readable } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -51,42 +50,48 @@ export class IdempotentRequests {
   /** The middleware for one route; after authentication and the body parser. */
   guard(route: string, accountIdOf: (res: Response) => string): RequestHandler {
     return (req, res, next) => {
-      const key = this.keyOf(req);
+      let key: string | undefined;
+      try {
+        key = this.keyOf(req);
+      } catch (err) {
+        next(err);
+        return;
+      }
       if (key === undefined) return next();
-      if (key instanceof HttpError) return next(key);
-      this.run(req, res, next, accountIdOf(res), key, fingerprint(route, JSON.stringify(req.body)));
+      const print = fingerprintOf(route).update(JSON.stringify(req.body)).digest('hex');
+      this.run(req, res, next, accountIdOf(res), key, print);
     };
   }
 
-  /**
-   * The same for a route that reads its body as a stream: with a key, the body is read whole (up to
-   * maxBytes) and its bytes are the fingerprint; the route reads them back with idempotentBody.
-   */
-  rawGuard(
-    route: string,
-    accountIdOf: (res: Response) => string,
-    maxBytes: number,
-  ): RequestHandler {
-    return (req, res, next) => {
-      const key = this.keyOf(req);
-      if (key === undefined) return next();
-      if (key instanceof HttpError) return next(key);
-      readWhole(req, maxBytes).then((body) => {
-        res.locals[BODY_LOCAL] = body;
-        this.run(req, res, next, accountIdOf(res), key, fingerprint(route, body));
-      }, next);
-    };
-  }
-
-  private keyOf(req: Request): string | HttpError | undefined {
+  /** The request's key; undefined without one, a 400 when it is not a valid key. */
+  keyOf(req: Request): string | undefined {
     const header = req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
     if (header === undefined) return undefined;
     const parsed = IdempotencyKeySchema.safeParse(header);
     if (parsed.success) return parsed.data;
-    return HttpError.invalid(
+    throw HttpError.invalid(
       IDEMPOTENCY_KEY_HEADER,
       parsed.error.issues[0]?.message ?? 'not a valid key',
     );
+  }
+
+  /** Whether a request already took this key (answered, or still running). */
+  async taken(accountId: string, key: string): Promise<boolean> {
+    return (await findIdempotencyKey(this.db, accountId, key)) !== undefined;
+  }
+
+  /**
+   * For a route that reads its body itself, once read: true when this request runs (its answer is
+   * kept for the key), false when it has been answered with the first request's answer.
+   */
+  async begin(res: Response, accountId: string, key: string, print: string): Promise<boolean> {
+    const outcome = await this.settle(accountId, key, print);
+    if (!outcome.run) {
+      replay(res, outcome.answer);
+      return false;
+    }
+    this.keepAnswer(res, accountId, key);
+    return true;
   }
 
   private run(
@@ -201,27 +206,7 @@ function replay(res: Response, answer: IdempotencyRow & { status: number }): voi
     .end(body);
 }
 
-const BODY_LOCAL = 'idempotentBody';
-
-function fingerprint(route: string, body: string | Buffer): string {
-  return createHash('sha256').update(`${route}\n`).update(body).digest('hex');
-}
-
-/** The request body as sent, refused with 413 past maxBytes. */
-async function readWhole(req: Request, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes)
-      throw new HttpError('PAYLOAD_TOO_LARGE', `The request is larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** The body rawGuard read for this request, as a stream to read again; undefined without a key. */
-export function idempotentBody(res: Response): Readable | undefined {
-  const body: unknown = res.locals[BODY_LOCAL];
-  return Buffer.isBuffer(body) ? Readable.from([body]) : undefined;
+/** A request's fingerprint: the route, then its body (as sent, or as parsed for a JSON route). */
+export function fingerprintOf(route: string): Hash {
+  return createHash('sha256').update(`${route}\n`);
 }

@@ -32,11 +32,11 @@ import {
   type HttpInboundDeps,
 } from './http-inbound-routes';
 import type { RequestCaller } from './request-caller';
-import { idempotentBody, type IdempotentRequests } from './idempotency';
+import { fingerprintOf, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
 import { SEND_PATH, type SendHandler } from './send-handler';
 import type { MtRouter } from '@smsgw/routing';
-import { routeOrRefuse, withoutRouting } from './message-routing';
+import { routeOrRefuse } from './message-routing';
 
 export interface GatewayRoutesDeps {
   caller: RequestCaller;
@@ -52,8 +52,6 @@ export interface GatewayRoutesDeps {
   maxParts: number;
   /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
   corsAllowedOrigins: readonly string[];
-  /** Route and connector names in customers' answers (SHOW_ROUTES_TO_CUSTOMERS). */
-  showRoutes: boolean;
   httpInbound: HttpInboundDeps;
   router: MtRouter;
 }
@@ -98,27 +96,39 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   router.post(
     '/secure/sendbatch',
     jsonMediaGuard,
-    // With an Idempotency-Key the body is read whole first: its bytes are the request's fingerprint.
-    deps.idempotency.rawGuard('sendbatch', accountId, deps.maxBatchBytes),
     // Read as it arrives (batch-reader.ts), not parsed whole: a large batch must not stall others.
     asyncRoute(async (req, res) => {
+      const sender = { accountId: accountId(res), username: username(res) };
       const length = req.headers['content-length'];
-      const accepted = await deps.batches
-        .receive(
-          { accountId: accountId(res), username: username(res) },
-          idempotentBody(res) ?? req,
-          {
-            contentLength: length === undefined ? undefined : Number(length),
-            contentEncoding: req.headers['content-encoding'],
-          },
-        )
-        .catch((err: unknown) => {
-          // Refused before the end of the body: the rest is not read, the connection closes.
-          if (!req.complete) res.setHeader('Connection', 'close');
-          throw err;
-        });
-      const body: BatchResult = { data: accepted };
-      res.json(body);
+      const headers = {
+        contentLength: length === undefined ? undefined : Number(length),
+        contentEncoding: req.headers['content-encoding'],
+      };
+      const key = deps.idempotency.keyOf(req);
+      const read = async (): Promise<{ batch: unknown; release: () => void; print?: string }> => {
+        if (key === undefined) return deps.batches.read(sender, req, headers);
+        // The key is decided once the body is read, by the fingerprint of its bytes as sent; until
+        // then the batch is read as any other, bounded and checked against the account's credit
+        // (unless the key is taken: its answer is replayed whatever the account has now).
+        const raw = fingerprintOf('sendbatch');
+        const checkCredit = !(await deps.idempotency.taken(sender.accountId, key));
+        const batch = await deps.batches.read(sender, req, headers, { raw, checkCredit });
+        return { ...batch, print: raw.digest('hex') };
+      };
+      const batch = await read().catch((err: unknown) => {
+        // Refused before the end of the body: the rest is not read, the connection closes.
+        if (!req.complete) res.setHeader('Connection', 'close');
+        throw err;
+      });
+      try {
+        if (key !== undefined && batch.print !== undefined) {
+          if (!(await deps.idempotency.begin(res, sender.accountId, key, batch.print))) return;
+        }
+        const body: BatchResult = { data: await deps.batches.accept(sender, batch.batch) };
+        res.json(body);
+      } finally {
+        batch.release();
+      }
     }),
   );
 
@@ -173,7 +183,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
           coding: plan.coding,
           encoding: CODING_NAMES[plan.coding] ?? String(plan.coding),
           segments: plan.segments,
-          ...(deps.showRoutes ? { route: routing.route } : {}),
+          route: routing.route,
           ...price,
         },
       });
@@ -198,7 +208,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
         ? await deps.store.status(accountId(res), id.toLowerCase())
         : undefined;
       if (!status) throw HttpError.notFound(`No message ${id}`);
-      const body: MessageStatus = { data: deps.showRoutes ? status : withoutRouting(status) };
+      const body: MessageStatus = { data: status };
       res.json(body);
     }),
   );

@@ -108,3 +108,51 @@ describe('readBatchBody', () => {
     expect(unknown.status).toBe(415);
   });
 });
+
+describe('what a batch cannot hold is left out as it streams', () => {
+  const read = (body: unknown): Promise<unknown> =>
+    readBatchBody(chunked(JSON.stringify(body)).stream, undefined, limits, () => undefined);
+
+  it('keeps a field a batch may not have as null, at the top, in globals, config and messages', async () => {
+    const junk = [{}, [1, 2], { a: 1 }];
+    expect(
+      await read({
+        messages: [{ to: ['1', '2'], content: 'x', junk, 'dlr-url': 'https://x.example' }],
+        globals: { from: 'Acme', junk },
+        batch_config: { schedule_at: '10s', junk },
+        junk,
+      }),
+    ).toEqual({
+      messages: [{ to: ['1', '2'], content: 'x', junk: null, 'dlr-url': 'https://x.example' }],
+      globals: { from: 'Acme', junk: null },
+      batch_config: { schedule_at: '10s', junk: null },
+      junk: null,
+    });
+  });
+
+  it('keeps a container where a value belongs empty, so validation names the type it got', async () => {
+    expect(
+      await read({ messages: [{ to: [{ deep: 1 }, '2'], content: ['a', 'b'], from: {} }] }),
+    ).toEqual({ messages: [{ to: [{}, '2'], content: [], from: {} }] });
+  });
+
+  it('keeps no more tags than validation needs to refuse them, and cuts long field names', async () => {
+    const tags = Array.from({ length: 10_000 }, (_, i) => i);
+    const name = 'n'.repeat(10_000);
+    const read1 = (await read({ messages: [{ to: '1', content: 'x', tags, [name]: 1 }] })) as {
+      messages: Record<string, unknown>[];
+    };
+    const message = read1.messages[0] ?? {};
+    expect((message['tags'] as number[]).length).toBe(64);
+    expect(Object.keys(message).sort()).toEqual(['content', 'n'.repeat(64), 'tags', 'to']);
+  });
+
+  it('counts a message with an empty or missing list as one recipient, so empty messages cannot pile up unpaid', async () => {
+    const seen: number[] = [];
+    const body = JSON.stringify({ messages: [{ to: [] }, {}, { to: ['1', '2', '3'] }] });
+    await readBatchBody(chunked(body, 4096).stream, undefined, limits, (n) => {
+      seen.push(n);
+    });
+    expect(seen[seen.length - 1]).toBe(5);
+  });
+});
