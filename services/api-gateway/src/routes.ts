@@ -36,7 +36,7 @@ import { fingerprintOf, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
 import { SEND_PATH, type SendHandler } from './send-handler';
 import type { MtRouter } from '@smsgw/routing';
-import { routeOrRefuse } from './message-routing';
+import { routeOrRefuse, withoutRouting } from './message-routing';
 
 export interface GatewayRoutesDeps {
   caller: RequestCaller;
@@ -52,6 +52,8 @@ export interface GatewayRoutesDeps {
   maxParts: number;
   /** Browser origins allowed to call /secure/ (CORS); any other cross-site request is a 403. */
   corsAllowedOrigins: readonly string[];
+  /** Route and connector names in customers' answers (SHOW_ROUTES_TO_CUSTOMERS). */
+  showRoutes: boolean;
   httpInbound: HttpInboundDeps;
   router: MtRouter;
 }
@@ -183,7 +185,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
           coding: plan.coding,
           encoding: CODING_NAMES[plan.coding] ?? String(plan.coding),
           segments: plan.segments,
-          route: routing.route,
+          ...(deps.showRoutes ? { route: routing.route } : {}),
           ...price,
         },
       });
@@ -208,7 +210,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
         ? await deps.store.status(accountId(res), id.toLowerCase())
         : undefined;
       if (!status) throw HttpError.notFound(`No message ${id}`);
-      const body: MessageStatus = { data: status };
+      const body: MessageStatus = { data: deps.showRoutes ? status : withoutRouting(status) };
       res.json(body);
     }),
   );
