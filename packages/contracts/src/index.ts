@@ -14,3 +14,4 @@ export * from './senders';
 export * from './inbound';
 export * from './routing';
 export * from './route-pattern';
+export * from './tlvs';
