@@ -1,7 +1,13 @@
 import { appendFileSync } from 'node:fs';
-import { PrivatePostgres, PrivateRabbit, PrivateRedis } from './support/infra';
-import { SERVICE_NAMES } from '../support/processes';
-import { runFault, type Fault, type Infra, type RunResult } from './support/fault-run';
+import { PrivatePostgres, PrivateRabbit, PrivateRedis, type Dependency } from './support/infra';
+import { SERVICE_NAMES, type ServiceName } from '../support/processes';
+import {
+  runFault,
+  type Fault,
+  type Infra,
+  type RunContext,
+  type RunResult,
+} from './support/fault-run';
 
 /**
  * The fault matrix (docs/reliability.md § The fault matrix): one fault per run, each against a
@@ -16,6 +22,45 @@ const QUICK = !WHOLE || process.env['FAULTS_QUICK'] === '1';
 const BATCH_SIZE = Number(process.env['FAULTS_BATCH_SIZE'] ?? (QUICK ? 2_000 : 20_000));
 const SETTLE_MS = Number(process.env['FAULTS_SETTLE_MS'] ?? (QUICK ? 120_000 : 300_000));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long the second fault of a compound row lasts. */
+const OUTAGE_MS = 10_000;
+const DEPENDENCIES: Record<string, (infra: Infra) => Dependency> = {
+  postgres: (infra) => infra.postgres,
+  rabbitmq: (infra) => infra.rabbit,
+  redis: (infra) => infra.redis,
+};
+
+/**
+ * Starts a killed service again while the second fault lasts, and ends that fault after OUTAGE_MS
+ * whatever the start does, so the next row finds its servers up; a start that failed fails the row.
+ */
+async function relaunchDuring(
+  run: RunContext,
+  service: ServiceName,
+  end: () => Promise<void>,
+): Promise<void> {
+  const started = run.relaunch(service).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
+  await sleep(OUTAGE_MS);
+  await end();
+  const failed = await started;
+  if (failed) throw failed;
+}
+
+/** Two faults in turn: a service SIGKILLed, then a dependency down while it starts again. */
+const COMPOUND: Fault[] = SERVICE_NAMES.flatMap((service) =>
+  Object.entries(DEPENDENCIES).map(([dependency, of]): Fault => ({
+    name: `kill ${service}, ${dependency} down while it starts`,
+    inject: async (run) => {
+      await run.kill(service);
+      const server = of(run.infra);
+      await server.down();
+      await relaunchDuring(run, service, () => server.up());
+    },
+  })),
+);
 
 const FAULTS: Fault[] = [
   { name: 'none', inject: () => Promise.resolve() },
@@ -43,6 +88,22 @@ const FAULTS: Fault[] = [
       run.sim.setSilent(false);
     },
   },
+  {
+    name: 'smsc killed 10 s',
+    inject: async (run) => {
+      await run.smscDown();
+      await sleep(OUTAGE_MS);
+      await run.smscUp();
+    },
+  },
+  {
+    name: 'smsc killed with the dispatcher',
+    inject: async (run) => {
+      await Promise.all([run.smscDown(), run.kill('dispatcher')]);
+      await relaunchDuring(run, 'dispatcher', () => run.smscUp());
+    },
+  },
+  ...COMPOUND,
   {
     name: 'webhook down',
     inject: async (run) => {

@@ -10,7 +10,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { basic, request } from '../../support/http';
 import type { PrivatePostgres, PrivateRabbit, PrivateRedis } from './infra';
 import { WebhookReceiver } from './webhook';
-import { SERVICE_NAMES, type ServiceName } from '../../support/processes';
+import { SERVICE_NAMES, freePort, type ServiceName } from '../../support/processes';
 
 export interface Infra {
   postgres: PrivatePostgres;
@@ -25,6 +25,13 @@ export interface RunContext {
   services: Map<ServiceName, ServiceProcess>;
   /** SIGKILLs a service and starts it again on the same port after pauseMs. */
   restart(name: ServiceName, pauseMs: number): Promise<void>;
+  /** SIGKILLs a service. */
+  kill(name: ServiceName): Promise<void>;
+  /** Starts a killed service again on its port; resolves once it is ready. */
+  relaunch(name: ServiceName): Promise<void>;
+  /** The SMSC gone: every session cut and its port closed, until smscUp(). */
+  smscDown(): Promise<void>;
+  smscUp(): Promise<void>;
   quick: boolean;
 }
 
@@ -132,9 +139,10 @@ export async function runFault(
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     LOG_LEVEL: process.env['FAULTS_LOG_LEVEL'] ?? 'warn',
   };
+  // A port of its own, so the SMSC comes back where the dispatcher looks for it after smscDown().
   const sim = new SmppSimulator({
     host: '127.0.0.1',
-    port: 0,
+    port: await freePort(),
     deliveryReceipts: true,
     receiptDelayMs: 50,
   });
@@ -158,7 +166,9 @@ export async function runFault(
     const extra: Record<string, string> = { ...envOf[name] };
     if (name === 'api-gateway') extra['AUTH_URL'] = services.get('auth')!.url;
     if (port !== undefined) extra['PORT'] = String(port);
-    const service = await startService(name, { ...env, ...extra }, 60_000);
+    // A service started again may start while a dependency is still down: it waits for it.
+    const readyWithin = port === undefined ? 60_000 : 180_000;
+    const service = await startService(name, { ...env, ...extra }, readyWithin);
     services.set(name, service);
     everyProcess.push(service);
     return service;
@@ -170,10 +180,19 @@ export async function runFault(
     services,
     quick: options.quick,
     async restart(name, pauseMs) {
-      const old = services.get(name)!;
-      await old.kill();
+      await this.kill(name);
       await sleep(pauseMs);
-      await launch(name, old.port);
+      await this.relaunch(name);
+    },
+    async kill(name) {
+      await services.get(name)!.kill();
+    },
+    async relaunch(name) {
+      await launch(name, services.get(name)!.port);
+    },
+    smscDown: () => sim.stop(),
+    async smscUp() {
+      await sim.start();
     },
   };
   const db = new PgDb({ connectionString: database.url, max: 2 });

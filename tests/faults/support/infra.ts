@@ -6,6 +6,13 @@ import { join } from 'node:path';
 import { waitFor } from '@smsgw/kit/testing';
 import { freePort } from '../../support/processes';
 
+/** A server the matrix takes down and brings back, in two steps so a fault can act in between. */
+export interface Dependency {
+  restart(downMs: number): Promise<void>;
+  down(): Promise<void>;
+  up(): Promise<void>;
+}
+
 /**
  * Private servers for the fault matrix: it stops and starts them, so it must not use the shared
  * ones other test runs on the machine depend on. Each lives in a temporary directory on its own
@@ -62,7 +69,7 @@ function postgresBin(): string {
   return join(base, found, 'bin');
 }
 
-export class PrivatePostgres {
+export class PrivatePostgres implements Dependency {
   private constructor(
     private readonly dir: string,
     readonly port: number,
@@ -104,9 +111,17 @@ export class PrivatePostgres {
 
   /** Stopped (fast: sessions are cut, as a failover does) for downMs, then started again. */
   async restart(downMs: number): Promise<void> {
-    await this.ctl('stop');
+    await this.down();
     await sleep(downMs);
-    await this.ctl('start');
+    await this.up();
+  }
+
+  down(): Promise<void> {
+    return this.ctl('stop');
+  }
+
+  up(): Promise<void> {
+    return this.ctl('start');
   }
 
   async stop(): Promise<void> {
@@ -118,7 +133,7 @@ export class PrivatePostgres {
   }
 }
 
-export class PrivateRedis {
+export class PrivateRedis implements Dependency {
   private child: ChildProcess | undefined;
   private constructor(readonly port: number) {}
 
@@ -151,9 +166,17 @@ export class PrivateRedis {
 
   /** Killed (its keys are gone, as after a restart without persistence), started after downMs. */
   async restart(downMs: number): Promise<void> {
-    await this.kill();
+    await this.down();
     await sleep(downMs);
-    await this.launch();
+    await this.up();
+  }
+
+  down(): Promise<void> {
+    return this.kill();
+  }
+
+  up(): Promise<void> {
+    return this.launch();
   }
 
   stop(): Promise<void> {
@@ -165,7 +188,7 @@ export class PrivateRedis {
  * A RabbitMQ node of its own (its own node name, port and data directory), so that restarting it
  * disturbs nobody else. rabbitmq-server runs as the rabbitmq user, so the directory is theirs.
  */
-export class PrivateRabbit {
+export class PrivateRabbit implements Dependency {
   private constructor(
     private readonly dir: string,
     readonly port: number,
@@ -218,8 +241,16 @@ export class PrivateRabbit {
 
   /** stop_app / start_app: every connection is cut; durable queues and their messages stay. */
   async restart(downMs: number): Promise<void> {
-    await this.ctl('stop_app');
+    await this.down();
     await sleep(downMs);
+    await this.up();
+  }
+
+  down(): Promise<void> {
+    return this.ctl('stop_app');
+  }
+
+  async up(): Promise<void> {
     await this.ctl('start_app');
     await waitFor(async () => portOpen(this.port), 30_000, 'RabbitMQ listening again', 100);
   }
