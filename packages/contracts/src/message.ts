@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema, SenderSchema, intLike } from './fields';
 import { storableText } from './text';
+import { CustomTlvsSchema } from './tlvs';
 
 /**
  * Both spellings of dashed names are accepted (docs/architecture.md § Wire compatibility);
@@ -12,6 +13,9 @@ export const FIELD_ALIASES: Record<string, string> = {
   'dlr-level': 'dlr_level',
   'dlr-method': 'dlr_method',
   'validity-period': 'validity_period',
+  // Jasmin's REST interface turns every `_` of a field's name into `-` before its HTTP interface
+  // reads it, so clients send this one in both spellings too.
+  'custom-tlvs': 'custom_tlvs',
 };
 
 /**
@@ -71,13 +75,49 @@ export const messageParams = {
       'expected an SMPP time string YYMMDDhhmmsstnnp, p one of +, - or R',
     )
     .optional(),
+  // A list, or Jasmin's comma-separated string ("1,702,9901", which its send.py splits on ',').
   tags: z
-    .array(z.union([storableText().max(64), z.number().int()]))
-    .max(16)
+    .union([
+      z.array(z.union([storableText().max(64), z.number().int()])),
+      storableText()
+        .max(16 * 65)
+        .transform((s) => s.split(',').filter((t) => t !== '')),
+    ])
+    .pipe(z.array(z.union([z.string().max(64), z.number()])).max(16))
     .optional(),
+  /** SMPP optional parameters for the SMSC (Jasmin's shape), checked and encoded here. */
+  custom_tlvs: CustomTlvsSchema.optional(),
+  /** Flash SMS: message class 0, shown at once and not stored (messageClassOf). */
+  flash: z.boolean().optional(),
+  /** GSM message class 0–3 (Kannel's `mclass`); flash is class 0. */
+  message_class: intLike(0, 3).optional(),
 };
 
-type Params = { content?: string; hex_content?: string; dlr?: 'yes' | 'no'; dlr_url?: string };
+/**
+ * Codings whose data_coding has a form carrying a message class (3GPP TS 23.038 coding group
+ * 00xx with bit 4 set): the GSM default alphabet, 8-bit data and UCS-2. The others (IA5, Latin-1,
+ * the national sets) have none, so a class cannot be asked for with them.
+ */
+export const MESSAGE_CLASS_CODINGS: readonly number[] = [0, 2, 4, 8];
+
+/** The message class a message asks for, or undefined for none. */
+export function messageClassOf(m: {
+  flash?: boolean | undefined;
+  message_class?: number | undefined;
+}): number | undefined {
+  if (m.message_class !== undefined) return m.message_class;
+  return m.flash === true ? 0 : undefined;
+}
+
+type Params = {
+  content?: string;
+  hex_content?: string;
+  dlr?: 'yes' | 'no';
+  dlr_url?: string;
+  coding?: number;
+  flash?: boolean;
+  message_class?: number;
+};
 
 /** Rules across fields that a single field's schema cannot say. */
 export function checkMessageRules(m: Params, ctx: z.RefinementCtx): void {
@@ -95,13 +135,79 @@ export function checkMessageRules(m: Params, ctx: z.RefinementCtx): void {
       message: 'give content or hex_content, not both',
     });
   }
-  if (m.dlr === 'yes' && m.dlr_url === undefined) {
+  if (m.flash === true && m.message_class !== undefined && m.message_class !== 0) {
     ctx.addIssue({
       code: 'custom',
-      path: ['dlr_url'],
-      message: 'dlr-url is required when dlr is yes',
+      path: ['message_class'],
+      message: 'flash is message class 0; give one of flash and message_class',
     });
   }
+  if (
+    messageClassOf(m) !== undefined &&
+    m.coding !== undefined &&
+    !MESSAGE_CLASS_CODINGS.includes(m.coding)
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['coding'],
+      message: `a message class needs coding 0, 2, 4 or 8 (data coding ${m.coding} has no class form)`,
+    });
+  }
+}
+
+/**
+ * Fields of Jasmin's requests that the gateway accepts and drops: its REST interface overwrites
+ * `username` and `password` of the body with the Basic credentials, so a client may send them;
+ * here the Authorization header alone authenticates, and a password is never stored.
+ */
+export const IGNORED_FIELDS = {
+  username: z.unknown().optional(),
+  password: z.unknown().optional(),
+};
+
+interface ReportParams {
+  dlr?: 'yes' | 'no' | undefined;
+  dlr_url?: string | undefined;
+  dlr_level?: number | undefined;
+  dlr_method?: 'GET' | 'POST' | undefined;
+  username?: unknown;
+  password?: unknown;
+}
+
+/**
+ * The report wish, decided once at acceptance and stored with the message: `dlr: 'yes'` in the
+ * stored parameters means a report goes to `dlr_url` (level and method always set), and nothing
+ * else does (reportTarget reads it). Jasmin's rule (send.py): `dlr-url` or `dlr-level` present
+ * means `dlr=yes`, level 1 and method POST by default; without a URL nobody is to be reported to.
+ * Also drops the credentials Jasmin clients may repeat in the body (IGNORED_FIELDS).
+ */
+export function decideReport<T extends ReportParams>(
+  m: T,
+): Omit<T, 'dlr' | 'dlr_level' | 'dlr_method' | 'username' | 'password'> & {
+  dlr?: 'yes';
+  dlr_level?: number;
+  dlr_method?: 'GET' | 'POST';
+} {
+  const { dlr: _dlr, dlr_level, dlr_method, username: _u, password: _p, ...rest } = m;
+  if (m.dlr_url === undefined) return rest;
+  return { ...rest, dlr: 'yes', dlr_level: dlr_level ?? 1, dlr_method: dlr_method ?? 'POST' };
+}
+
+/** A stored message's report wish, as decideReport left it. */
+export interface StoredReportWish {
+  dlr?: string;
+  dlr_url?: string;
+  dlr_level?: number;
+  dlr_method?: 'GET' | 'POST';
+}
+
+/** Where and how a stored message's client wants its reports, or undefined for none. */
+export function reportTarget(
+  params: StoredReportWish | undefined,
+): { url: string; level: number; method: 'GET' | 'POST' } | undefined {
+  if (params?.dlr !== 'yes' || params.dlr_url === undefined) return undefined;
+  // Messages accepted before the wish was decided at acceptance have no method: theirs was GET.
+  return { url: params.dlr_url, level: params.dlr_level ?? 1, method: params.dlr_method ?? 'GET' };
 }
 
 /** A Message as documented (OpenAPI): one destination, underscore names. */
@@ -123,8 +229,10 @@ export const SendRequestSchema = z.preprocess(
         }),
       ]),
       ...messageParams,
+      ...IGNORED_FIELDS,
     })
-    .superRefine(checkMessageRules),
+    .superRefine(checkMessageRules)
+    .transform(decideReport),
 );
 export type SendRequest = z.output<typeof SendRequestSchema>;
 

@@ -546,6 +546,7 @@ export class SmppConnector implements SmscConnector {
         // Explicit, and the body as bytes (docs/architecture.md § SMPP).
         dataCoding: request.dataCoding,
         shortMessage: part,
+        tlvs: request.tlvs,
         scheduleDeliveryTime: request.scheduleDeliveryTime,
         validityPeriod:
           request.validityMinutes !== undefined

@@ -3,7 +3,8 @@ import type { PDU, Server, Session } from 'smpp';
 import { decodeText } from './encoding';
 import { formatReceipt } from './receipt-text';
 import { pduText, shortMessageBytes, useRawShortMessages } from './smpp-raw';
-import { normalizeSmscId } from './smsc-connector';
+import { normalizeSmscId, type OptionalParameter } from './smsc-connector';
+import { optionalParameters } from './pdu-tlvs';
 import { moPdus, type OriginateRequest, type RawMoPdu } from './simulated-mo';
 
 const smpp = useRawShortMessages();
@@ -94,6 +95,8 @@ export interface ReceivedSubmit {
   esmClass: number;
   registeredDelivery: number;
   shortMessage: Buffer;
+  /** The submit_sm's optional parameters, by tag, each value's octets as they arrived. */
+  tlvs: OptionalParameter[];
   receivedAt: Date;
 }
 
@@ -312,6 +315,7 @@ export class SmppSimulator {
         esmClass: Number(pdu['esm_class'] ?? 0),
         registeredDelivery: Number(pdu['registered_delivery'] ?? 0),
         shortMessage: shortMessageBytes(pdu['short_message']),
+        tlvs: optionalParameters(pdu),
         receivedAt: new Date(),
       };
       this.received.push(record);

@@ -70,5 +70,17 @@ declare module 'smpp' {
   ): Server;
 
   export const errors: Record<string, number>;
+  /** The optional parameters node-smpp knows, by name: their tag and their value's codec. */
+  export const tlvs: Record<
+    string,
+    {
+      id: number;
+      multiple?: boolean;
+      type: {
+        size(value: unknown): number;
+        write(value: unknown, buffer: Buffer, at: number): void;
+      };
+    }
+  >;
   export const filters: { message: { decode: (value: unknown, skipUdh?: boolean) => unknown } };
 }

@@ -28,6 +28,17 @@ export interface SubmitRequest {
   validityMinutes?: number;
   /** SMPP absolute time string for schedule_delivery_time. */
   scheduleDeliveryTime?: string;
+  /**
+   * SMPP optional parameters written after the mandatory fields of every part, in this order,
+   * octet for octet (checked at acceptance). HTTP connectors have no place for them.
+   */
+  tlvs?: readonly OptionalParameter[];
+}
+
+/** One SMPP optional parameter (TLV): its tag and its value's octets. */
+export interface OptionalParameter {
+  tag: number;
+  value: Buffer;
 }
 
 /**

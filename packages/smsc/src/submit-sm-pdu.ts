@@ -1,4 +1,9 @@
-/** The mandatory fields of a submit_sm (SMPP 3.4, 4.4.1); a message we send needs no optional ones. */
+import type { OptionalParameter } from './smsc-connector';
+
+/**
+ * The fields of a submit_sm (SMPP 3.4, 4.4.1): the mandatory ones, and the optional parameters a
+ * client, a route or a connector asked for.
+ */
 export interface SubmitSmFields {
   sourceTon: number;
   sourceNpi: number;
@@ -14,6 +19,8 @@ export interface SubmitSmFields {
   registeredDelivery: number;
   dataCoding: number;
   shortMessage: Buffer;
+  /** Written after short_message as tag, length and value (SMPP 3.4, 5.3). */
+  tlvs?: readonly OptionalParameter[] | undefined;
 }
 
 const SUBMIT_SM = 0x00000004;
@@ -44,6 +51,8 @@ export class SubmitSmPdu {
     const f = this.fields;
     const schedule = f.scheduleDeliveryTime ?? '';
     const validity = f.validityPeriod ?? '';
+    let optional = 0;
+    for (const tlv of f.tlvs ?? []) optional += 4 + tlv.value.length;
     // service_type (empty), then the fields in order; every C-octet string adds its NUL.
     const length =
       HEADER +
@@ -60,7 +69,8 @@ export class SubmitSmPdu {
       validity.length +
       1 +
       5 +
-      f.shortMessage.length;
+      f.shortMessage.length +
+      optional;
     const b = Buffer.allocUnsafe(length);
     b.writeUInt32BE(length, 0);
     b.writeUInt32BE(SUBMIT_SM, 4);
@@ -84,7 +94,12 @@ export class SubmitSmPdu {
     b[o++] = f.dataCoding;
     b[o++] = 0; // sm_default_msg_id
     b[o++] = f.shortMessage.length;
-    f.shortMessage.copy(b, o);
+    o += f.shortMessage.copy(b, o);
+    for (const tlv of f.tlvs ?? []) {
+      b.writeUInt16BE(tlv.tag, o);
+      b.writeUInt16BE(tlv.value.length, o + 2);
+      o += 4 + tlv.value.copy(b, o + 4);
+    }
     return b;
   }
 }

@@ -1,6 +1,7 @@
 import * as smpp from 'smpp';
 import { SubmitSmPdu, type SubmitSmFields } from '../src/submit-sm-pdu';
 import { useRawShortMessages } from '../src/smpp-raw';
+import { optionalParameters } from '../src/pdu-tlvs';
 
 useRawShortMessages();
 
@@ -118,5 +119,49 @@ describe('SubmitSmPdu', () => {
     });
     expect(decoded['short_message']).toEqual(shortMessage);
     expect(pdu.isResponse()).toBe(false);
+  });
+
+  it("writes optional parameters after short_message as node-smpp's encoder does, and reads them back", () => {
+    const fields: SubmitSmFields = {
+      sourceTon: 5,
+      sourceNpi: 0,
+      sourceAddr: 'Acme',
+      destTon: 1,
+      destNpi: 1,
+      destinationAddr: '919800000001',
+      esmClass: 0,
+      priorityFlag: 0,
+      registeredDelivery: 1,
+      dataCoding: 0x10,
+      shortMessage: Buffer.from('Hi'),
+    };
+    // user_message_reference (0x0204, 2 octets), which node-smpp knows by name, and two vendor
+    // tags it does not know (India's DLT entity and template ids).
+    const tlvs = [
+      { tag: 0x0204, value: Buffer.from([0x01, 0x02]) },
+      { tag: 0x1400, value: Buffer.from('1201159100000000001') },
+      { tag: 0x1401, value: Buffer.from('1207161900000000002') },
+    ];
+    const ours = new SubmitSmPdu({ ...fields, tlvs });
+    ours.sequence_number = 9;
+    const withoutVendorTags = new SubmitSmPdu({ ...fields, tlvs: tlvs.slice(0, 1) });
+    withoutVendorTags.sequence_number = 9;
+    const library = new smpp.PDU('submit_sm', {
+      sequence_number: 9,
+      source_addr_ton: 5,
+      source_addr: 'Acme',
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      destination_addr: '919800000001',
+      registered_delivery: 1,
+      data_coding: 0x10,
+      short_message: Buffer.from('Hi'),
+      user_message_reference: 0x0102,
+    }) as smpp.PDU & { toBuffer(): Buffer };
+    expect(withoutVendorTags.toBuffer().toString('hex')).toBe(library.toBuffer().toString('hex'));
+    const decoded = smpp.PDU.fromBuffer(ours.toBuffer()) as smpp.PDU;
+    expect(decoded['data_coding']).toBe(0x10);
+    expect(decoded['short_message']).toEqual(Buffer.from('Hi'));
+    expect(optionalParameters(decoded)).toEqual(tlvs);
   });
 });

@@ -236,3 +236,39 @@ export async function connectorInboundSecrets(db: Queryable): Promise<Map<string
   );
   return new Map(rows.map((r) => [r.name, r.inbound_secret_hash]));
 }
+
+/** A stored TLV: its tag and its value's octets in hexadecimal (migration 031). */
+export interface StoredTlv {
+  tag: number;
+  value: string;
+}
+
+/** Each connector's default TLVs, of the connectors that have some. */
+export async function connectorTlvs(db: Queryable): Promise<Map<string, StoredTlv[]>> {
+  const { rows } = await db.query<{ name: string; tlvs: StoredTlv[] }>(
+    `SELECT name, tlvs FROM connectors WHERE tlvs <> '[]'::jsonb`,
+  );
+  return new Map(rows.map((r) => [r.name, r.tlvs]));
+}
+
+/** Replaces the connector's default TLVs; false when there is no such connector. */
+export async function setConnectorTlvs(
+  db: Queryable,
+  name: string,
+  tlvs: readonly StoredTlv[],
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connectors SET tlvs = $2::jsonb, tlvs_updated_at = clock_timestamp() WHERE name = $1`,
+    [name, JSON.stringify(tlvs)],
+  );
+  return rowCount === 1;
+}
+
+/** Changes whenever a connector's TLVs change (or a connector with TLVs goes). */
+export async function connectorTlvsVersion(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ version: string }>(
+    `SELECT count(*)::text || '/' || COALESCE(max(tlvs_updated_at)::text, '') AS version
+       FROM connectors WHERE tlvs <> '[]'::jsonb OR tlvs_updated_at IS NOT NULL`,
+  );
+  return rows[0].version;
+}

@@ -91,3 +91,35 @@ export async function deleteMtRoute(db: Queryable, name: string): Promise<boolea
   const { rowCount } = await db.query('DELETE FROM mt_routes WHERE name = $1', [name]);
   return rowCount === 1;
 }
+
+/** Each route's TLV overrides, of the routes that have some (migration 031). */
+export async function routeTlvs(
+  db: Queryable,
+): Promise<Map<string, { tag: number; value: string }[]>> {
+  const { rows } = await db.query<{ name: string; tlvs: { tag: number; value: string }[] }>(
+    `SELECT name, tlvs FROM mt_routes WHERE tlvs <> '[]'::jsonb`,
+  );
+  return new Map(rows.map((r) => [r.name, r.tlvs]));
+}
+
+/** Replaces the route's TLV overrides; false when there is no such route. */
+export async function setRouteTlvs(
+  db: Queryable,
+  name: string,
+  tlvs: readonly { tag: number; value: string }[],
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE mt_routes SET tlvs = $2::jsonb, tlvs_updated_at = clock_timestamp() WHERE name = $1`,
+    [name, JSON.stringify(tlvs)],
+  );
+  return rowCount === 1;
+}
+
+/** Changes whenever a route's TLVs change (or a route with TLVs goes). */
+export async function routeTlvsVersion(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ version: string }>(
+    `SELECT count(*)::text || '/' || COALESCE(max(tlvs_updated_at)::text, '') AS version
+       FROM mt_routes WHERE tlvs <> '[]'::jsonb OR tlvs_updated_at IS NOT NULL`,
+  );
+  return rows[0].version;
+}

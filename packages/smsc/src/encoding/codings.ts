@@ -23,3 +23,23 @@ export const CODING_NAMES: Readonly<Record<number, string>> = {
   13: 'extended Kanji',
   14: 'KS C 5601',
 };
+
+/**
+ * data_coding with a GSM message class, as Kannel writes it (gw/sms.c, fields_to_dcs: coding
+ * group 00 with bit 4 set, the alphabet in bits 3–2, the class in bits 1–0): 0x10 | class for the
+ * GSM default alphabet, 0x14 | class for 8-bit data, 0x18 | class for UCS-2. The octets of the
+ * message are the same as without a class, so parts and price are too. undefined: the coding has
+ * no form with a class.
+ */
+export function withMessageClass(dataCoding: number, messageClass: number): number | undefined {
+  const alphabet =
+    dataCoding === GSM7
+      ? 0
+      : dataCoding === BINARY_8BIT || dataCoding === BINARY
+        ? 1
+        : dataCoding === UCS2
+          ? 2
+          : undefined;
+  if (alphabet === undefined || messageClass < 0 || messageClass > 3) return undefined;
+  return 0x10 | (alphabet << 2) | messageClass;
+}
