@@ -77,7 +77,10 @@ describe('OpenAPI document', () => {
         ...routesOf(
           createGatewayRoutes({
             caller: stub,
+            paramsCaller: stub,
             send: stub,
+            accept: stub,
+            logger: stub,
             store: stub,
             batches: stub,
             batchStore: stub,

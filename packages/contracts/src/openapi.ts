@@ -1,4 +1,5 @@
 import { inboundPaths } from './openapi-inbound';
+import { legacyPaths } from './openapi-legacy';
 import { routingPaths } from './openapi-routing';
 import {
   ConnectorInputSchema,
@@ -239,6 +240,7 @@ export function buildOpenApiDocument(): Json {
     paths: {
       ...inboundPaths({ json, pick, client, admin, pathParam }),
       ...routingPaths({ json, pick, client, admin, pathParam }),
+      ...legacyPaths(),
       '/secure/send': {
         post: {
           summary: 'Send one SMS',

@@ -20,9 +20,9 @@ import { MessageStore } from './message-store';
 import { SendPipeline } from './send-pipeline/send-pipeline';
 import { createGatewayRoutes } from './routes';
 import { InboundCredentials } from './inbound-credentials';
-import { createSendHandler } from './send-handler';
+import { createSendAcceptor, createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
-import { requestCaller } from './request-caller';
+import { paramsCaller, requestCaller } from './request-caller';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { SenderGuard } from './sender-guard';
@@ -148,13 +148,18 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   });
   const sweeper = new IdempotencySweeper(options.db, options.logger);
   sweeper.start(Math.min(options.idempotencyWindowSeconds * 1000, 60_000));
-  const send = createSendHandler({ sends, senders, optOuts, router });
-  const caller = requestCaller(options.verifier, compileProxyTrust(options.trustedProxies));
+  const accept = createSendAcceptor({ sends, senders, optOuts, router });
+  const send = createSendHandler(accept);
+  const proxies = compileProxyTrust(options.trustedProxies);
+  const caller = requestCaller(options.verifier, proxies);
   const routes = createGatewayRoutes({
     idempotency,
     db: options.db,
     caller,
+    paramsCaller: paramsCaller(options.verifier, proxies),
     send,
+    accept,
+    logger: options.logger,
     store,
     batches,
     batchStore,

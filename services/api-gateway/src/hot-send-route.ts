@@ -1,8 +1,5 @@
-import { IDEMPOTENCY_KEY_HEADER } from '@smsgw/contracts';
 import {
   answerError,
-  isJsonMediaType,
-  isPlainJsonBody,
   readPlainJson,
   writeJson,
   type HotRoute,
@@ -11,8 +8,7 @@ import {
 } from '@smsgw/kit';
 import type { RequestCaller } from './request-caller';
 import { SEND_PATH, type SendHandler } from './send-handler';
-
-const IDEMPOTENCY_KEY = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+import { hotPathMayTake } from './edge/edge-guards';
 
 export interface HotSendRouteOptions {
   send: SendHandler;
@@ -25,8 +21,8 @@ export interface HotSendRouteOptions {
 
 /**
  * POST /secure/send without express, for the requests whose every middleware on express's way
- * would only pass them on: no Origin or Sec-Fetch-Site (the cross-site guard), no Idempotency-Key,
- * a JSON body of known length without content coding. Every other request, and every request
+ * would only pass them on (edge-guards.ts HOT_PATH_PASSES: the cross-site guard, the body limit,
+ * the Idempotency-Key). Every other request, and every request
  * when CORS origins are configured (CORS adds its headers to every answer), goes to express. Same
  * answers, metrics and order (credentials before the body) as express's route: express's routing
  * and its request and response objects cost the gateway more than its own work on this route
@@ -40,12 +36,8 @@ export function hotSendRoute(options: HotSendRouteOptions): HotRoute | undefined
     if (
       req.method !== 'POST' ||
       req.url !== SEND_PATH ||
-      headers.origin !== undefined ||
-      headers['sec-fetch-site'] !== undefined ||
-      headers[IDEMPOTENCY_KEY] !== undefined ||
       !req.readable ||
-      !isJsonMediaType(headers['content-type']) ||
-      !isPlainJsonBody(headers, maxBodyBytes)
+      !hotPathMayTake(headers, maxBodyBytes)
     )
       return false;
     let route = 'unmatched';

@@ -17,6 +17,7 @@ import {
   jsonMediaGuard,
   parseInput,
   type Db,
+  type Logger,
   writeJson,
 } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
@@ -34,13 +35,20 @@ import {
 import type { RequestCaller } from './request-caller';
 import { fingerprintOf, type IdempotentRequests } from './idempotency';
 import type { MessageStore } from './message-store';
-import { SEND_PATH, type SendHandler } from './send-handler';
+import { SEND_PATH, type SendAcceptor, type SendHandler } from './send-handler';
+import type { ParamsCaller } from './request-caller';
+import { createJasminHttpRoutes } from './edge/jasmin-http-routes';
+import { createKannelSendsmsRoutes } from './edge/kannel-sendsms-routes';
 import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse, withoutRouting } from './message-routing';
 
 export interface GatewayRoutesDeps {
   caller: RequestCaller;
+  /** Credentials given as parameters (Jasmin's HTTP interface, Kannel's sendsms). */
+  paramsCaller: ParamsCaller;
   send: SendHandler;
+  accept: SendAcceptor;
+  logger: Logger;
   store: MessageStore;
   batches: BatchIntake;
   batchStore: BatchStore;
@@ -56,6 +64,28 @@ export interface GatewayRoutesDeps {
   showRoutes: boolean;
   httpInbound: HttpInboundDeps;
   router: MtRouter;
+}
+
+/** Jasmin's HTTP interface and Kannel's sendsms, also served on ports of their own (gateway-service.ts). */
+export function createLegacyRoutes(deps: GatewayRoutesDeps): Router {
+  const router = Router();
+  const common = {
+    caller: deps.paramsCaller,
+    accept: deps.accept,
+    maxBodyBytes: deps.maxBodyBytes,
+    corsAllowedOrigins: deps.corsAllowedOrigins,
+    logger: deps.logger,
+  };
+  router.use(
+    createJasminHttpRoutes({
+      ...common,
+      store: deps.store,
+      router: deps.router,
+      maxParts: deps.maxParts,
+    }),
+  );
+  router.use(createKannelSendsmsRoutes(common));
+  return router;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -81,6 +111,8 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     HTTP_INBOUND_PATH,
     createHttpInboundRoutes(deps.db, deps.httpInbound, deps.maxBodyBytes),
   );
+  // Jasmin's and Kannel's own interfaces, on their own paths, through the same guards.
+  router.use(createLegacyRoutes(deps));
   // One layer, not one per guard: every request of /secure/ walks it. (Our guards never call
   // next('route'), the one thing compose's type of `next` leaves out.)
   const secureGuards = [...crossSiteGuard(deps.corsAllowedOrigins), authenticate];

@@ -9,9 +9,16 @@ import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse } from './message-routing';
 import type { OptOutGuard } from './optout-guard';
 import type { SenderGuard } from './sender-guard';
-import type { SendPipeline } from './send-pipeline/send-pipeline';
+import type { AcceptedMessage, SendPipeline } from './send-pipeline/send-pipeline';
 
 export const SEND_PATH = '/secure/send';
+
+/**
+ * One message of an authenticated caller through the message guards of the edge (edge-guards.ts):
+ * sender rules, opt-out, routing, then credit in the acceptance itself. Every entry point that
+ * sends single messages (REST, the hot path, Jasmin's /send, Kannel's sendsms) goes through it.
+ */
+export type SendAcceptor = (principal: Principal, body: unknown) => Promise<AcceptedMessage>;
 
 /** /secure/send once its caller is authenticated and its body read (express's route and the hot route). */
 export type SendHandler = (principal: Principal, body: unknown) => Promise<SendResult>;
@@ -23,7 +30,7 @@ export interface SendHandlerDeps {
   router: MtRouter;
 }
 
-export function createSendHandler(deps: SendHandlerDeps): SendHandler {
+export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
   return async ({ accountId, username }, body) => {
     const request = parseInput(SendRequestSchema, body);
     const from = await deps.senders.senderFor(accountId, request.from);
@@ -35,11 +42,12 @@ export function createSendHandler(deps: SendHandlerDeps): SendHandler {
       tags: request.tags,
     });
     const { from: _asked, ...rest } = request;
-    const accepted = await deps.sends.accept(
-      accountId,
-      from === undefined ? rest : { ...rest, from },
-      routing,
-    );
-    return { data: sendSuccessText(accepted.id) };
+    return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing);
   };
+}
+
+export function createSendHandler(accept: SendAcceptor): SendHandler {
+  return async (principal, body) => ({
+    data: sendSuccessText((await accept(principal, body)).id),
+  });
 }

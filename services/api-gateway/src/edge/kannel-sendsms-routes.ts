@@ -1,0 +1,209 @@
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { asyncRoute, toHttpError, type Logger } from '@smsgw/kit';
+import { crossSiteGuard } from '../cross-site-guard';
+import type { ParamsCaller } from '../request-caller';
+import type { SendAcceptor } from '../send-handler';
+import { addForm, queryParams, textParam, type CgiParams } from './legacy-params';
+
+/**
+ * Kannel's sendsms (docs/compatibility.md § Kannel's sendsms): GET|POST /cgi-bin/sendsms with
+ * Kannel's parameters, answers and statuses, over the same guards as /secure/send
+ * (edge-guards.ts). tests/compat/kannel-sendsms.test.ts quotes the lines of Kannel's smsbox.c each
+ * answer is held to.
+ */
+export interface KannelSendsmsDeps {
+  caller: ParamsCaller;
+  accept: SendAcceptor;
+  maxBodyBytes: number;
+  corsAllowedOrigins: readonly string[];
+  logger: Logger;
+}
+
+export const KANNEL_SENDSMS_PATH = '/cgi-bin/sendsms';
+
+class KannelError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Kannel reads its numbers with sscanf("%d"): a leading integer, anything after it ignored. */
+function intParam(params: CgiParams, name: string): number | undefined {
+  const v = textParam(params, name);
+  if (v === undefined) return undefined;
+  const m = /^\s*([-+]?\d+)/.exec(v);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** smsbox.c's range checks, its words for each. */
+function inRange(
+  value: number | undefined,
+  min: number,
+  max: number,
+  message: string,
+): number | undefined {
+  if (value !== undefined && (value < min || value > max)) throw new KannelError(400, message);
+  return value === -1 ? undefined : value;
+}
+
+/** An SMPP relative time (YYMMDDhhmmss000R) this many minutes ahead, as `deferred` asks. */
+export function relativeSmppTime(minutes: number): string {
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const mins = minutes % 60;
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const years = Math.floor(days / 365);
+  const months = Math.floor((days % 365) / 30);
+  return `${two(years)}${two(months)}${two((days % 365) % 30)}${two(hours)}${two(mins)}00000R`;
+}
+
+/** The text's octets as `charset` says (UTF-8 unless told; UTF-16BE for UCS-2, Kannel's default). */
+function decodeText(octets: Buffer, charset: string | undefined, coding: number): string {
+  const label = charset ?? (coding === 2 ? 'utf-16be' : 'utf-8');
+  let decoder: InstanceType<typeof TextDecoder>;
+  try {
+    decoder = new TextDecoder(label, { fatal: true });
+  } catch {
+    throw new KannelError(400, 'Charset or body misformed, rejected');
+  }
+  try {
+    return decoder.decode(octets);
+  } catch {
+    throw new KannelError(400, 'Charset or body misformed, rejected');
+  }
+}
+
+/** The /secure/send body of one recipient of a sendsms request. */
+export function kannelSendBody(params: CgiParams, to: string): Record<string, unknown> {
+  const coding =
+    inRange(intParam(params, 'coding'), -1, 2, 'Coding field misformed, rejected') ?? 0;
+  const mclass = inRange(intParam(params, 'mclass'), -1, 3, 'MClass field misformed, rejected');
+  const validity = intParam(params, 'validity');
+  if (validity !== undefined && validity < -1)
+    throw new KannelError(400, 'Validity field misformed, rejected');
+  const deferred = intParam(params, 'deferred');
+  if (deferred !== undefined && deferred < -1)
+    throw new KannelError(400, 'Deferred field misformed, rejected');
+  const priority = intParam(params, 'priority');
+  if (priority !== undefined && (priority < 0 || priority > 3))
+    throw new KannelError(400, 'Priority field misformed, rejected');
+  if (params.has('udh'))
+    throw new KannelError(400, 'UDH is not supported by this gateway, rejected');
+  if (
+    params.has('dlr-url') ||
+    params.has('dlrurl') ||
+    params.has('dlr-mask') ||
+    params.has('dlrmask')
+  )
+    throw new KannelError(400, 'DLR-URL is not supported by this gateway yet, rejected');
+  if (mclass !== undefined)
+    throw new KannelError(400, 'MClass is not supported by this gateway yet, rejected');
+  const octets = params.get('text') ?? Buffer.alloc(0);
+  const body: Record<string, unknown> = { to };
+  if (coding === 1) {
+    // 8-bit: the octets as sent, data coding 4 (SMPP 8-bit binary).
+    body['hex_content'] = octets.toString('hex');
+    body['coding'] = 4;
+  } else {
+    body['content'] = decodeText(octets, textParam(params, 'charset'), coding);
+    if (coding === 2) body['coding'] = 8;
+  }
+  const from = textParam(params, 'from');
+  if (from !== undefined && from.length > 0) body['from'] = from;
+  if (validity !== undefined && validity > 0) body['validity_period'] = validity;
+  if (deferred !== undefined && deferred > 0) body['sdt'] = relativeSmppTime(deferred);
+  if (priority !== undefined) body['priority'] = priority;
+  return body;
+}
+
+export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
+  const router = Router();
+  const guards = crossSiteGuard(deps.corsAllowedOrigins);
+  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+
+  const reply = (res: Response, status: number, message: string): void => {
+    res.status(status).type('text/plain').send(message);
+  };
+
+  const paramsOf = (req: Request): CgiParams => {
+    const params = queryParams(req.url);
+    if (!params) throw new KannelError(400, 'Too many arguments, rejected');
+    if (Buffer.isBuffer(req.body) && req.body.length > 0 && !addForm(params, req.body))
+      throw new KannelError(400, 'Too many arguments, rejected');
+    return params;
+  };
+
+  const sendsms: RequestHandler = asyncRoute(async (req, res) => {
+    try {
+      const params = paramsOf(req);
+      // default_authorise_user: username or user, password or pass.
+      const username = textParam(params, 'username') ?? textParam(params, 'user');
+      const password = textParam(params, 'password') ?? textParam(params, 'pass');
+      const principal = await deps.caller(req, username, password).catch((err: unknown) => {
+        // Unknown name, wrong password, disabled account, login limit: Kannel has one answer.
+        if (toHttpError(err).status >= 500) throw err;
+        throw new KannelError(403, 'Authorization failed for sendsms');
+      });
+      const to = textParam(params, 'to');
+      if (to === undefined) throw new KannelError(400, 'Missing receiver number, rejected');
+      if (to.length === 0)
+        throw new KannelError(400, 'Empty receiver number not allowed, rejected');
+      // Several receivers separated by spaces, each once (smsbox.c splits `to` on blanks).
+      const receivers = [...new Set(to.split(/\s+/).filter((r) => r.length > 0))];
+      if (receivers.length === 0)
+        throw new KannelError(400, 'Empty receiver number not allowed, rejected');
+      const bodies = receivers.map((r) => kannelSendBody(params, r));
+      const failed: string[] = [];
+      let lastError: unknown;
+      for (const [i, one] of bodies.entries()) {
+        try {
+          await deps.accept(principal, one);
+        } catch (err) {
+          if (receivers.length === 1) throw err;
+          failed.push(receivers[i]);
+          lastError = err;
+        }
+      }
+      if (failed.length > 0) {
+        deps.logger.warn({ err: lastError, failed: failed.length }, 'sendsms: receivers failed');
+        reply(res, 500, `Sending failed. Failed receivers are: ${failed.join(' ')}`);
+        return;
+      }
+      reply(res, 202, '0: Accepted for delivery');
+    } catch (err) {
+      if (err instanceof KannelError) {
+        reply(res, err.status, err.message);
+        return;
+      }
+      const http = toHttpError(err);
+      if (http.status >= 500) {
+        deps.logger.warn({ err }, 'sendsms failed');
+        reply(res, 503, 'Temporal failure, try again later.');
+        return;
+      }
+      // Not routable, no credit, refused sender or recipient: Kannel's permanent refusal.
+      if (
+        [
+          'NO_ROUTE',
+          'INSUFFICIENT_CREDIT',
+          'QUOTA_EXCEEDED',
+          'RECIPIENT_OPTED_OUT',
+          'SENDER_NOT_ALLOWED',
+          'ACCOUNT_DISABLED',
+          'FORBIDDEN',
+        ].includes(http.code)
+      ) {
+        reply(res, 403, `Not routable. Do not try again. (${http.message})`);
+        return;
+      }
+      reply(res, http.status, `${http.message}, rejected`);
+    }
+  });
+
+  router.get(KANNEL_SENDSMS_PATH, ...guards, body, sendsms);
+  router.post(KANNEL_SENDSMS_PATH, ...guards, body, sendsms);
+  return router;
+}
