@@ -167,7 +167,12 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
   });
   const sent = new Map<string, { id: string; to: string; text: string; smscId: string }>();
   const key = (level: Level, method: Method) => `${level}${method}`;
-  const others = { long: `${prefix}80004`, undelivered: `${prefix}80009`, quiet: `${prefix}80005` };
+  const others = {
+    long: `${prefix}80004`,
+    undelivered: `${prefix}80009`,
+    implied: `${prefix}80005`,
+    quiet: `${prefix}80006`,
+  };
   const ids = {} as Record<keyof typeof others, string>;
 
   beforeAll(async () => {
@@ -200,12 +205,19 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
         'dlr-url': `${receiver.base}/dlr`,
         'dlr-level': 2,
       }).then((id) => (ids.undelivered = id)),
+      // Jasmin's send.py: "if b'dlr-url' in updated_request.args or b'dlr-level' in
+      // updated_request.args: updated_request.args[b'dlr'] = [b'yes']", and "If DLR is requested
+      // and no dlr-method were provided, assume default (POST)".
       send(run, {
-        to: others.quiet,
-        content: 'quiet',
+        to: others.implied,
+        content: 'implied',
         'dlr-url': `${receiver.base}/dlr`,
         'dlr-level': 3,
-      }).then((id) => (ids.quiet = id)),
+      }).then((id) => (ids.implied = id)),
+      // dlr yes without a URL is accepted (Jasmin: "dlr_url = None"): there is nobody to report to.
+      send(run, { to: others.quiet, content: 'quiet', dlr: 'yes', 'dlr-level': 2 }).then(
+        (id) => (ids.quiet = id),
+      ),
     ];
     await Promise.all([...table, ...more]);
     await Promise.all(Object.values(ids).map((id) => finalState(run, id)));
@@ -268,24 +280,32 @@ describe.each(scenarios)('delivery reports with $name', ({ prefix, options }) =>
     expect(await status(run, ids.long)).toMatchObject({ state: 'delivered', segments: 3 });
     expect(run.sim.received.filter((r) => r.to === others.long)).toHaveLength(3);
     expect(run.sim.receipts.filter((r) => r.to === others.long)).toHaveLength(3);
-    expect(reportsFor(ids.long).map((c) => [c.query['level'], c.query['message_status']])).toEqual([
-      ['2', 'DELIVRD'],
-    ]);
+    // Sent by POST, Jasmin's default method: the parameters are in the form.
+    const params = reportsFor(ids.long).map(reportParams);
+    expect(params.map((p) => [p['level'], p['message_status']])).toEqual([['2', 'DELIVRD']]);
   });
 
   it('an undelivered message reports UNDELIV once and ends undelivered', async () => {
     await reported(ids.undelivered);
     expect(await status(run, ids.undelivered)).toMatchObject({ state: 'undelivered' });
     expect(
-      reportsFor(ids.undelivered).map((c) => [
-        c.query['level'],
-        c.query['message_status'],
-        c.query['err'],
-      ]),
+      reportsFor(ids.undelivered)
+        .map(reportParams)
+        .map((p) => [p['level'], p['message_status'], p['err']]),
     ).toEqual([['2', 'UNDELIV', '001']]);
   });
 
-  it('no report without dlr yes', async () => {
+  it('dlr-url and dlr-level without dlr yes ask for reports, by POST by default', async () => {
+    await waitFor(() => reportsFor(ids.implied).length >= 2, 15_000, 'both implied reports');
+    expect(await status(run, ids.implied)).toMatchObject({ state: 'delivered' });
+    const reports = byLevel(reportsFor(ids.implied));
+    expect(reports.map((c) => [c.method, reportParams(c)['level']])).toEqual([
+      ['POST', '1'],
+      ['POST', '2'],
+    ]);
+  });
+
+  it('no report without a dlr-url, even with dlr yes', async () => {
     expect(await status(run, ids.quiet)).toMatchObject({ state: 'delivered' });
     expect(reportsFor(ids.quiet)).toEqual([]);
   });

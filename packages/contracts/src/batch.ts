@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema } from './fields';
-import { FIELD_ALIASES, checkMessageRules, messageParams, normalizeAliases } from './message';
+import {
+  FIELD_ALIASES,
+  IGNORED_FIELDS,
+  checkMessageRules,
+  decideReport,
+  messageParams,
+  normalizeAliases,
+} from './message';
 import { BATCH_STATES } from './states';
 
 export const BatchMessageSchema = z.preprocess(
@@ -12,12 +19,22 @@ export const BatchMessageSchema = z.preprocess(
         z.array(AddressSchema).min(1, 'must list at least one destination'),
       ]),
       ...messageParams,
+      ...IGNORED_FIELDS,
     })
-    .superRefine(checkMessageRules),
+    .superRefine(checkMessageRules)
+    .transform(decideReport),
 );
 export type BatchMessage = z.output<typeof BatchMessageSchema>;
 
-export const GlobalsSchema = z.preprocess(normalizeAliases, z.strictObject(messageParams));
+/** `globals` may carry any message parameter, `to` included (Jasmin merges them into each message). */
+export const GlobalsSchema = z.preprocess(
+  normalizeAliases,
+  z.strictObject({
+    to: z.union([AddressSchema, z.array(AddressSchema).min(1)]).optional(),
+    ...messageParams,
+    ...IGNORED_FIELDS,
+  }),
+);
 
 export const ScheduleAtSchema = z
   .string()

@@ -13,7 +13,12 @@ export const SendResultSchema = z.object({ data: z.string() });
 export type SendResult = z.infer<typeof SendResultSchema>;
 
 export const BatchResultSchema = z.object({
-  data: z.object({ batchId: z.string(), messageCount: z.number().int() }),
+  data: z.object({
+    batchId: z.string(),
+    messageCount: z.number().int(),
+    /** A scheduled batch: the seconds until it starts, as Jasmin answers it ("3600s"). */
+    scheduled: z.string().optional(),
+  }),
 });
 export type BatchResult = z.infer<typeof BatchResultSchema>;
 

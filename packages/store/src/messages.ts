@@ -6,7 +6,7 @@ import {
 } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 import { messagePartitionTable } from './message-partitions';
-import { deliveryReportsInsert, resultEventsInsert } from './outcome-outbox';
+import { deliveryReportsInsert, resultEventsInsert, wantsReport } from './outcome-outbox';
 import { sqlList } from './sql-list';
 
 /**
@@ -534,7 +534,7 @@ export async function recordSinglePartReceipts(
         WHERE (m.smsc_id || '') = i.smsc_id AND m.smsc_id = ANY($1::text[])
           AND m.state = i.expected AND COALESCE(m.connector, i.connector) = i.connector
           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
-       RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, m.error AS failure_stat, i.report
+       RETURNING m.id, m.state, COALESCE(${wantsReport('m', "('2', '3')")}, false) AS dlr, m.smsc_id, m.error AS failure_stat, i.report
      ), reported AS (${deliveryReportsInsert('done')})
      SELECT id, state, dlr, smsc_id, failure_stat FROM done`,
     [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector, reports],
@@ -572,7 +572,7 @@ export async function completeMultipartMessages(
            UPDATE messages m SET state = COALESCE(agg.first_failure, 'delivered'), error = agg.failure_stat, updated_at = now()
              FROM agg
             WHERE m.id = agg.message_id AND ${PRUNED_BY_IDS} AND agg.open = 0 AND m.state = 'submitted'
-           RETURNING m.id, m.state, COALESCE(m.params->>'dlr' = 'yes', false) AS dlr, m.smsc_id, agg.failure_stat`,
+           RETURNING m.id, m.state, COALESCE(${wantsReport('m', "('2', '3')")}, false) AS dlr, m.smsc_id, agg.failure_stat`,
     [ids],
   );
   return rows;

@@ -11,6 +11,14 @@ import type { Queryable } from '@smsgw/kit';
  */
 
 /**
+ * The SQL test of a stored message (`m`, a `messages` row) whose client wants reports at `levels`
+ * (quoted dlr_level values): the report wish as decided at acceptance (contracts' decideReport,
+ * read by reportTarget), the one rule every writer of report events uses.
+ */
+export const wantsReport = (m: string, levels: "('1', '3')" | "('2', '3')"): string =>
+  `(${m}.params->>'dlr' = 'yes' AND ${m}.params->>'dlr_url' IS NOT NULL AND COALESCE(${m}.params->>'dlr_level', '1') IN ${levels})`;
+
+/**
  * An `INSERT … RETURNING message_id, payload` of the message.result event of the messages in
  * `rows` (a CTE or table of `messages` columns, as `m`), for those someone waits for, to be used
  * as a CTE of the statement that changes their state. The test is migration 005's
@@ -30,7 +38,7 @@ export const resultEventsInsert = (
            'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', ${outcome},
            'smscId', ${smscId}, 'error', ${error}, 'connector', ${connector}, 'at', now())
     FROM ${rows} m
-   WHERE (m.params->>'dlr' = 'yes' AND m.params->>'dlr_url' IS NOT NULL AND COALESCE(m.params->>'dlr_level', '1') IN ('1', '3'))
+   WHERE ${wantsReport('m', "('1', '3')")}
       OR m.batch_id IN (SELECT b.id FROM batches b
                          WHERE b.id IN (SELECT DISTINCT r.batch_id FROM ${rows} r WHERE r.batch_id IS NOT NULL)
                            AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL))

@@ -1,6 +1,6 @@
 import { randomUUID, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { TOPICS, type ErrorItem } from '@smsgw/contracts';
+import { TOPICS, type BatchResult, type ErrorItem } from '@smsgw/contracts';
 import { HttpError, type Bus, type Logger } from '@smsgw/kit';
 import { planBatchInSlices, type BatchLimits, type BatchPlan } from './batch-plan';
 import { isCompressed, readBatchBody } from './batch-reader';
@@ -29,8 +29,8 @@ export interface BatchHeaders {
   contentEncoding: string | undefined;
 }
 
-/** Objects and arrays a valid batch nests: body, messages, message, `to` or `tags`; one to spare. */
-const MAX_DEPTH = 5;
+/** Objects and arrays a valid batch nests: body, messages, message, custom_tlvs, a TLV; one to spare. */
+const MAX_DEPTH = 6;
 
 const SHORT_MESSAGE = {
   INSUFFICIENT_CREDIT: 'Not enough credit for this batch',
@@ -62,7 +62,7 @@ export class BatchIntake {
     sender: BatchSender,
     body: Readable,
     headers: BatchHeaders,
-  ): Promise<{ batchId: string; messageCount: number }> {
+  ): Promise<BatchResult['data']> {
     const read = await this.read(sender, body, headers);
     try {
       return await this.accept(sender, read.batch);
@@ -125,10 +125,7 @@ export class BatchIntake {
     }
   }
 
-  async accept(
-    sender: BatchSender,
-    body: unknown,
-  ): Promise<{ batchId: string; messageCount: number }> {
+  async accept(sender: BatchSender, body: unknown): Promise<BatchResult['data']> {
     const { accountId } = sender;
     const plan = await planBatchInSlices(body, this.limits, new Date());
     await this.applySenderRules(accountId, plan);
@@ -151,7 +148,14 @@ export class BatchIntake {
       },
       'batch accepted',
     );
-    return { batchId, messageCount: plan.recipients };
+    // Jasmin's answer names a batch's delay, when it has one, in seconds ("3600s").
+    const delay =
+      plan.scheduledAt === null ? 0 : Math.round((plan.scheduledAt.getTime() - Date.now()) / 1000);
+    return {
+      batchId,
+      messageCount: plan.recipients,
+      ...(delay > 0 && { scheduled: `${delay}s` }),
+    };
   }
 
   /**

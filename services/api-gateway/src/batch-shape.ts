@@ -3,6 +3,7 @@ import {
   BatchConfigSchema,
   BatchRequestSchema,
   FIELD_ALIASES,
+  IGNORED_FIELDS,
   messageParams,
 } from '@smsgw/contracts';
 
@@ -39,12 +40,23 @@ function objectOf(names: readonly string[], shapeOf: (name: string) => Shape): S
   return { container: 'object', fields };
 }
 
-/** Message parameters in both spellings; `tags` is the one that is a list. */
+const LIST: Shape = { container: 'array', items: SCALAR };
+
+/**
+ * Message parameters in both spellings; `tags` and `to` (in `globals`) are lists, `custom_tlvs` a
+ * list of lists.
+ */
 function paramShape(name: string): Shape {
-  return (FIELD_ALIASES[name] ?? name) === 'tags' ? { container: 'array', items: SCALAR } : SCALAR;
+  const canonical = FIELD_ALIASES[name] ?? name;
+  if (canonical === 'custom_tlvs') return { container: 'array', items: LIST };
+  return canonical === 'tags' || canonical === 'to' ? LIST : SCALAR;
 }
 
-const PARAM_NAMES = [...Object.keys(messageParams), ...Object.keys(FIELD_ALIASES)];
+const PARAM_NAMES = [
+  ...Object.keys(messageParams),
+  ...Object.keys(FIELD_ALIASES),
+  ...Object.keys(IGNORED_FIELDS),
+];
 
 /** A message counts once, and each destination of its list after the first once more. */
 const MESSAGE: Shape = objectOf(['to', ...PARAM_NAMES], (name) =>
@@ -55,7 +67,7 @@ const MESSAGE: Shape = objectOf(['to', ...PARAM_NAMES], (name) =>
 
 const ROOT_FIELDS: Record<keyof typeof BatchRequestSchema.shape, Shape> = {
   messages: { container: 'array', items: MESSAGE, counts: () => 1 },
-  globals: objectOf(PARAM_NAMES, paramShape),
+  globals: objectOf(['to', ...PARAM_NAMES], paramShape),
   batch_config: objectOf(Object.keys(BatchConfigSchema.shape), () => SCALAR),
 };
 

@@ -1,12 +1,5 @@
-import type { MessageDlrEvent, MessageResultEvent } from '@smsgw/contracts';
+import { reportTarget, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
 import type { CallbackStore } from './callback-store';
-
-interface DlrRequest {
-  dlr?: string;
-  dlr_url?: string;
-  dlr_level?: number;
-  dlr_method?: 'GET' | 'POST';
-}
 
 /**
  * Delivery reports to `dlr-url`, with the reference's parameter names (docs/architecture.md § Wire
@@ -19,11 +12,10 @@ export class DlrCallbacks {
     messageId: string,
     level: 1 | 2,
   ): Promise<{ url: string; method: 'GET' | 'POST' } | undefined> {
-    const params = (await this.store.messageParams(messageId)) as DlrRequest | undefined;
-    if (!params || params.dlr !== 'yes' || !params.dlr_url) return undefined;
-    const wanted = params.dlr_level ?? 1;
-    if (wanted !== level && wanted !== 3) return undefined;
-    return { url: params.dlr_url, method: params.dlr_method ?? 'GET' };
+    // The wish as decided at acceptance (decideReport), read as the store's SQL reads it.
+    const target = reportTarget(await this.store.messageParams(messageId));
+    if (!target || (target.level !== level && target.level !== 3)) return undefined;
+    return { url: target.url, method: target.method };
   }
 
   /** Level 1: the SMSC accepted the message (ESME_ROK) or refused it (its error). */
