@@ -120,6 +120,10 @@ export const envVars = {
     .optional(),
   SWEEP_INTERVAL_MS: int(100, 3600_000).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(25_000),
+  /** First delay between attempts to reach Postgres or RabbitMQ while a service starts. */
+  DEPENDENCY_RETRY_INITIAL_MS: int(10, 60_000).default(500),
+  /** Cap of that delay, which doubles with each failed attempt (jitter below it). */
+  DEPENDENCY_RETRY_MAX_MS: int(10, 600_000).default(30_000),
   SUBMIT_STALE_MS: int(1000, 3600_000).default(60_000),
   MAX_SUBMIT_ATTEMPTS: int(1, 100).default(5),
   INBOUND_PART_TIMEOUT_MS: int(1000, 86_400_000).default(300_000),
@@ -204,6 +208,8 @@ export const serviceEnv = {
   DATABASE_URL: envVars.DATABASE_URL,
   DATA_DIR: envVars.DATA_DIR,
   SHUTDOWN_TIMEOUT_MS: envVars.SHUTDOWN_TIMEOUT_MS,
+  DEPENDENCY_RETRY_INITIAL_MS: envVars.DEPENDENCY_RETRY_INITIAL_MS,
+  DEPENDENCY_RETRY_MAX_MS: envVars.DEPENDENCY_RETRY_MAX_MS,
   SMSGW_INSECURE_DEV_SECRETS: envVars.SMSGW_INSECURE_DEV_SECRETS,
 };
 

@@ -13,6 +13,7 @@ export * from './client-address';
 export * from './validation';
 export * from './shutdown';
 export * from './run-main';
+export * from './dependency-wait';
 export * from './bus/bus';
 export * from './bus/amqp-bus';
 export * from './bus/memory-bus';

@@ -7,11 +7,13 @@ export interface ShutdownStep {
 
 /**
  * On SIGTERM or SIGINT runs the steps in order (stop intake, finish in-flight work, close
- * connections) and exits; a step that hangs past the deadline makes the process exit 1.
+ * connections) and exits; a step that hangs past the deadline makes the process exit 1. Steps
+ * given as a function are asked for when the signal comes, within the deadline: a service still
+ * waiting for its dependencies has fewer to stop than one that runs.
  */
 export function handleShutdown(
   logger: Logger,
-  steps: ShutdownStep[],
+  steps: ShutdownStep[] | (() => Promise<ShutdownStep[]>),
   timeoutMs: number,
 ): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -22,7 +24,8 @@ export function handleShutdown(
         process.exit(1);
       }, timeoutMs);
       timer.unref();
-      for (const step of steps) {
+      const list = typeof steps === 'function' ? await steps() : steps;
+      for (const step of list) {
         try {
           await step.run();
           logger.info({ step: step.name }, 'shutdown step done');

@@ -9,6 +9,8 @@ export interface OpenBusOptions {
   /** Prefix of the exchanges and queues on the broker. */
   namespace: string;
   logger: Logger;
+  /** Upper bound of the back-off between reconnections to RabbitMQ (AmqpBus's default if unset). */
+  maxReconnectDelayMs?: number | undefined;
 }
 
 /** RabbitMQ when AMQP_URL is set, else the in-process bus (docs/architecture.md § The parts). */
@@ -18,6 +20,9 @@ export async function openBus(options: OpenBusOptions): Promise<Bus> {
       url: options.amqpUrl,
       namespace: options.namespace,
       logger: options.logger,
+      ...(options.maxReconnectDelayMs !== undefined && {
+        maxReconnectDelayMs: options.maxReconnectDelayMs,
+      }),
     });
     options.logger.info({ namespace: options.namespace }, 'connected to RabbitMQ');
     return bus;
