@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CustomTlvsSchema } from './tlvs';
 import { intLike } from './fields';
 import { routePatternProblem } from './route-pattern';
 
@@ -247,3 +248,10 @@ export const MtRouteViewSchema = z.object({
   price: z.string().nullable(),
 });
 export type MtRouteView = z.infer<typeof MtRouteViewSchema>;
+
+/**
+ * PUT /admin/v1/connectors/{name}/tlvs and /admin/v1/routes/{name}/tlvs: a connector's default
+ * TLVs or a route's overrides, in the shapes `custom_tlvs` takes and under its checks. An empty
+ * list removes them.
+ */
+export const TlvListInputSchema = z.strictObject({ tlvs: CustomTlvsSchema });

@@ -5,6 +5,7 @@ import {
   ConnectorUpdateSchema,
   MtRouteInputSchema,
   RouteNameSchema,
+  TlvListInputSchema,
 } from '@smsgw/contracts';
 import {
   asyncRoute,
@@ -34,8 +35,12 @@ import {
   listMtRoutes,
   lockConnectors,
   putMtRoute,
+  connectorTlvs,
   routesUsingConnector,
+  routeTlvs,
+  setConnectorTlvs,
   setDesiredState,
+  setRouteTlvs,
   updateConnector,
 } from '@smsgw/store';
 import { connectorView, routeView } from './connector-view';
@@ -76,6 +81,15 @@ function describeUrlError(err: unknown): string {
   if ((err as { code?: string }).code === 'ERR_INVALID_URL') return 'not a URL';
   if (err instanceof UrlRefusedError) return `the upstream may not be reached: ${err.message}`;
   return (err as Error).message.replace(/^SMSC_URL: /, '');
+}
+
+/** A stored TLV as the admin API shows it: the tag in hex as operators write it, the octets too. */
+function tlvView(tlv: { tag: number; value: string }) {
+  return {
+    tag: `0x${tlv.tag.toString(16).padStart(4, '0')}`,
+    length: tlv.value.length / 2,
+    value_hex: tlv.value,
+  };
 }
 
 /** The {name} of the path; a bad one is a 400 naming `name` (parseInput would name the body). */
@@ -257,6 +271,54 @@ export function createConnectorAdminRoutes(
       res.json({ data: routeView(route) });
     }),
   );
+
+  // TLVs: a connector's defaults and a route's overrides (docs/routing.md § TLVs). Dispatchers
+  // read them again within a second or so of a change.
+  const tlvTargets = [
+    {
+      path: '/connectors/:name/tlvs',
+      scope: 'connectors',
+      noun: 'connector',
+      name: connectorName,
+      read: connectorTlvs,
+      write: setConnectorTlvs,
+    },
+    {
+      path: '/routes/:name/tlvs',
+      scope: 'routes',
+      noun: 'route',
+      name: routeName,
+      read: routeTlvs,
+      write: setRouteTlvs,
+    },
+  ] as const;
+  for (const target of tlvTargets) {
+    router.get(
+      target.path,
+      requireScope(target.scope),
+      asyncRoute(async (req, res) => {
+        const name = target.name(req);
+        const exists =
+          target.noun === 'connector'
+            ? (await getConnector(db, name, secrets)) !== undefined
+            : (await getMtRoute(db, name)) !== undefined;
+        if (!exists) throw HttpError.notFound(`No ${target.noun} ${name}`);
+        const tlvs = (await target.read(db)).get(name) ?? [];
+        res.json({ data: { name, tlvs: tlvs.map(tlvView) } });
+      }),
+    );
+    router.put(
+      target.path,
+      requireScope(target.scope),
+      asyncRoute(async (req, res) => {
+        const name = target.name(req);
+        const input = parseInput(TlvListInputSchema, req.body);
+        if (!(await target.write(db, name, input.tlvs)))
+          throw HttpError.notFound(`No ${target.noun} ${name}`);
+        res.json({ data: { name, tlvs: input.tlvs.map(tlvView) } });
+      }),
+    );
+  }
 
   router.delete(
     '/routes/:name',

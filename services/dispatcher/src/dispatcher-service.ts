@@ -18,6 +18,7 @@ import { MemoryBindLeases, type BindLeases } from './connectors/bind-leases';
 import { RedisBindLeases } from './connectors/redis-bind-leases';
 import { ConnectorFleet } from './connectors/connector-fleet';
 import { ConnectorSession, type SessionDeps } from './connectors/connector-session';
+import { SubmitTlvs } from './submit-tlvs';
 import type { ConnectorAccess } from './connectors/open-connector';
 
 export interface DispatcherServiceOptions {
@@ -157,6 +158,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     accountCaps: new AccountCaps(db),
     router,
     access: connectorAccess(options),
+    tlvs: new SubmitTlvs(db, dispatcherDefaults.connectors.refreshMs),
     settings: {
       maxAttempts: options.maxAttempts,
       submitStaleMs: options.submitStaleMs,

@@ -9,6 +9,7 @@ import { SmscError, type SmscConnector } from '@smsgw/smsc';
 import type { ClaimedMessage, GroupClaim, MessageClaims, SubmittedMessage } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
 import { buildSubmitRequest } from './submit-request';
+import type { SubmitTlvs } from './submit-tlvs';
 import type { SubmitPacing } from './throughput/submit-pacing';
 import { dispatcherDefaults } from './defaults';
 
@@ -21,6 +22,8 @@ export interface DispatcherOptions {
    * Submissions in progress at once; kept at the connector's window so nothing is claimed early.
    */
   window: number;
+  /** Connector and route TLVs to add to each submit_sm (none: only the message's own). */
+  tlvs?: SubmitTlvs;
 }
 
 /**
@@ -241,6 +244,7 @@ export class MessageDispatcher {
   private async submitGroup(group: Waiting[], written: () => void): Promise<void> {
     let claim: GroupClaim;
     try {
+      await this.options.tlvs?.fresh();
       claim = await this.claims.begin(group.map((w) => w.job.messageId));
     } catch (err) {
       // The database did not answer: the bus delivers these jobs again later.
@@ -311,7 +315,10 @@ export class MessageDispatcher {
   ): Promise<void> {
     let request;
     try {
-      request = buildSubmitRequest(message);
+      request = buildSubmitRequest(
+        message,
+        this.options.tlvs?.forSubmit(this.connector.name, message.route),
+      );
     } catch (err) {
       onWritten();
       await this.committed(claim, message);

@@ -13,6 +13,7 @@ import type { RateLimiter } from '../throughput/rate-limiter';
 import { SmartQos } from '../throughput/smart-qos';
 import { ThroughputGate } from '../throughput/throughput-gate';
 import { SubmitPacing } from '../throughput/submit-pacing';
+import type { SubmitTlvs } from '../submit-tlvs';
 import { openConnector, type ConnectorAccess, type ConnectorConfig } from './open-connector';
 
 export interface SessionSettings {
@@ -34,6 +35,8 @@ export interface SessionDeps {
   router: MtRouter;
   settings: SessionSettings;
   access: ConnectorAccess;
+  /** Connector and route TLVs, shared by every session of this dispatcher. */
+  tlvs?: SubmitTlvs;
 }
 
 /**
@@ -84,6 +87,7 @@ export class ConnectorSession {
         maxAttempts: settings.maxAttempts,
         submitStaleMs: settings.submitStaleMs,
         window: this.connector.window,
+        ...(deps.tlvs && { tlvs: deps.tlvs }),
       },
       new SubmitPacing({
         gate,
