@@ -188,6 +188,20 @@ export function buildOpenApiDocument(): Json {
         },
       },
     },
+    JasminRateResult: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          required: ['submit_sm_count', 'unit_rate'],
+          properties: { submit_sm_count: { type: 'integer' }, unit_rate: { type: 'number' } },
+        },
+      },
+    },
+    JasminPong: {
+      type: 'object',
+      properties: { data: { type: 'string', const: 'Jasmin/PONG' } },
+    },
     TokenRequest: schemaOf(TokenRequestSchema),
     TokenResponse: schemaOf(TokenResponseSchema),
     ErrorBody: schemaOf(ErrorBodySchema),
@@ -299,6 +313,21 @@ export function buildOpenApiDocument(): Json {
         },
       },
       '/secure/rate': {
+        get: {
+          summary:
+            "Parts and unit price of a message given in the query, in Jasmin's answer (docs/compatibility.md)",
+          security: client,
+          parameters: ['to', 'content', 'hex-content', 'coding', 'from', 'tags'].map((name) => ({
+            name,
+            in: 'query',
+            required: name === 'to',
+            schema: { type: 'string' },
+          })),
+          responses: {
+            200: { description: 'The parts and unit price', ...json('JasminRateResult') },
+            ...pick(400, 401, 403, 429, 503),
+          },
+        },
         post: {
           summary: 'Encoding, parts and price of a message, without sending it',
           security: client,
@@ -506,6 +535,19 @@ export function buildOpenApiDocument(): Json {
             200: { description: 'The rules', ...json('SenderRulesView') },
             ...pick(401, 404),
           },
+        },
+      },
+      '/ping': {
+        get: {
+          summary: "Jasmin's REST ping",
+          responses: { 200: { description: 'Jasmin/PONG', ...json('JasminPong') } },
+        },
+      },
+      '/secure/ping': {
+        get: {
+          summary: "Jasmin's REST ping, with the client's credentials checked",
+          security: client,
+          responses: { 200: { description: 'Jasmin/PONG', ...json('JasminPong') }, ...pick(401) },
         },
       },
       '/healthz': { get: { summary: 'Alive', responses: { 200: { description: 'Alive' } } } },

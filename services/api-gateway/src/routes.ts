@@ -41,6 +41,7 @@ import { createJasminHttpRoutes } from './edge/jasmin-http-routes';
 import { createKannelSendsmsRoutes } from './edge/kannel-sendsms-routes';
 import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse, withoutRouting } from './message-routing';
+import { createJasminRestRoutes } from './jasmin-rest-routes';
 
 export interface GatewayRoutesDeps {
   caller: RequestCaller;
@@ -247,6 +248,9 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     }),
   );
 
+  router.use(
+    createJasminRestRoutes({ store: deps.store, router: deps.router, maxParts: deps.maxParts }),
+  );
   router.use(createCallbackSecretRoutes(deps.db, accountId, deps.maxBodyBytes));
   router.use(createInboundRoutes(deps.db, accountId, deps.maxBodyBytes));
 
