@@ -9,7 +9,7 @@ import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|lifecycle|pacing|routing|scale|credentials|soak]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -24,12 +24,15 @@ const benches: Record<string, () => Promise<void>> = {
   routing: () => benchRouting(),
   credentials: () => benchCredentials(),
   scale: () => benchScale(),
-  soak: () => benchSoak(),
+  soak: () => benchSoak(process.argv.slice(2)),
 };
 
 async function main(): Promise<void> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-  const chosen = process.argv.slice(2);
+  // Names come first; what follows the first `--option` is the benchmarks' own (soak --chaos).
+  const args = process.argv.slice(2);
+  const firstOption = args.findIndex((a) => a.startsWith('--'));
+  const chosen = firstOption < 0 ? args : args.slice(0, firstOption);
   // The soak runs only when named (it takes half an hour), the variants without receipts too: send
   // and batch measure them as their baselines.
   const every = Object.keys(benches).filter(

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { benchChaosSoak, minutesOption } from './chaos-soak';
 import { memoryMb, startCluster, type Cluster } from './cluster';
 import { report } from './report';
 
@@ -74,14 +75,21 @@ export function memoryGrowth(samples: readonly Sample[]): string[] {
 }
 
 /**
+ * `pnpm soak [--minutes N]`, or with `--chaos` the chaos soak (docs/reliability.md § The chaos
+ * soak): mixed traffic through a random fault every 60–120 s. Both default to SOAK_MINUTES (30).
+ */
+export function benchSoak(args: readonly string[]): Promise<void> {
+  const minutes = minutesOption(args, Number(process.env['SOAK_MINUTES'] ?? 30));
+  return args.includes('--chaos') ? benchChaosSoak(minutes) : benchSteadySoak(minutes);
+}
+
+/**
  * `pnpm bench soak`: `/secure/send` at half the rate this machine sustains (measured first, for
  * 10 s), for SOAK_MINUTES (30), every message answered with a delivery receipt. Each minute it
  * samples every service's RSS and event-loop delay and the minute's p99; it fails on any error or
  * on memory that keeps growing after the warm-up.
  */
-export async function benchSoak(
-  minutes = Number(process.env['SOAK_MINUTES'] ?? 30),
-): Promise<void> {
+async function benchSteadySoak(minutes: number): Promise<void> {
   const cluster = await startCluster({ deliveryReceipts: true });
   try {
     const auth = await cluster.createAccount('soak');

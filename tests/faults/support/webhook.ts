@@ -10,9 +10,14 @@ export interface Webhook {
   id: string;
   /** A 200 answered to an id this receiver had already answered 200 (an at-least-once repeat). */
   repeat: boolean;
+  /** The request's body as sent (JSON for an inbound message's webhook). */
+  body: string;
 }
 
-/** A customer's endpoint for every callback of a run; down() makes it answer 503 until up(). */
+/**
+ * A customer's endpoint for every callback of a run; down() makes it answer 503 until up(), and
+ * it answers 503 to a share of the requests (failureRate) as a customer's flaky endpoint does.
+ */
 export class WebhookReceiver {
   readonly calls: Webhook[] = [];
   /** Ids answered 200, as a receiver that acts on each callback once keeps them. */
@@ -20,6 +25,8 @@ export class WebhookReceiver {
   private server: Server | undefined;
   private isDown = false;
   base = '';
+
+  constructor(private readonly failureRate = 0) {}
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
@@ -29,12 +36,13 @@ export class WebhookReceiver {
       req.on('end', () => {
         const query = Object.fromEntries(url.searchParams);
         // dlr-method POST sends the parameters as a form.
-        if (body) Object.assign(query, Object.fromEntries(new URLSearchParams(body)));
-        const status = this.isDown ? 503 : 200;
+        if (body && !body.startsWith('{'))
+          Object.assign(query, Object.fromEntries(new URLSearchParams(body)));
+        const status = this.isDown || Math.random() < this.failureRate ? 503 : 200;
         const id = String(req.headers['x-smsgw-callback-id'] ?? '');
         const repeat = status === 200 && id !== '' && this.handled.has(id);
         if (status === 200 && id !== '') this.handled.add(id);
-        this.calls.push({ path: url.pathname, query, status, id, repeat });
+        this.calls.push({ path: url.pathname, query, status, id, repeat, body });
         res.writeHead(status).end(status === 200 ? 'OK' : 'down');
       });
     });
@@ -55,10 +63,15 @@ export class WebhookReceiver {
    * a key is a duplicate the receiver could not recognise.
    */
   made(path: string, key: (query: Record<string, string>) => string): Map<string, number> {
+    return this.madeBy(path, (call) => key(call.query));
+  }
+
+  /** As made(), keyed by anything of the call (an inbound message's text, from its JSON body). */
+  madeBy(path: string, key: (call: Webhook) => string): Map<string, number> {
     const counts = new Map<string, number>();
     for (const call of this.calls)
       if (call.path === path && call.status === 200 && !call.repeat) {
-        const k = key(call.query);
+        const k = key(call);
         counts.set(k, (counts.get(k) ?? 0) + 1);
       }
     return counts;
