@@ -17,6 +17,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
   ports?: string[];
+  restart?: string;
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
@@ -103,6 +104,19 @@ describe('docker-compose.yml', () => {
       expect(deps['migrate']).toEqual({ condition: 'service_completed_successfully' });
     },
   );
+
+  it('restarts every long-running container that exits, and runs the migration once', () => {
+    // The services wait for a dependency that is down rather than exit (serviceMain); the policy
+    // is for a crash, and for the infrastructure itself. `docker compose stop` still stops them.
+    const longRunning = Object.keys(services).filter((name) => name !== 'migrate');
+    expect(longRunning).toEqual(expect.arrayContaining(Object.keys(ours)));
+    for (const name of longRunning)
+      expect({ name, restart: services[name].restart }).toEqual({
+        name,
+        restart: 'unless-stopped',
+      });
+    expect(services['migrate'].restart).toBe('no');
+  });
 
   it('wires the services to each other: gateway → auth, dispatcher → simulator and Redis', () => {
     expect(services['api-gateway'].environment!['AUTH_URL']).toBe(

@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { compileProxyTrust, parseConfig } from '@smsgw/kit';
+import { SERVED_WHILE_WAITING, compileProxyTrust, parseConfig } from '@smsgw/kit';
 import { authConfigShape } from '@smsgw/auth';
 import { gatewayConfigShape } from '@smsgw/api-gateway';
 import { dispatcherConfigShape } from '@smsgw/dispatcher';
@@ -332,6 +332,8 @@ const serviceNames = Object.keys(ours) as ServiceName[];
 // Loose views of the objects the checks read.
 interface Probe {
   httpGet?: { path: string; port: number | string };
+  periodSeconds?: number;
+  failureThreshold?: number;
 }
 interface EnvVar {
   name: string;
@@ -790,6 +792,20 @@ describe.each(perService)('k8s/overlays/%s: %s', (overlay, name) => {
     ]) {
       if (probe) expect(resolvePort(container, probe.httpGet!.port)).toBe(spec.port);
     }
+  });
+
+  it('stays alive but unready while it waits for Postgres or RabbitMQ', () => {
+    // Liveness and startup ask a path the process answers while it waits (serviceMain listens
+    // before it connects), so a wait never gets it restarted; readiness asks the one that checks.
+    for (const probe of [container.livenessProbe, container.startupProbe])
+      expect(SERVED_WHILE_WAITING.has(probe!.httpGet!.path)).toBe(true);
+    expect(container.readinessProbe!.httpGet!.path).toBe('/readyz');
+    expect(container.livenessProbe!.httpGet!.path).not.toBe('/readyz');
+    // The startup probe gives a slow node time to load the code (Kubernetes' defaults: 10 s, 3).
+    const startup = container.startupProbe!;
+    expect((startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3)).toBeGreaterThanOrEqual(
+      60,
+    );
   });
 
   it('runs as node (uid 1000) on a read-only root filesystem with no privileges', () => {

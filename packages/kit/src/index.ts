@@ -24,6 +24,7 @@ export * from './db/pglite-db';
 export * from './db/migrate';
 export * from './db/open-db';
 export * from './service-main';
+export * from './startup-gate';
 export * from './polling-loop';
 export * from './group-commit';
 export * from './api-docs';

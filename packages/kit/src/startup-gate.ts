@@ -2,8 +2,15 @@ import type { RequestHandler, Router } from 'express';
 import type { HotRoute } from './hot-route';
 import { HttpError } from './http-error';
 
-/** What a process answers while it waits for its dependencies: health, readiness and metrics. */
-const ALWAYS_SERVED = new Set(['/healthz', '/readyz', '/metrics']);
+/**
+ * What a process answers while it waits for its dependencies: health (200, so an orchestrator
+ * keeps it alive), readiness (503 until it runs) and metrics.
+ */
+export const SERVED_WHILE_WAITING: ReadonlySet<string> = new Set([
+  '/healthz',
+  '/readyz',
+  '/metrics',
+]);
 
 /**
  * The HTTP server listens before the service is built, so that a process waiting for Postgres or
@@ -22,7 +29,7 @@ export class StartupGate {
       this.routes(req, res, next);
       return;
     }
-    if (this.opened || ALWAYS_SERVED.has(req.path)) {
+    if (this.opened || SERVED_WHILE_WAITING.has(req.path)) {
       next();
       return;
     }
