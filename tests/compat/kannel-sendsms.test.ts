@@ -134,6 +134,18 @@ it("refuses with Kannel's words and statuses", async () => {
   expect(sim.received.some((m) => m.to === '41790002005')).toBe(false);
 });
 
+it('mclass 0 asks for a flash message (message class 0 in data_coding)', async () => {
+  const reply = await sendsms({ ...creds, to: '41790002006', text: 'flash', mclass: '0' });
+  expect(reply.status).toBe(202);
+  const received = await waitFor(
+    () => sim.received.find((m) => m.to === '41790002006'),
+    15_000,
+    'the flash message at the SMSC',
+  );
+  // 3GPP TS 23.038 general data coding: bit 4 says bits 1-0 are the class, 0 here.
+  expect(received.dataCoding & 0x13).toBe(0x10);
+});
+
 it('deferred minutes become an SMPP relative schedule_delivery_time', () => {
   expect(relativeSmppTime(30)).toBe('000000003000000R');
   expect(relativeSmppTime(60 * 24 + 90)).toBe('000001013000000R');

@@ -99,8 +99,6 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
     params.has('dlrmask')
   )
     throw new KannelError(400, 'DLR-URL is not supported by this gateway yet, rejected');
-  if (mclass !== undefined)
-    throw new KannelError(400, 'MClass is not supported by this gateway yet, rejected');
   const octets = params.get('text') ?? Buffer.alloc(0);
   const body: Record<string, unknown> = { to };
   if (coding === 1) {
@@ -116,6 +114,8 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
   if (validity !== undefined && validity > 0) body['validity_period'] = validity;
   if (deferred !== undefined && deferred > 0) body['sdt'] = relativeSmppTime(deferred);
   if (priority !== undefined) body['priority'] = priority;
+  // mclass 0 is flash; each class goes in data_coding as the dispatcher writes it.
+  if (mclass !== undefined) body['message_class'] = mclass;
   return body;
 }
 
