@@ -11,6 +11,7 @@ const workspaces = {
   dispatcher: 'services/dispatcher',
   'batch-scheduler': 'services/batch-scheduler',
   'callback-notifier': 'services/callback-notifier',
+  'smpp-server': 'services/smpp-server',
   standalone: 'apps/standalone',
   cli: 'apps/cli',
 };

@@ -4,7 +4,7 @@ import { account, settle } from './support/accounting';
 import { ChaosTraffic } from './support/chaos-traffic';
 import { FAULTS } from './support/faults';
 import { ADMIN_TOKEN, startRun } from './support/run-cluster';
-import { TcpProxy } from './support/tcp-proxy';
+import { ProxiedServer } from './support/proxied-server';
 
 /**
  * The chaos soak (docs/reliability.md § The chaos soak), run by `pnpm soak --chaos [--minutes N]`
@@ -31,9 +31,9 @@ describe(`chaos soak (${MINUTES} minutes)`, () => {
         rabbit: process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672',
         redis: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
       };
-      const postgres = await TcpProxy.start(real.postgres);
-      const rabbit = await TcpProxy.start(real.rabbit);
-      const redis = await TcpProxy.start(real.redis);
+      const postgres = await ProxiedServer.start(real.postgres);
+      const rabbit = await ProxiedServer.start(real.rabbit);
+      const redis = await ProxiedServer.start(real.redis);
       const realPostgres = new URL(real.postgres);
       const run = await startRun(
         { postgres, rabbit, redis },

@@ -35,6 +35,8 @@ export async function startEmbedded(
     JWT_SECRET,
     // The suites send from senders of their choosing; sender rules have their own (tests/security).
     UNLISTED_SENDERS: 'any',
+    // Suites run side by side: the SMPP server takes a free port too.
+    SMPP_SERVER_PORT: '0',
     ...env,
   });
   const gateway = await startEmbeddedGateway(

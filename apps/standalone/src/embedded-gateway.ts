@@ -4,6 +4,7 @@ import { createGatewayService, gatewaySettings } from '@smsgw/api-gateway';
 import { createSchedulerService } from '@smsgw/batch-scheduler';
 import { createNotifierService, notifierSettings } from '@smsgw/callback-notifier';
 import { dispatcherFromConfig, openSmscLink } from '@smsgw/dispatcher';
+import { createSmppServerService } from '@smsgw/smpp-server';
 import {
   closeServer,
   createHttpApp,
@@ -25,6 +26,9 @@ type Config = z.output<z.ZodObject<typeof standaloneConfigShape>>;
 export interface EmbeddedGateway {
   server: Server;
   port: number;
+  /** Where customers bind over SMPP (and over TLS, when configured). */
+  smppPort: number;
+  smppTlsPort?: number | undefined;
   /** The built-in simulator's control endpoint, when it is the SMSC (SMSC_URL unset). */
   simulatorControlUrl?: string | undefined;
   /** In shutdown order: stop intake, finish in-flight work, close. */
@@ -74,6 +78,15 @@ export async function startEmbeddedGateway(
     ...notifierSettings(config),
   });
 
+  const smppServer = createSmppServerService({
+    config,
+    db,
+    bus,
+    logger,
+    registry,
+    credentials: auth.smppBinds,
+  });
+
   const app = createHttpApp({ registry });
   app.use(auth.routes);
   app.use(gateway.routes);
@@ -92,15 +105,19 @@ export async function startEmbeddedGateway(
   await notifier.start();
   await dispatcher.start();
   const server = await listen(app, config.PORT, config.HOST, gateway.hotRoute);
+  await smppServer.start();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
 
   return {
     server,
     port,
+    smppPort: smppServer.server.port,
+    smppTlsPort: smppServer.server.tlsPort,
     simulatorControlUrl: smsc.simulatorControlUrl,
     shutdownSteps: [
       { name: 'http', run: () => closeServer(server) },
+      ...smppServer.stopSteps,
       ...gateway.stopSteps,
       { name: 'dispatcher', run: () => dispatcher.stop() },
       { name: 'scheduler', run: () => scheduler.stop() },

@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     startBanner({
       host: config.HOST,
       port: gateway.port,
+      smppPort: gateway.smppPort,
+      smppTlsPort: gateway.smppTlsPort,
       dataDir: resolve(config.DATA_DIR),
       adminToken: admin.value,
       adminTokenFromEnv: config.ADMIN_TOKEN !== undefined,

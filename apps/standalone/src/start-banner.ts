@@ -1,6 +1,9 @@
 export interface BannerFacts {
   host: string;
   port: number;
+  /** Where customers bind over SMPP (and over TLS, when configured). */
+  smppPort: number;
+  smppTlsPort?: number | undefined;
   dataDir: string;
   adminToken: string;
   adminTokenFromEnv: boolean;
@@ -23,6 +26,7 @@ export function startBanner(f: BannerFacts): string {
     `sms-gateway is running (embedded mode) on ${base}`,
     `  REST API      ${base}/secure/send  /secure/balance`,
     `  tokens        ${base}/auth/v1/login/application`,
+    `  SMPP server   smpp://${shownHost}:${f.smppPort}${f.smppTlsPort === undefined ? '' : `  ssmpp://${shownHost}:${f.smppTlsPort}`}   (system_id: the username; docs/smpp-server.md)`,
     `  admin API     ${base}/admin/v1   (Authorization: Bearer <admin token>)`,
     `  health        ${base}/healthz  ${base}/readyz  ${base}/metrics`,
     `  data          ${f.dataDir}`,

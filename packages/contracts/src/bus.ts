@@ -147,7 +147,8 @@ export type Broadcast = (typeof BROADCASTS)[keyof typeof BROADCASTS];
 /** What an operator changed; every process drops what it remembers of the account's credentials. */
 export const AccountChangedEventSchema = z.object({
   accountId: z.string().uuid(),
-  change: z.enum(['disabled', 'enabled', 'password', 'secret', 'application-revoked']),
+  // 'smpp': its SMPP access or limits changed or were taken away.
+  change: z.enum(['disabled', 'enabled', 'password', 'secret', 'application-revoked', 'smpp']),
   /** The application, for a rotated secret or a revoked application. */
   clientId: z.string().optional(),
   at: z.string(),

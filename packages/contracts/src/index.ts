@@ -15,3 +15,4 @@ export * from './inbound';
 export * from './routing';
 export * from './route-pattern';
 export * from './tlvs';
+export * from './smpp';

@@ -136,6 +136,17 @@ export const envVars = {
     .default('')
     .transform(commaList)
     .refine((entries) => {
+  // The SMPP server (docs/smpp-server.md). 0: a free port (tests). TLS listens only when its
+  // certificate and key files are both given.
+  SMPP_SERVER_PORT: int(0, 65535).default(2775),
+  SMPP_SERVER_TLS_PORT: int(0, 65535).default(3550),
+  SMPP_SERVER_TLS_CERT: z.string().min(1).optional(),
+  SMPP_SERVER_TLS_KEY: z.string().min(1).optional(),
+  SMPP_BIND_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  SMPP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  SMPP_ENQUIRE_LINK_MS: int(1000, 3_600_000).default(30_000),
+  SMPP_WINDOW: int(1, 10_000).default(100),
+  SMPP_RECEIPT_EXPIRY_HOURS: int(1, 24 * 30).default(72),
       try {
         compileProxyTrust(entries);
         return true;

@@ -10,3 +10,4 @@ export * from './inbound';
 export type { OriginateRequest, RawMoPdu } from './simulated-mo';
 export { simulatorControl } from './simulator-control';
 export { receiptStatLabel } from './receipt-text';
+export { pduText, shortMessageBytes, useRawShortMessages } from './smpp-raw';

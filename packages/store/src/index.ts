@@ -16,3 +16,4 @@ export * from './optouts';
 export * from './message-partitions';
 export * from './admin-tokens';
 export * from './audit-log';
+export * from './smpp-access';

@@ -38,6 +38,7 @@ const MODULE_OF: Record<string, string> = {
   optout_settings: 'optouts.ts',
   message_partitions: 'message-partitions.ts',
   admin_tokens: 'admin-tokens.ts',
+  smpp_access: 'smpp-access.ts',
   admin_audit: 'audit-log.ts',
 };
 

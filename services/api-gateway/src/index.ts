@@ -6,3 +6,8 @@ export { createGatewayRoutes } from './routes';
 export { BatchStore } from './batch-store';
 export type { PlannedEntry } from './batch-plan';
 export { IdempotentRequests } from './idempotency';
+export {
+  createSendAcceptance,
+  type SendAcceptance,
+  type SendAcceptanceOptions,
+} from './send-acceptance';

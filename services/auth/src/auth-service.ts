@@ -22,6 +22,7 @@ import { RedisFlags } from './redis-verified-credentials';
 import { createAuthRoutes } from './routes';
 import type { ConnectorAdminSettings } from './connector-admin-routes';
 import { SenderRulesStore } from './sender-rules-store';
+import { SmppBinds } from './smpp-binds';
 import { TokenIssuer } from './token-issuer';
 import { MemoryFlags, VerifiedCredentials } from './verified-credentials';
 
@@ -53,6 +54,8 @@ export interface AuthServiceOptions {
 export interface AuthService {
   routes: Router;
   verifier: CredentialVerifier;
+  /** The check of SMPP binds (the smpp-server asks it in-process in embedded mode). */
+  smppBinds: SmppBinds;
   store: AccountStore;
   /** Follows account changes announced by any auth replica. */
   start(): Promise<void>;
@@ -124,6 +127,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   );
   const verifier = new CredentialVerifier(store, hasher, tokens, guard);
   const announcer = new AccountAnnouncer(verifier, options.bus, options.logger);
+  const smppBinds = new SmppBinds(options.db, hasher, guard);
   const routes = createAuthRoutes({
     store,
     senders: new SenderRulesStore(options.db),
@@ -135,6 +139,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     announcer,
     adminToken: options.adminToken,
     internalToken: options.internalToken,
+    smppBinds,
     maxBodyBytes: options.maxBodyBytes,
     trustedProxies: compileProxyTrust(options.trustedProxies),
     connectors: options.connectors,
@@ -144,6 +149,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   return {
     routes,
     verifier,
+    smppBinds,
     store,
     async start() {
       following = await followAccountChanges(options.bus, [verifier], options.logger);

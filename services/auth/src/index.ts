@@ -3,3 +3,4 @@
 export { authSettings, createAuthService } from './auth-service';
 export { createAuthRoutes } from './routes';
 export { authConfigShape } from './config';
+export type { SmppBinds } from './smpp-binds';

@@ -33,9 +33,11 @@ import { holdsScope, missingScope, requireScope } from './admin-scopes';
 import { createAdminTokenRoutes } from './admin-token-routes';
 import { addAccountControlRoutes } from './account-control-routes';
 import type { AccountStore } from './account-store';
-import { accountDisabled, type CredentialVerifier } from './credential-verifier';
+import { accountDisabled, parseBasic, type CredentialVerifier } from './credential-verifier';
 import type { LoginGuard } from './login-guard';
 import { requireInternalToken } from './internal-guard';
+import { createSmppAccessRoutes } from './smpp-access-routes';
+import type { SmppBinds } from './smpp-binds';
 import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
 import { createInboundAdminRoutes } from './inbound-admin-routes';
@@ -57,6 +59,8 @@ export interface AuthRoutesDeps {
   /** Without it (embedded mode, where the gateway asks in-process) there is no internal endpoint. */
   internalToken?: string | undefined;
   maxBodyBytes: number;
+  /** The check of SMPP binds, offered to the smpp-server over the internal endpoint. */
+  smppBinds?: SmppBinds;
   /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES). */
   trustedProxies: ProxyTrust;
   logger?: Logger | undefined;
@@ -168,6 +172,24 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     );
 
   const admin = Router();
+  // Used by the smpp-server: a bind's system_id and password as Basic credentials, and the
+  // address it binds from, checked behind the same login limits as an HTTP login.
+  if (deps.internalToken !== undefined && deps.smppBinds !== undefined) {
+    const binds = deps.smppBinds;
+    router.post(
+      '/internal/v1/smpp-bind',
+      requireInternalToken(deps.internalToken),
+      asyncRoute(async (req, res) => {
+        const basic = parseBasic(req.headers.authorization ?? '');
+        if (!basic) throw HttpError.unauthorized();
+        const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
+        const address =
+          typeof forwarded === 'string' && isIP(forwarded) !== 0 ? forwarded : undefined;
+        res.json(await binds.check(basic.username, basic.password, address));
+      }),
+    );
+  }
+
   const audit = new AdminAudit(deps.trustedProxies, deps.db, deps.logger);
   admin.use(authenticateAdmin(deps.db, deps.adminToken));
   admin.use(audit.recorder());
@@ -298,5 +320,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer, audit });
 
   router.use('/admin/v1', admin);
+  admin.use(
+    createSmppAccessRoutes({ db: deps.db, store, hasher, announcer: deps.announcer, audit }),
+  );
   return router;
 }
