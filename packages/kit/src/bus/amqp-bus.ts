@@ -39,6 +39,12 @@ export interface AmqpBusOptions {
   publishTimeoutMs?: number;
   /** Upper bound of the reconnect backoff (default 30 s). */
   maxReconnectDelayMs?: number;
+  /**
+   * How long opening a connection may take, TCP and AMQP handshake (default 10 s): a broker that
+   * accepts the socket and never answers (still booting, half dead) must fail the attempt, so it
+   * is retried and logged rather than waited on forever.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** Header carrying the delivery attempt (1 on the first delivery) through the delay queues. */
@@ -202,6 +208,7 @@ export class AmqpBus implements Bus {
   private async open(): Promise<void> {
     const connection = await amqp.connect(withHeartbeat(this.options.url), {
       clientProperties: { connection_name: `smsgw ${this.options.namespace} pid ${process.pid}` },
+      timeout: this.options.connectTimeoutMs ?? 10_000,
     });
     connection.on('error', (err: Error) => this.logger.warn({ err }, 'AMQP connection error'));
     connection.on('close', () => this.lost(connection));
