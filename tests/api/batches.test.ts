@@ -123,6 +123,7 @@ describe('POST /secure/sendbatch', () => {
       sent: 5,
       delivered: 0,
       failed: 0,
+      unknown: 0,
       cancelled: 0,
       optedOut: 0,
     });

@@ -84,6 +84,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /admin/v1/tokens': { body: 'CreateAdminTokenSchema' },
   'DELETE /admin/v1/tokens/{name}': {},
   'GET /admin/v1/audit': { query: 'AuditQuerySchema' },
+  'GET /admin/v1/batches/stalled': { query: 'StalledBatchesQuerySchema' },
   'POST /secure/send': { body: 'SendRequestSchema' },
   'POST /secure/sendbatch': { body: 'SendBatch' },
   'POST /secure/rate': { body: 'SendRequestSchema' },

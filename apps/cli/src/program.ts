@@ -14,6 +14,7 @@ import { GatewayClient, basicAuth } from './gateway-client';
 import { addTwoWayCommands } from './two-way-commands';
 import { addRoutingCommands } from './routing-commands';
 import { addAdminCommands } from './admin-commands';
+import { addBatchAdminCommands } from './batch-admin-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -398,5 +399,6 @@ export function buildProgram(io: Io): Command {
   });
   addRoutingCommands(program, { adminClient, admin, show, print: (text) => io.print(text) });
   addAdminCommands(program, { adminClient, admin, show });
+  addBatchAdminCommands(program, { adminClient, admin, show });
   return program;
 }

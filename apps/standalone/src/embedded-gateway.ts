@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { authSettings, createAuthService } from '@smsgw/auth';
 import { createGatewayService, gatewaySettings } from '@smsgw/api-gateway';
-import { createSchedulerService } from '@smsgw/batch-scheduler';
+import { createSchedulerService, schedulerSettings } from '@smsgw/batch-scheduler';
 import { createNotifierService, notifierSettings } from '@smsgw/callback-notifier';
 import { dispatcherFromConfig, openSmscLink } from '@smsgw/dispatcher';
 import { createSmppServerService } from '@smsgw/smpp-server';
@@ -68,7 +68,7 @@ export async function startEmbeddedGateway(
     bus,
     logger,
     registry,
-    retentionDays: config.MESSAGE_RETENTION_DAYS,
+    ...schedulerSettings(config),
   });
   const notifier = createNotifierService({
     db,

@@ -120,6 +120,8 @@ export const ADMIN_SCOPES = [
   'routes',
   'audit:read',
   'tokens',
+  /** Reading batches across accounts (the stalled ones). */
+  'batches:read',
 ] as const;
 export const AdminScopeSchema = z.enum(ADMIN_SCOPES);
 export type AdminScope = z.infer<typeof AdminScopeSchema>;

@@ -104,6 +104,11 @@ export const BatchStatusSchema = z.object({
       sent: z.number().int(),
       delivered: z.number().int(),
       failed: z.number().int(),
+      /**
+       * Of the failed, those with an unknown outcome (SUBMIT_OUTCOME_UNKNOWN): the SMSC may have
+       * them, so they stay charged and are never sent again.
+       */
+      unknown: z.number().int(),
       cancelled: z.number().int(),
       /** Recipients left out at acceptance because they opted out: neither charged nor sent. */
       optedOut: z.number().int(),

@@ -15,4 +15,5 @@ export * from './inbound';
 export * from './routing';
 export * from './route-pattern';
 export * from './tlvs';
+export * from './batch-stalls';
 export * from './smpp';

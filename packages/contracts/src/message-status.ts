@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { MESSAGE_STATES } from './states';
 
+/**
+ * The error of a message whose submit_sm was written and never answered (or whose dispatcher
+ * stopped before recording the answer): the SMSC may have it, so it is never sent again nor
+ * refunded (docs/reliability.md § What an unknown outcome costs).
+ */
+export const UNKNOWN_OUTCOME_ERROR = 'SUBMIT_OUTCOME_UNKNOWN';
+
+/**
+ * What is known of a message's fate: `pending` until it ends, `known` once it ended with a state
+ * that says what happened, `unknown` when it failed with UNKNOWN_OUTCOME_ERROR.
+ */
+export const MESSAGE_OUTCOMES = ['pending', 'known', 'unknown'] as const;
+export type MessageOutcome = (typeof MESSAGE_OUTCOMES)[number];
+
 /** GET /secure/messages/{id} */
 export const MessageStatusSchema = z.object({
   data: z.object({
@@ -15,6 +29,10 @@ export const MessageStatusSchema = z.object({
     cost: z.string(),
     attempts: z.number().int(),
     error: z.string().nullable(),
+    /** `unknown`: the SMSC may or may not have it; it is charged and never sent again. */
+    outcome: z.enum(MESSAGE_OUTCOMES),
+    /** Whether its cost stands: false once it was refunded (or cancelled with a refund). */
+    charged: z.boolean(),
     /** Set when a callback or delivery report for this message was given up. */
     callbackError: z.string().nullable(),
     /**

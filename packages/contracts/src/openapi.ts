@@ -1,4 +1,5 @@
 import { inboundPaths } from './openapi-inbound';
+import { operationsPaths } from './openapi-operations';
 import { legacyPaths } from './openapi-legacy';
 import { routingPaths } from './openapi-routing';
 import {
@@ -29,6 +30,7 @@ import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
 import { MessageStatusSchema } from './message-status';
+import { StalledBatchesSchema } from './batch-stalls';
 import {
   CallbackSecretViewSchema,
   IDEMPOTENCY_KEY_HEADER,
@@ -172,6 +174,7 @@ export function buildOpenApiDocument(): Json {
       examples: [{ data: { balance: '99.5', sms_count: 'ND' } }],
     },
     MessageStatus: schemaOf(MessageStatusSchema),
+    StalledBatches: schemaOf(StalledBatchesSchema),
     RateResult: {
       type: 'object',
       properties: {
@@ -254,6 +257,7 @@ export function buildOpenApiDocument(): Json {
     paths: {
       ...inboundPaths({ json, pick, client, admin, pathParam }),
       ...routingPaths({ json, pick, client, admin, pathParam }),
+      ...operationsPaths({ json, pick, client, admin, pathParam }),
       ...legacyPaths(),
       '/secure/send': {
         post: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STALL_DEFAULTS } from '@smsgw/contracts';
 import { compileProxyTrust } from './client-address';
 import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
@@ -100,6 +101,10 @@ export const envVars = {
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
   /** Messages, their callbacks, inbound messages and batches older than this are removed; unset keeps them. */
   MESSAGE_RETENTION_DAYS: int(1, 36_500).optional(),
+  /** A due batch that has not moved for this long is stalled (docs/reliability.md § A stalled batch). */
+  BATCH_STALL_SECONDS: int(1, 30 * 86_400).default(STALL_DEFAULTS.batchSeconds),
+  /** A message queued this long is overdue (submitting: BATCH_STALL_SECONDS). */
+  MESSAGE_OVERDUE_SECONDS: int(1, 30 * 86_400).default(STALL_DEFAULTS.waitingSeconds),
   IDEMPOTENCY_WINDOW_SECONDS: int(1, 30 * 86_400).default(86_400),
   /**
    * Senders of an account that has no sender list: `refuse` allows only its default sender, `any`

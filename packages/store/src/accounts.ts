@@ -10,7 +10,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * (locks and debits the accounts of a group), failMessage (refund) and requeueMessage (refund of a
  * message of a cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund);
  * sender-rules.ts findSenderRules (reads default_from); batches.ts
- * takeDueBatch (passes over disabled accounts); mo-routes.ts listMoRoutes (the username of each
+ * takeDueBatch (passes over disabled accounts); batches.ts STALLED_BATCHES (passes over them too); mo-routes.ts listMoRoutes (the username of each
  * route's account).
  */
 

@@ -1,12 +1,15 @@
 import {
   DEFAULT_CONNECTOR,
   FAILED_STATES,
+  UNKNOWN_OUTCOME_ERROR,
   OPEN_BATCH_STATES,
   SENT_STATES,
+  STALL_REASONS,
   UNSENT_STATES,
   WAITING_STATES,
   type BatchState,
   type OpenBatchState,
+  type StallReason,
 } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 import { sqlList } from './sql-list';
@@ -126,6 +129,8 @@ export interface BatchStatusRow {
   delivered: string;
   failed: string;
   cancelled: string;
+  /** Failed with an unknown outcome (SUBMIT_OUTCOME_UNKNOWN): charged, never sent again. */
+  unknown: string;
 }
 
 /** The batch, when it belongs to the account, with its messages counted by outcome. */
@@ -140,7 +145,8 @@ export async function batchStatus(
               count(*) FILTER (WHERE m.state IN (${sqlList(SENT_STATES)})) AS sent,
               count(*) FILTER (WHERE m.state = 'delivered') AS delivered,
               count(*) FILTER (WHERE m.state IN (${sqlList(FAILED_STATES)})) AS failed,
-              count(*) FILTER (WHERE m.state = 'cancelled') AS cancelled
+              count(*) FILTER (WHERE m.state = 'cancelled') AS cancelled,
+              count(*) FILTER (WHERE m.state = 'failed' AND m.error = '${UNKNOWN_OUTCOME_ERROR}') AS unknown
          FROM batches b LEFT JOIN messages m ON m.batch_id = b.id
         WHERE b.id = $1 AND b.account_id = $2
         GROUP BY b.id`,
@@ -326,14 +332,19 @@ export async function expandBatchChunk(
   return rows;
 }
 
-/** Moves the batch's cursor past a chunk; the batch is running from its first chunk on. */
+/**
+ * Moves the batch's cursor past a chunk; the batch is running from its first chunk on, and has
+ * moved now (progressed_at, for the stall watch).
+ */
 export async function advanceBatchCursor(
   tx: Queryable,
   batchId: string,
   cursor: { nextEntry: number; nextOffset: number; expanded: number },
 ): Promise<void> {
   await tx.query(
-    `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now() WHERE id = $1`,
+    `UPDATE batches SET state = 'running', next_entry = $2, next_offset = $3, expanded = $4, updated_at = now(),
+                        progressed_at = now()
+      WHERE id = $1`,
     [batchId, cursor.nextEntry, cursor.nextOffset, cursor.expanded],
   );
 }
@@ -374,4 +385,102 @@ export async function deleteFinishedBatchesBefore(
     [cutoff, limit],
   );
   return rowCount;
+}
+
+// ---- stall watch (batch-scheduler, admin API) ----
+
+/**
+ * Records that open, due batches moved (progressed_at): those whose expanded recipients or unsent
+ * messages (messages) differ from what the last watch saw. Only an expansion raises the unsent
+ * count, and it also raises `expanded`, so an unchanged pair means none of the batch's messages
+ * left the unsent states. A batch seen for the first time keeps its mark. Rows another
+ * transaction holds (an expansion, which sets the mark itself) are passed over. Answers how many
+ * batches moved.
+ */
+export async function watchBatchProgress(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(
+    `WITH seen AS (
+         SELECT b.id, b.expanded,
+                (SELECT count(*) FROM messages m WHERE m.batch_id = b.id AND m.unsent)::int AS unsent
+           FROM batches b
+          WHERE b.state IN (${OPEN}) AND (b.scheduled_at IS NULL OR b.scheduled_at <= now())
+          FOR UPDATE OF b SKIP LOCKED
+       )
+       UPDATE batches b
+          SET watched_expanded = s.expanded, watched_unsent = s.unsent,
+              progressed_at = CASE WHEN b.watched_expanded IS NULL THEN b.progressed_at ELSE now() END
+         FROM seen s
+        WHERE b.id = s.id
+          AND (b.watched_expanded IS DISTINCT FROM s.expanded OR b.watched_unsent IS DISTINCT FROM s.unsent)`,
+  );
+  return rowCount;
+}
+
+export interface StalledBatchRow {
+  id: string;
+  account_id: string;
+  state: OpenBatchState;
+  total: number;
+  expanded: number;
+  /** Its messages waiting for a dispatcher (accepted, queued), and those being submitted. */
+  waiting: number;
+  submitting: number;
+  /** When it last moved, or became due if it never did. */
+  since: Date;
+  stalled_seconds: number;
+  reason: StallReason;
+}
+
+/**
+ * Open batches, due, of an enabled account (a disabled one's are held on purpose), that have not
+ * moved for `seconds`. $1: the seconds. The reason is the first that holds: submits the SMSC does
+ * not answer, messages no dispatcher takes, recipients not expanded, or nothing left but the
+ * completion.
+ */
+const STALLED_BATCHES = `
+  SELECT s.*,
+         CASE WHEN s.submitting > 0 THEN 'submits_unanswered'
+              WHEN s.waiting > 0 THEN 'messages_waiting'
+              WHEN s.expanded < s.total THEN 'not_expanding'
+              ELSE 'not_completed' END AS reason
+    FROM (SELECT b.id, b.account_id, b.state, b.total, b.expanded,
+                 ${inState('count', WAITING_STATES)}::int AS waiting,
+                 ${inState('count', ['submitting'])}::int AS submitting,
+                 GREATEST(b.progressed_at, COALESCE(b.scheduled_at, b.created_at)) AS since,
+                 EXTRACT(EPOCH FROM now() - GREATEST(b.progressed_at, COALESCE(b.scheduled_at, b.created_at)))::float8
+                   AS stalled_seconds
+            FROM batches b
+           WHERE b.state IN (${OPEN}) AND (b.scheduled_at IS NULL OR b.scheduled_at <= now())
+             AND GREATEST(b.progressed_at, COALESCE(b.scheduled_at, b.created_at)) < now() - make_interval(secs => $1)
+             AND NOT EXISTS (SELECT 1 FROM accounts acc WHERE acc.id = b.account_id AND acc.disabled_at IS NOT NULL)
+         ) s`;
+
+/** Up to `limit` stalled batches (STALLED_BATCHES), the longest stalled first. */
+export async function stalledBatches(
+  db: Queryable,
+  seconds: number,
+  limit: number,
+): Promise<StalledBatchRow[]> {
+  const { rows } = await db.query<StalledBatchRow>(
+    `${STALLED_BATCHES} ORDER BY s.since, s.id LIMIT $2`,
+    [seconds, limit],
+  );
+  return rows;
+}
+
+/** How many batches are stalled (STALLED_BATCHES), by reason. */
+export async function countStalledBatches(
+  db: Queryable,
+  seconds: number,
+): Promise<Record<StallReason, number>> {
+  const { rows } = await db.query<{ reason: StallReason; n: number }>(
+    `SELECT reason, count(*)::int AS n FROM (${STALLED_BATCHES}) stalled GROUP BY reason`,
+    [seconds],
+  );
+  const counts = Object.fromEntries(STALL_REASONS.map((r) => [r, 0])) as Record<
+    StallReason,
+    number
+  >;
+  for (const row of rows) counts[row.reason] = row.n;
+  return counts;
 }

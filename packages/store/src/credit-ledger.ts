@@ -6,6 +6,7 @@ import type { Queryable } from '@smsgw/kit';
  * Compound statements elsewhere that also write `credit_ledger`: messages.ts ACCEPT_MESSAGES_SQL
  * (debits), failMessage (refund of one message) and requeueMessage (refund of a message of a
  * cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund).
+ * messages.ts messageStatus reads whether a message was refunded.
  */
 
 /** The credit an account opened with (a null balance or quota counts as 0). */

@@ -1,6 +1,9 @@
 import {
   DEFAULT_CONNECTOR,
+  FINAL_STATES,
+  UNKNOWN_OUTCOME_ERROR,
   WAITING_STATES,
+  type MessageOutcome,
   type MessageResultEvent,
   type MessageState,
 } from '@smsgw/contracts';
@@ -14,8 +17,9 @@ import { sqlList } from './sql-list';
  * UPDATE on the state it expects, which is what makes a redelivered job harmless.
  * Statements elsewhere that also touch `messages`: batches.ts expandBatchChunk (writes a chunk's
  * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
- * (counts or finds a batch's messages in given states, for takeDueBatch and
- * completeFinishedBatches); accounts.ts callbackSecretsOfMessage (the signing secrets of a
+ * (counts or finds a batch's messages in given states, for takeDueBatch,
+ * completeFinishedBatches and STALLED_BATCHES), watchBatchProgress (counts each open batch's unsent
+ * messages); accounts.ts callbackSecretsOfMessage (the signing secrets of a
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md).
  */
@@ -206,6 +210,8 @@ export interface MessageStatusRow {
   cost: string;
   attempts: number;
   error: string | null;
+  outcome: MessageOutcome;
+  charged: boolean;
   callback_error: string | null;
   route: string | null;
   connector: string | null;
@@ -215,17 +221,28 @@ export interface MessageStatusRow {
   updated_at: Date;
 }
 
-/** The message, when it belongs to the account. */
+/**
+ * The message, when it belongs to the account, with what is known of its outcome and whether its
+ * cost stands. A refund of one message has its ledger row (credit_ledger); a batch's cancel refunds
+ * its waiting messages together, so a cancelled message counts as refunded unless the SMSC may
+ * hold some of it (an unanswered submit, or an accepted part), which requeueMessage keeps charged.
+ */
 export async function messageStatus(
   db: Queryable,
   accountId: string,
   id: string,
 ): Promise<MessageStatusRow | undefined> {
   const { rows } = await db.query<MessageStatusRow>(
-    `SELECT id, state, to_addr, from_addr, batch_id, smsc_id, segments, coding, cost::text AS cost, attempts, error,
-              route, connector, connector_trail,
-              callback_error, created_at, submitted_at, updated_at
-         FROM messages WHERE id = $1 AND account_id = $2`,
+    `SELECT m.id, m.state, m.to_addr, m.from_addr, m.batch_id, m.smsc_id, m.segments, m.coding, m.cost::text AS cost,
+              m.attempts, m.error, m.route, m.connector, m.connector_trail,
+              m.callback_error, m.created_at, m.submitted_at, m.updated_at,
+              CASE WHEN m.state = 'failed' AND m.error = '${UNKNOWN_OUTCOME_ERROR}' THEN 'unknown'
+                   WHEN m.state IN (${sqlList(FINAL_STATES)}) THEN 'known'
+                   ELSE 'pending' END AS outcome,
+              NOT EXISTS (SELECT 1 FROM credit_ledger l WHERE l.message_id = m.id AND l.reason = 'refund')
+                AND (m.state <> 'cancelled' OR m.unanswered_submits > 0
+                     OR EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)) AS charged
+         FROM messages m WHERE m.id = $1 AND m.account_id = $2`,
     [id, accountId],
   );
   return rows[0];
@@ -735,4 +752,24 @@ export async function oldestWaitingAge(db: Queryable): Promise<number | null> {
       WHERE unsent AND state IN (${WAITING}) ORDER BY id LIMIT 1`,
   );
   return rows[0]?.age ?? null;
+}
+
+/**
+ * Messages waiting past their limit (the batch-scheduler's overdue gauge): `queued` (or
+ * `accepted`) unchanged for `waitingSeconds`, and `submitting` since `submittingSeconds` without
+ * the SMSC's answer recorded. Reads the unsent ones only (index messages_unsent).
+ */
+export async function countOverdueMessages(
+  db: Queryable,
+  waitingSeconds: number,
+  submittingSeconds: number,
+): Promise<{ queued: number; submitting: number }> {
+  const { rows } = await db.query<{ queued: number; submitting: number }>(
+    `SELECT count(*) FILTER (WHERE state IN (${WAITING}) AND updated_at < now() - make_interval(secs => $1))::int AS queued,
+            count(*) FILTER (WHERE state = 'submitting' AND ${SUBMIT_STARTED} < now() - make_interval(secs => $2))::int
+              AS submitting
+       FROM messages WHERE unsent`,
+    [waitingSeconds, submittingSeconds],
+  );
+  return rows[0] ?? { queued: 0, submitting: 0 };
 }

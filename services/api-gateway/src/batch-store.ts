@@ -115,6 +115,7 @@ export class BatchStore {
         sent: Number(r.sent),
         delivered: Number(r.delivered),
         failed: Number(r.failed),
+        unknown: Number(r.unknown),
         cancelled: Number(r.cancelled) + (cancelled ? unexpanded : 0),
         optedOut: r.opted_out,
       },

@@ -131,6 +131,8 @@ export class MessageStore {
       cost: formatDecimal(r.cost),
       attempts: r.attempts,
       error: r.error,
+      outcome: r.outcome,
+      charged: r.charged,
       callbackError: r.callback_error,
       route: r.route,
       connector: r.connector,

@@ -41,6 +41,7 @@ import type { SmppBinds } from './smpp-binds';
 import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
 import { createInboundAdminRoutes } from './inbound-admin-routes';
+import { createBatchAdminRoutes } from './batch-admin-routes';
 import { createConnectorAdminRoutes, type ConnectorAdminSettings } from './connector-admin-routes';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
@@ -316,6 +317,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   admin.use(createSenderRoutes(deps.senders, audit));
   admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
+  admin.use(createBatchAdminRoutes(deps.db));
   admin.use(createConnectorAdminRoutes(deps.db, deps.connectors, deps.logger));
   addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer, audit });
 

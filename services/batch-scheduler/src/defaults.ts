@@ -15,6 +15,12 @@ export const schedulerDefaults = {
    * does not fill the queues ahead of other customers' messages.
    */
   maxUnsentPerBatch: 5000,
+  /**
+   * The stall watch (docs/reliability.md § A stalled batch) records which batches moved and counts
+   * the stalled ones and the overdue messages this often at most (more often for a shorter
+   * BATCH_STALL_SECONDS).
+   */
+  stallWatchIntervalMs: 15_000,
   /** Retention (docs/retention.md): partitions are added and old rows removed once an hour. */
   retention: { intervalMs: 3_600_000, deleteChunk: 5000, maxChunksPerRound: 200 },
 } as const;

@@ -1,4 +1,4 @@
 // What other packages use: the scheduler as both modes wire it, and its environment for the
 // deployment tests.
-export { createSchedulerService } from './scheduler-service';
+export { createSchedulerService, schedulerSettings } from './scheduler-service';
 export { schedulerConfigShape } from './config';

@@ -1,6 +1,6 @@
 import { serviceMain } from '@smsgw/kit';
 import { schedulerConfigShape } from './config';
-import { createSchedulerService } from './scheduler-service';
+import { createSchedulerService, schedulerSettings } from './scheduler-service';
 
 serviceMain('batch-scheduler', schedulerConfigShape, ({ config, db, bus, logger, registry }) => {
   const scheduler = createSchedulerService({
@@ -8,7 +8,7 @@ serviceMain('batch-scheduler', schedulerConfigShape, ({ config, db, bus, logger,
     bus: bus!,
     logger,
     registry,
-    retentionDays: config.MESSAGE_RETENTION_DAYS,
+    ...schedulerSettings(config),
   });
   return {
     start: () => scheduler.start(),

@@ -6,6 +6,8 @@ export interface SchedulerMetrics {
   expanded: Counter;
   completed: Counter;
   expired: Counter;
+  stalled: Gauge;
+  overdue: Gauge;
 }
 
 /** Read at scrape time. */
@@ -47,6 +49,20 @@ export function createSchedulerMetrics(
     expired: new Counter({
       name: 'smsgw_messages_expired_total',
       help: 'Messages removed because they were older than MESSAGE_RETENTION_DAYS',
+      registers,
+    }),
+    // Set by the stall watch each round rather than at scrape time: the watch also records
+    // which batches moved, so the counts are as fresh as that.
+    stalled: new Gauge({
+      name: 'smsgw_batches_stalled',
+      help: 'Due open batches that have not moved for the stall limit, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    overdue: new Gauge({
+      name: 'smsgw_messages_overdue',
+      help: 'Messages queued or submitting for longer than their limit, by state',
+      labelNames: ['state'],
       registers,
     }),
   };

@@ -1,10 +1,11 @@
-import { QUEUES, TOPICS } from '@smsgw/contracts';
+import { QUEUES, STALL_DEFAULTS, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
 import { countOpenBatches } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { MessageRetention } from './message-retention';
+import { StallWatch, type StallWatchSettings } from './stall-watch';
 import { createSchedulerMetrics } from './metrics';
 import { schedulerDefaults } from './defaults';
 
@@ -19,6 +20,36 @@ export interface SchedulerServiceOptions {
   maxUnsentPerBatch?: number;
   /** MESSAGE_RETENTION_DAYS; undefined keeps every message. */
   retentionDays?: number | undefined;
+  /** The stall watch's limits (BATCH_STALL_SECONDS, MESSAGE_OVERDUE_SECONDS) and interval. */
+  stall?: Partial<StallWatchSettings>;
+}
+
+/** The scheduler's settings from its environment (distributed and embedded mode alike). */
+export function schedulerSettings(config: {
+  MESSAGE_RETENTION_DAYS?: number | undefined;
+  BATCH_STALL_SECONDS: number;
+  MESSAGE_OVERDUE_SECONDS: number;
+}): Pick<SchedulerServiceOptions, 'retentionDays' | 'stall'> {
+  return {
+    retentionDays: config.MESSAGE_RETENTION_DAYS,
+    stall: {
+      batchSeconds: config.BATCH_STALL_SECONDS,
+      waitingSeconds: config.MESSAGE_OVERDUE_SECONDS,
+      // A submit_sm unanswered for the stall limit is overdue: a batch with one is stalled by then too.
+      submittingSeconds: config.BATCH_STALL_SECONDS,
+    },
+  };
+}
+
+/**
+ * How often the stall watch runs: ten times within the stall limit, so that a batch moving slowly
+ * is seen moving, and at most as often as the scheduler polls.
+ */
+function stallWatchInterval(batchSeconds: number): number {
+  return Math.min(
+    schedulerDefaults.stallWatchIntervalMs,
+    Math.max(schedulerDefaults.pollIntervalMs, (batchSeconds * 1000) / 10),
+  );
 }
 
 /**
@@ -44,6 +75,14 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
     ...schedulerDefaults.retention,
     retentionDays: options.retentionDays,
   });
+  const batchSeconds = options.stall?.batchSeconds ?? STALL_DEFAULTS.batchSeconds;
+  const stallWatch = new StallWatch(options.db, options.logger, metrics, {
+    intervalMs: stallWatchInterval(batchSeconds),
+    waitingSeconds: STALL_DEFAULTS.waitingSeconds,
+    submittingSeconds: STALL_DEFAULTS.submittingSeconds,
+    ...options.stall,
+    batchSeconds,
+  });
   let consumer: Consumer | undefined;
   return {
     async start() {
@@ -55,11 +94,13 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       );
       scheduler.start();
       retention.start();
+      stallWatch.start();
     },
     async stop() {
       await consumer?.cancel();
       await scheduler.stop();
       await retention.stop();
+      await stallWatch.stop();
     },
   };
 }
