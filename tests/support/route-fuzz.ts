@@ -42,6 +42,8 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /auth/v1/login/application': { body: 'TokenRequestSchema' },
   // Distributed mode only: the gateway's credential check, behind the internal token.
   'POST /internal/v1/verify': {},
+  // Distributed mode only: the smpp-server's check of a bind, behind the internal token.
+  'POST /internal/v1/smpp-bind': {},
   'POST /admin/v1/accounts': { body: 'CreateAccountSchema' },
   'GET /admin/v1/accounts/{username}': {},
   'POST /admin/v1/accounts/{username}/credit': { body: 'CreditSchema' },
@@ -56,6 +58,9 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/accounts/{username}/senders': {},
   'PUT /admin/v1/accounts/{username}/senders': { body: 'SenderRulesSchema' },
   'DELETE /admin/v1/accounts/{username}/senders': {},
+  'GET /admin/v1/accounts/{username}/smpp': {},
+  'PUT /admin/v1/accounts/{username}/smpp': { body: 'SmppAccessSchema' },
+  'DELETE /admin/v1/accounts/{username}/smpp': {},
   'GET /admin/v1/accounts/{username}/optouts': { query: 'OptOutListQuerySchema' },
   'POST /admin/v1/accounts/{username}/optouts': { body: 'OptOutRequestSchema' },
   'DELETE /admin/v1/accounts/{username}/optouts/{number}': {},

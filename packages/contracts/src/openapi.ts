@@ -26,6 +26,7 @@ import {
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
+import { SmppAccessSchema, SmppAccessViewSchema } from './smpp';
 import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
@@ -223,6 +224,8 @@ export function buildOpenApiDocument(): Json {
     },
     SenderRules: schemaOf(SenderRulesSchema),
     SenderRulesView: schemaOf(SenderRulesViewSchema),
+    SmppAccess: schemaOf(SmppAccessSchema),
+    SmppAccessView: schemaOf(SmppAccessViewSchema),
     OptOutRequest: schemaOf(OptOutRequestSchema),
     OptOutSettings: schemaOf(OptOutSettingsSchema),
     InboundSecret: schemaOf(InboundSecretSchema),
@@ -539,6 +542,34 @@ export function buildOpenApiDocument(): Json {
             200: { description: 'The rules', ...json('SenderRulesView') },
             ...pick(401, 404),
           },
+        },
+      },
+      '/admin/v1/accounts/{username}/smpp': {
+        get: {
+          summary: "The account's SMPP access: system_id and limits (docs/smpp-server.md)",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The access', ...json('SmppAccessView') },
+            ...pick(401, 404),
+          },
+        },
+        put: {
+          summary:
+            'Give the account SMPP access or change it: its SMPP password (at most 8 characters), sessions, addresses, messages per second',
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          requestBody: { required: true, ...json('SmppAccess') },
+          responses: {
+            200: { description: 'The access', ...json('SmppAccessView') },
+            ...pick(400, 401, 404),
+          },
+        },
+        delete: {
+          summary: "Take the account's SMPP access away; its sessions are closed",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: { 204: { description: 'Taken away' }, ...pick(401, 404) },
         },
       },
       '/ping': {

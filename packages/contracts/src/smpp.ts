@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { isIP } from 'node:net';
+import { storableText } from './text';
+
+/**
+ * An account's SMPP password. SMPP 3.4 (5.2.2, `password`) gives it at most 9 octets with the
+ * terminating NULL, so at most 8 characters, printable ASCII.
+ */
+export const SmppPasswordSchema = storableText()
+  .min(1, 'must not be empty')
+  .max(8, 'SMPP 3.4 passwords are at most 8 characters')
+  .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces');
+
+/** An address a customer may bind from: one IP address, or a CIDR range of them. */
+export const BindAddressSchema = z
+  .string()
+  .max(64)
+  .refine((value) => {
+    const [ip, bits, extra] = value.split('/');
+    if (extra !== undefined || !ip || isIP(ip) === 0) return false;
+    if (bits === undefined) return true;
+    const max = isIP(ip) === 4 ? 32 : 128;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+  }, 'expected an IP address or a CIDR range');
+
+/** PUT /admin/v1/accounts/{username}/smpp: the first PUT needs a password; later ones change what they give. */
+export const SmppAccessSchema = z.strictObject({
+  password: SmppPasswordSchema.optional(),
+  max_sessions: z.number().int().min(1).max(1000).optional(),
+  /** Messages per second over all of the account's sessions; null: no limit. */
+  throughput: z.number().int().min(1).max(100_000).nullable().optional(),
+  allowed_addresses: z.array(BindAddressSchema).max(100).optional(),
+});
+export type SmppAccessInput = z.output<typeof SmppAccessSchema>;
+
+/** What the admin API shows of an account's SMPP access (never its password). */
+export const SmppAccessViewSchema = z.object({
+  system_id: z.string(),
+  max_sessions: z.number().int(),
+  throughput: z.number().int().nullable(),
+  allowed_addresses: z.array(z.string()),
+});
+export type SmppAccessView = z.output<typeof SmppAccessViewSchema>;
+
+/** The internal check of a bind (smpp-server → auth), and what it answers. */
+export const SmppBindCheckSchema = z.strictObject({
+  system_id: z.string().min(1).max(64),
+  password: z.string().max(64),
+  address: z.string().max(64).optional(),
+});
+export type SmppBindCheck = z.output<typeof SmppBindCheckSchema>;
+
+export const SmppAccountSchema = z.object({
+  accountId: z.string(),
+  username: z.string(),
+  maxSessions: z.number().int(),
+  throughput: z.number().int().nullable(),
+  allowedAddresses: z.array(z.string()),
+});
+export type SmppAccount = z.output<typeof SmppAccountSchema>;
+
+/** A session bound to an smpp-server replica, as the admin API lists it. */
+export interface SmppSessionView {
+  id: string;
+  system_id: string;
+  bind_type: 'transmitter' | 'receiver' | 'transceiver';
+  address: string;
+  since: string;
+  window_in_use: number;
+  submits_per_second: number;
+  replica: string;
+}

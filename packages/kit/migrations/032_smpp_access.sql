@@ -1,0 +1,13 @@
+-- SMPP access of an account (docs/smpp-server.md): the account's username is its system_id, and
+-- it binds with a password of its own (SMPP 3.4 allows at most 8 characters, too short to be the
+-- HTTP password), stored as a scrypt hash like the HTTP one. An account without a row cannot bind.
+-- The limits hold across every smpp-server replica: sessions at once, the addresses it may bind
+-- from (empty: any), and messages per second over all of its sessions (NULL: no limit).
+CREATE TABLE smpp_access (
+  account_id        uuid PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+  password_hash     text NOT NULL,
+  max_sessions      integer NOT NULL DEFAULT 4 CHECK (max_sessions BETWEEN 1 AND 1000),
+  throughput        integer CHECK (throughput IS NULL OR throughput BETWEEN 1 AND 100000),
+  allowed_addresses text[] NOT NULL DEFAULT ARRAY[]::text[],
+  updated_at        timestamptz NOT NULL DEFAULT now()
+);

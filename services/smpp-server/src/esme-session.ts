@@ -1,0 +1,403 @@
+import { randomUUID } from 'node:crypto';
+import type { PDU, Session } from 'smpp';
+import type { MessageStatus, Principal, SmppAccount } from '@smsgw/contracts';
+import { HttpError, type Logger } from '@smsgw/kit';
+import { pduText, shortMessageBytes, useRawShortMessages } from '@smsgw/smsc';
+import type { AccountLimits } from './account-limits';
+import type { BindCredentials } from './bind-credentials';
+import type { LongMessages } from './long-messages';
+import type { SmppServerMetrics } from './metrics';
+import { messageState } from './message-state';
+import { refusalStatus, STATUS, type StatusName } from './smpp-status';
+import { readSubmit, sendBody, type SubmitPart } from './submit-request';
+
+// Bytes as the customer sent them: short_message is never decoded (docs/architecture.md § SMPP).
+const smpp = useRawShortMessages();
+
+export type BindType = 'transmitter' | 'receiver' | 'transceiver';
+
+const BIND_TYPES: Record<string, BindType> = {
+  bind_transmitter: 'transmitter',
+  bind_receiver: 'receiver',
+  bind_transceiver: 'transceiver',
+};
+
+/** What the server's sessions share: the acceptance of /secure/send and the account's limits. */
+export interface SubmitAcceptance {
+  accept(principal: Principal, body: unknown): Promise<{ id: string }>;
+  status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
+}
+
+export interface SessionSettings {
+  /** A connection that has not bound within this is closed. */
+  bindTimeoutMs: number;
+  /** A session that sent nothing (not even an enquire_link_resp) within this is unbound. */
+  idleTimeoutMs: number;
+  /** A quiet session is sent an enquire_link this often. */
+  enquireLinkMs: number;
+  /** The most requests of one session the server works on at once. */
+  window: number;
+  /** The system_id the server gives in its bind responses. */
+  systemId: string;
+}
+
+export interface SessionDeps {
+  credentials: BindCredentials;
+  limits: AccountLimits;
+  acceptance: SubmitAcceptance;
+  longMessages: LongMessages;
+  metrics: SmppServerMetrics;
+  logger: Logger;
+  settings: SessionSettings;
+  /** Called once the session is bound, and once it is gone (bound or not). */
+  onBound(session: EsmeSession): void;
+  onClosed(session: EsmeSession): void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The status a refusal of the acceptance (or anything it threw) is answered with. */
+export function statusOf(err: unknown): StatusName {
+  return err instanceof HttpError ? refusalStatus(err.code, err.extra.field) : 'ESME_RSYSERR';
+}
+
+/**
+ * One customer connection, from the first PDU to its close: bind, then requests answered in the
+ * order their work ends, with at most `window` at once; enquire_link both ways; unbind.
+ */
+export class EsmeSession {
+  readonly id = randomUUID();
+  readonly address: string;
+  account: SmppAccount | undefined;
+  bindType: BindType | undefined;
+  since: Date | undefined;
+  /** Requests received and not answered yet. */
+  inFlight = 0;
+  private closed = false;
+  private binding = false;
+  private lastHeard = Date.now();
+  private readonly bindTimer: NodeJS.Timeout;
+  private readonly linkTimer: NodeJS.Timeout;
+  /** Submits of the last whole seconds, for the admin listing. */
+  private submitsThisSecond = { second: 0, count: 0, previous: 0 };
+
+  constructor(
+    readonly session: Session,
+    private readonly deps: SessionDeps,
+  ) {
+    this.address = session.socket.remoteAddress ?? '';
+    session.socket.setNoDelay(true);
+    session.on('pdu', (pdu: PDU) => this.onPdu(pdu));
+    session.on('error', (err: unknown) => {
+      deps.logger.info({ err, session: this.id }, 'SMPP session error; closing it');
+      this.destroy();
+    });
+    session.on('close', () => this.onClose());
+    this.bindTimer = setTimeout(() => {
+      if (!this.account) {
+        deps.logger.info({ address: this.address }, 'no bind in time; closing the connection');
+        this.destroy();
+      }
+    }, deps.settings.bindTimeoutMs);
+    const linkEvery = Math.min(deps.settings.enquireLinkMs, deps.settings.idleTimeoutMs / 2);
+    this.linkTimer = setInterval(() => this.checkLink(), Math.max(250, linkEvery));
+  }
+
+  get bound(): boolean {
+    return this.account !== undefined && !this.closed;
+  }
+
+  /** Whether deliver_sm may go to this session (receiver or transceiver). */
+  get receives(): boolean {
+    return this.bound && this.bindType !== 'transmitter';
+  }
+
+  get submitsPerSecond(): number {
+    const second = Math.floor(Date.now() / 1000);
+    const s = this.submitsThisSecond;
+    return s.second === second ? s.previous : s.second === second - 1 ? s.count : 0;
+  }
+
+  private countSubmit(): void {
+    const second = Math.floor(Date.now() / 1000);
+    const s = this.submitsThisSecond;
+    if (s.second !== second) {
+      s.previous = s.second === second - 1 ? s.count : 0;
+      s.second = second;
+      s.count = 0;
+    }
+    s.count += 1;
+  }
+
+  private checkLink(): void {
+    if (this.closed) return;
+    const quiet = Date.now() - this.lastHeard;
+    if (quiet >= this.deps.settings.idleTimeoutMs) {
+      this.deps.logger.info({ session: this.id }, 'SMPP session silent too long; unbinding it');
+      void this.unbind();
+      return;
+    }
+    if (this.account && quiet >= this.deps.settings.enquireLinkMs / 2)
+      this.session.enquire_link({});
+  }
+
+  private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
+    if (this.closed) return;
+    this.session.send(pdu.response({ ...fields, command_status: STATUS[status] }));
+  }
+
+  private onPdu(pdu: PDU): void {
+    this.lastHeard = Date.now();
+    if (pdu.isResponse()) return; // answers to our PDUs go to their callbacks
+    switch (pdu.command) {
+      case 'bind_transmitter':
+      case 'bind_receiver':
+      case 'bind_transceiver':
+        void this.bind(pdu);
+        return;
+      case 'enquire_link':
+        this.respond(pdu, 'ESME_ROK');
+        return;
+      case 'unbind':
+        this.respond(pdu, 'ESME_ROK');
+        this.session.close();
+        return;
+      case 'generic_nack':
+        return;
+      case 'unknown':
+        this.session.send(pdu.response());
+        return;
+    }
+    if (!this.account) {
+      this.respond(pdu, 'ESME_RINVBNDSTS');
+      return;
+    }
+    switch (pdu.command) {
+      case 'submit_sm':
+        void this.submit(pdu);
+        return;
+      case 'query_sm':
+        void this.query(pdu);
+        return;
+      default:
+        // Commands SMPP defines that this server does not take (data_sm, submit_multi,
+        // replace_sm, cancel_sm, …) get a generic_nack, as for an unknown command.
+        this.session.send(
+          new smpp.PDU('generic_nack', {
+            sequence_number: pdu.sequence_number,
+            command_status: STATUS.ESME_RINVCMDID,
+          }),
+        );
+    }
+  }
+
+  private async bind(pdu: PDU): Promise<void> {
+    const bindType = BIND_TYPES[pdu.command];
+    if (this.account || this.binding) {
+      this.respond(pdu, 'ESME_RALYBND', { system_id: this.deps.settings.systemId });
+      return;
+    }
+    this.binding = true;
+    const refuse = (status: StatusName): void => {
+      this.deps.metrics.binds.inc({ outcome: status });
+      this.respond(pdu, status, { system_id: this.deps.settings.systemId });
+      this.binding = false;
+    };
+    let account: SmppAccount;
+    try {
+      account = await this.deps.credentials.check(
+        pduText(pdu['system_id']),
+        pduText(pdu['password']),
+        this.address === '' ? undefined : plainAddress(this.address),
+      );
+    } catch (err) {
+      const status: StatusName =
+        err instanceof HttpError && err.code === 'UNAUTHORIZED'
+          ? 'ESME_RINVPASWD'
+          : err instanceof HttpError && err.code === 'SERVICE_UNAVAILABLE'
+            ? 'ESME_RSYSERR'
+            : 'ESME_RBINDFAIL';
+      if (!(err instanceof HttpError))
+        this.deps.logger.error({ err, session: this.id }, 'checking an SMPP bind failed');
+      refuse(status);
+      return;
+    }
+    let placed: boolean;
+    try {
+      placed = await this.deps.limits.openSession(account.accountId, this.id, account.maxSessions);
+    } catch (err) {
+      this.deps.logger.error({ err, session: this.id }, 'taking an SMPP session place failed');
+      refuse('ESME_RSYSERR');
+      return;
+    }
+    if (!placed) {
+      refuse('ESME_RBINDFAIL');
+      return;
+    }
+    if (this.closed) {
+      await this.deps.limits.closeSession(account.accountId, this.id);
+      return;
+    }
+    clearTimeout(this.bindTimer);
+    this.account = account;
+    this.bindType = bindType;
+    this.since = new Date();
+    this.binding = false;
+    this.deps.metrics.binds.inc({ outcome: 'ok' });
+    this.respond(pdu, 'ESME_ROK', { system_id: this.deps.settings.systemId });
+    this.deps.onBound(this);
+  }
+
+  private get principal(): Principal {
+    const account = this.account!;
+    return { accountId: account.accountId, username: account.username, via: 'basic' };
+  }
+
+  /** Accepts a whole message (a single submit_sm, or the parts of one joined) as /secure/send does. */
+  private async acceptWhole(first: SubmitPart, body: Buffer): Promise<string> {
+    return (await this.deps.acceptance.accept(this.principal, sendBody(first, body))).id;
+  }
+
+  private async submit(pdu: PDU): Promise<void> {
+    const account = this.account!;
+    if (this.bindType === 'receiver') {
+      this.respond(pdu, 'ESME_RINVBNDSTS');
+      return;
+    }
+    if (this.inFlight >= this.deps.settings.window) {
+      this.answerSubmit(pdu, 'ESME_RMSGQFUL');
+      return;
+    }
+    this.inFlight += 1;
+    this.countSubmit();
+    try {
+      if (
+        account.throughput !== null &&
+        !(await this.deps.limits.takeMessage(account.accountId, account.throughput))
+      ) {
+        this.answerSubmit(pdu, 'ESME_RTHROTTLED');
+        return;
+      }
+      const bytes = shortMessageBytes(pdu['short_message']);
+      const part = readSubmit(
+        pdu,
+        bytes.length === 0 && pdu['message_payload'] !== undefined
+          ? shortMessageBytes(pdu['message_payload'])
+          : bytes,
+      );
+      const id = part.concatenation
+        ? await this.deps.longMessages.add(this.principal, part)
+        : await this.acceptWhole(part, part.body);
+      this.answerSubmit(pdu, 'ESME_ROK', id);
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 'ESME_RSYSERR')
+        this.deps.logger.error({ err, session: this.id }, 'submit_sm failed');
+      this.answerSubmit(pdu, status);
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private answerSubmit(pdu: PDU, status: StatusName, messageId = ''): void {
+    this.deps.metrics.submits.inc({ account: this.account!.username, status });
+    this.respond(pdu, status, { message_id: messageId });
+  }
+
+  private async query(pdu: PDU): Promise<void> {
+    const id = pduText(pdu['message_id']);
+    try {
+      const status = UUID.test(id)
+        ? await this.deps.acceptance.status(this.account!.accountId, id)
+        : undefined;
+      if (!status) {
+        this.respond(pdu, 'ESME_RINVMSGID', { message_id: id });
+        return;
+      }
+      const state = messageState(status.state);
+      this.respond(pdu, 'ESME_ROK', {
+        message_id: id,
+        final_date: state.final ? smppTime(new Date(status.updatedAt)) : '',
+        message_state: state.value,
+        error_code: 0,
+      });
+    } catch (err) {
+      this.deps.logger.error({ err, session: this.id }, 'query_sm failed');
+      this.respond(pdu, 'ESME_RSYSERR', { message_id: id });
+    }
+  }
+
+  /**
+   * Sends a deliver_sm and resolves with the customer's answer status, or rejects when the
+   * session closes or the answer does not come within `timeoutMs`.
+   */
+  deliver(fields: Record<string, unknown>, timeoutMs: number): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      if (!this.receives) {
+        reject(new Error('session not bound to receive'));
+        return;
+      }
+      let sequence = 0;
+      const timer = setTimeout(() => {
+        delete this.session._callbacks[sequence];
+        reject(new Error('deliver_sm unanswered'));
+      }, timeoutMs);
+      const onClose = (): void => {
+        clearTimeout(timer);
+        reject(new Error('session closed'));
+      };
+      this.session.once('close', onClose);
+      const pdu = new smpp.PDU('deliver_sm', fields);
+      this.session.send(pdu, (resp: PDU) => {
+        clearTimeout(timer);
+        this.session.off('close', onClose);
+        resolve(resp.command_status);
+      });
+      sequence = pdu.sequence_number;
+    });
+  }
+
+  /** Unbinds (the customer can re-bind elsewhere) and closes; gone within `graceMs` either way. */
+  unbind(graceMs = 1_000): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.closed) {
+        resolve();
+        return;
+      }
+      this.session.once('close', () => resolve());
+      const force = setTimeout(() => this.destroy(), graceMs);
+      force.unref();
+      const sent = this.session.unbind({}, () => this.session.close());
+      if (!sent) this.destroy();
+    });
+  }
+
+  destroy(): void {
+    this.session.destroy();
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.bindTimer);
+    clearInterval(this.linkTimer);
+    if (this.account)
+      this.deps.limits
+        .closeSession(this.account.accountId, this.id)
+        .catch((err: unknown) =>
+          this.deps.logger.warn({ err, session: this.id }, 'freeing an SMPP session place failed'),
+        );
+    this.deps.onClosed(this);
+  }
+}
+
+/** An IPv4 address as the socket gives it mapped into IPv6 (::ffff:a.b.c.d) is that IPv4 address. */
+function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** A date as an SMPP absolute time, in UTC (YYMMDDhhmmss000+). */
+export function smppTime(date: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${p(date.getUTCFullYear() % 100)}${p(date.getUTCMonth() + 1)}${p(date.getUTCDate())}${p(date.getUTCHours())}${p(date.getUTCMinutes())}${p(date.getUTCSeconds())}000+`;
+}

@@ -1,0 +1,92 @@
+import { hostname } from 'node:os';
+import type { Registry } from 'prom-client';
+import type { UnlistedSenderMode } from '@smsgw/contracts';
+import { createSendAcceptance } from '@smsgw/api-gateway';
+import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
+import { MemoryAccountLimits, RedisAccountLimits } from './account-limits';
+import type { BindCredentials } from './bind-credentials';
+import { createSmppServerMetrics } from './metrics';
+import { SmppServer } from './smpp-server';
+
+/** The smpp-server's settings from its environment (distributed and embedded mode alike). */
+export interface SmppServerConfig {
+  HOST: string;
+  REDIS_URL?: string | undefined;
+  MAX_PARTS: number;
+  UNLISTED_SENDERS: UnlistedSenderMode;
+  INBOUND_PART_TIMEOUT_MS: number;
+  SMPP_SERVER_PORT: number;
+  SMPP_SERVER_TLS_PORT: number;
+  SMPP_SERVER_TLS_CERT?: string | undefined;
+  SMPP_SERVER_TLS_KEY?: string | undefined;
+  SMPP_BIND_TIMEOUT_MS: number;
+  SMPP_IDLE_TIMEOUT_MS: number;
+  SMPP_ENQUIRE_LINK_MS: number;
+  SMPP_WINDOW: number;
+}
+
+export interface SmppServerServiceOptions {
+  config: SmppServerConfig;
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  registry: Registry;
+  credentials: BindCredentials;
+}
+
+export interface SmppServerService {
+  server: SmppServer;
+  start(): Promise<void>;
+  /** Sessions unbound first, then the acceptance's unconfirmed jobs and outbox. */
+  stopSteps: ShutdownStep[];
+}
+
+/** The SMPP server with the acceptance of /secure/send, as both modes run it. */
+export function createSmppServerService(options: SmppServerServiceOptions): SmppServerService {
+  const { config, logger } = options;
+  const metrics = createSmppServerMetrics(options.registry);
+  const acceptance = createSendAcceptance({
+    db: options.db,
+    bus: options.bus,
+    logger,
+    maxParts: config.MAX_PARTS,
+    unlistedSenders: config.UNLISTED_SENDERS,
+  });
+  const tls =
+    config.SMPP_SERVER_TLS_CERT !== undefined && config.SMPP_SERVER_TLS_KEY !== undefined
+      ? {
+          port: config.SMPP_SERVER_TLS_PORT,
+          certFile: config.SMPP_SERVER_TLS_CERT,
+          keyFile: config.SMPP_SERVER_TLS_KEY,
+        }
+      : undefined;
+  const server = new SmppServer({
+    db: options.db,
+    bus: options.bus,
+    credentials: options.credentials,
+    limits: config.REDIS_URL
+      ? new RedisAccountLimits(config.REDIS_URL, logger)
+      : new MemoryAccountLimits(),
+    acceptance,
+    metrics,
+    logger,
+    settings: {
+      bindTimeoutMs: config.SMPP_BIND_TIMEOUT_MS,
+      idleTimeoutMs: config.SMPP_IDLE_TIMEOUT_MS,
+      enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
+      window: config.SMPP_WINDOW,
+      systemId: 'smsgw',
+    },
+    listen: { host: config.HOST, port: config.SMPP_SERVER_PORT, tls },
+    longPartTimeoutMs: config.INBOUND_PART_TIMEOUT_MS,
+    replica: hostname(),
+  });
+  return {
+    server,
+    async start() {
+      await server.start();
+      logger.info({ port: server.port, tlsPort: server.tlsPort }, 'SMPP server listening');
+    },
+    stopSteps: [{ name: 'smpp sessions', run: () => server.stop() }, ...acceptance.stopSteps],
+  };
+}

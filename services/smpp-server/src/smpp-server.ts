@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server, Session } from 'smpp';
+import type { SmppSessionView } from '@smsgw/contracts';
+import {
+  followAccountChanges,
+  type Bus,
+  type Consumer,
+  type Db,
+  type ForgetsAccounts,
+  type Logger,
+} from '@smsgw/kit';
+import { findSmppAccess } from '@smsgw/store';
+import { useRawShortMessages } from '@smsgw/smsc';
+import type { AccountLimits } from './account-limits';
+import type { BindCredentials } from './bind-credentials';
+import { EsmeSession, type SessionSettings, type SubmitAcceptance } from './esme-session';
+import { LongMessages } from './long-messages';
+import { sendBody } from './submit-request';
+import type { SmppServerMetrics } from './metrics';
+
+const smpp = useRawShortMessages();
+
+export interface SmppListenSettings {
+  host: string;
+  port: number;
+  /** TLS beside plain TCP, when a certificate and key are configured. */
+  tls?: { port: number; certFile: string; keyFile: string } | undefined;
+}
+
+export interface SmppServerOptions {
+  db: Db;
+  bus: Bus;
+  credentials: BindCredentials;
+  limits: AccountLimits;
+  acceptance: SubmitAcceptance;
+  metrics: SmppServerMetrics;
+  logger: Logger;
+  settings: SessionSettings;
+  listen: SmppListenSettings;
+  /** How long the parts of a customer's long message wait for the rest. */
+  longPartTimeoutMs: number;
+  /** This replica's name in the session listing. */
+  replica: string;
+}
+
+/**
+ * The SMPP server customers bind to as ESMEs (docs/smpp-server.md): one listener for plain TCP and,
+ * when configured, one for TLS; the sessions bound here, by account; and the closing of an
+ * account's sessions as soon as it may no longer bind (disabled, its SMPP access taken away).
+ */
+export class SmppServer implements ForgetsAccounts {
+  private readonly servers: Server[] = [];
+  private readonly sessions = new Set<EsmeSession>();
+  private readonly byAccount = new Map<string, Set<EsmeSession>>();
+  private readonly longMessages: LongMessages;
+  private following: Consumer | undefined;
+  private stopping = false;
+  /** Called when a session of an account that receives binds (deliveries waiting for it go out). */
+  onReceiverBound: (accountId: string) => void = () => undefined;
+  port = 0;
+  tlsPort: number | undefined;
+
+  constructor(private readonly options: SmppServerOptions) {
+    this.longMessages = new LongMessages(
+      options.longPartTimeoutMs,
+      async (owner, first, body) =>
+        (await options.acceptance.accept(owner, sendBody(first, body))).id,
+    );
+  }
+
+  private listener(session: Session): void {
+    if (this.stopping) {
+      session.destroy();
+      return;
+    }
+    const esme = new EsmeSession(session, {
+      credentials: this.options.credentials,
+      limits: this.options.limits,
+      acceptance: this.options.acceptance,
+      longMessages: this.longMessages,
+      metrics: this.options.metrics,
+      logger: this.options.logger,
+      settings: this.options.settings,
+      onBound: (s) => this.bound(s),
+      onClosed: (s) => this.closed(s),
+    });
+    this.sessions.add(esme);
+  }
+
+  private bound(session: EsmeSession): void {
+    const accountId = session.account!.accountId;
+    const held = this.byAccount.get(accountId) ?? new Set<EsmeSession>();
+    held.add(session);
+    this.byAccount.set(accountId, held);
+    this.options.metrics.sessions.inc({
+      account: session.account!.username,
+      bind_type: session.bindType!,
+    });
+    if (session.receives) this.onReceiverBound(accountId);
+  }
+
+  private closed(session: EsmeSession): void {
+    this.sessions.delete(session);
+    if (!session.account) return;
+    const held = this.byAccount.get(session.account.accountId);
+    held?.delete(session);
+    if (held?.size === 0) this.byAccount.delete(session.account.accountId);
+    this.options.metrics.sessions.dec({
+      account: session.account.username,
+      bind_type: session.bindType!,
+    });
+  }
+
+  private async listenOn(server: Server, port: number): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.options.listen.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.servers.push(server);
+    return (server.address() as AddressInfo).port;
+  }
+
+  async start(): Promise<void> {
+    const { listen } = this.options;
+    this.port = await this.listenOn(
+      smpp.createServer({}, (s) => this.listener(s)),
+      listen.port,
+    );
+    if (listen.tls) {
+      const tlsServer = smpp.createServer(
+        { key: readFileSync(listen.tls.keyFile), cert: readFileSync(listen.tls.certFile) },
+        (s) => this.listener(s),
+      );
+      this.tlsPort = await this.listenOn(tlsServer, listen.tls.port);
+    }
+    this.following = await followAccountChanges(this.options.bus, [this], this.options.logger);
+  }
+
+  /** The bound sessions of an account that deliver_sm may go to. */
+  receiversOf(accountId: string): EsmeSession[] {
+    return [...(this.byAccount.get(accountId) ?? [])].filter((s) => s.receives);
+  }
+
+  /** The accounts with a receiving session here. */
+  receivingAccounts(): string[] {
+    return [...this.byAccount.keys()].filter((id) => this.receiversOf(id).length > 0);
+  }
+
+  list(): SmppSessionView[] {
+    return [...this.sessions]
+      .filter((s) => s.bound)
+      .map((s) => ({
+        id: s.id,
+        system_id: s.account!.username,
+        bind_type: s.bindType!,
+        address: s.address,
+        since: s.since!.toISOString(),
+        window_in_use: s.inFlight,
+        submits_per_second: s.submitsPerSecond,
+        replica: this.options.replica,
+      }));
+  }
+
+  /** Unbinds and closes one session; false when no session here has that id. */
+  async close(sessionId: string): Promise<boolean> {
+    const session = [...this.sessions].find((s) => s.id === sessionId);
+    if (!session) return false;
+    await session.unbind();
+    return true;
+  }
+
+  forgetAccount(accountId: string): void {
+    void this.recheck(accountId);
+  }
+
+  forgetAll(): void {
+    for (const accountId of this.byAccount.keys()) void this.recheck(accountId);
+  }
+
+  /**
+   * After an operator changed an account: its sessions go when it may no longer bind, and take
+   * its new limits otherwise.
+   */
+  private async recheck(accountId: string): Promise<void> {
+    const held = this.byAccount.get(accountId);
+    if (!held || held.size === 0) return;
+    try {
+      const access = await findSmppAccess(this.options.db, accountId);
+      if (!access || access.disabled) {
+        this.options.logger.info({ accountId }, 'account may no longer bind; closing its sessions');
+        await Promise.all([...held].map((s) => s.unbind()));
+        return;
+      }
+      for (const s of held)
+        s.account = {
+          ...s.account!,
+          maxSessions: access.max_sessions,
+          throughput: access.throughput,
+          allowedAddresses: access.allowed_addresses,
+        };
+    } catch (err) {
+      this.options.logger.error({ err, accountId }, 'rechecking an account after a change failed');
+    }
+  }
+
+  /** On shutdown: no new connections, every session unbound (its customer re-binds elsewhere). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.following?.cancel();
+    const closing = this.servers.map(
+      (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+    );
+    const sessions = [...this.sessions];
+    for (const s of sessions) if (!s.bound) s.destroy();
+    await Promise.all(sessions.filter((s) => s.bound).map((s) => s.unbind()));
+    this.longMessages.clear();
+    await Promise.all(closing);
+    await this.options.limits.close();
+  }
+}
