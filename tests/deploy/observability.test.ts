@@ -175,6 +175,15 @@ describe('deploy/grafana/sms-gateway.json', () => {
     expect(exprs).toMatch(/sum by \(kind, outcome\) \(rate\(smsgw_callback_requests_total/);
   });
 
+  it('shows stalled batches by reason and overdue messages by state', () => {
+    const panel = allPanels.find((p) => /stalled batches/i.test(p.title))!;
+    expect(panel).toBeDefined();
+    expect((panel.targets ?? []).map((t) => t.expr)).toEqual([
+      'max by (reason) (smsgw_batches_stalled)',
+      'max by (state) (smsgw_messages_overdue)',
+    ]);
+  });
+
   it('draws the submit rate against the configured caps, and queue depth per queue', () => {
     const panel = allPanels.find((p) => /throughput versus cap/i.test(p.title))!;
     const exprs = (panel.targets ?? []).map((t) => t.expr);
@@ -254,6 +263,24 @@ describe('deploy/prometheus/alerts.yml', () => {
         /rate\(smsgw_callbacks_given_up_total/.test(r.expr),
       ),
     ).toBe(true);
+  });
+});
+
+describe('deploy/prometheus/alerts.yml: a batch that stops moving', () => {
+  const alert = (name: string) => rules.find((r) => r.alert === name)!;
+
+  it('fires on a stalled batch, by reason, and names where the list of them is', () => {
+    const stalled = alert('BatchStalled');
+    expect(metricNames(stalled.expr)).toEqual(['smsgw_batches_stalled']);
+    expect(stalled.expr).toMatch(/by \(reason\)/);
+    expect(stalled.labels?.['severity']).toBe('critical');
+    expect(stalled.annotations?.['description']).toContain('/admin/v1/batches/stalled');
+  });
+
+  it('fires on overdue messages, and when no batch-scheduler reports at all', () => {
+    expect(metricNames(alert('MessagesOverdue').expr)).toEqual(['smsgw_messages_overdue']);
+    // The gauges come from the batch-scheduler: without one, the stall alert could never fire.
+    expect(alert('NoBatchSchedulerReporting').expr.trim()).toBe('absent(smsgw_batches_stalled)');
   });
 });
 
