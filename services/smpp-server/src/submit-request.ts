@@ -52,14 +52,26 @@ function absoluteDate(time: string): Date {
 const SMPP_TIME = /^\d{12}\d[0-4]\d[-+R]$/;
 
 /**
- * validity_period in minutes, as /secure/send takes it; an ill-formed one is returned as NaN
- * so that the acceptance refuses it (ESME_RINVEXPIRY).
+ * validity_period in minutes, as /secure/send takes it (node-smpp gives an SMPP time as a Date);
+ * an ill-formed one is NaN, so that the acceptance refuses it (ESME_RINVEXPIRY).
  */
-export function validityMinutes(value: string, now = Date.now()): number | undefined {
-  if (value === '') return undefined;
-  if (!SMPP_TIME.test(value)) return Number.NaN;
+export function validityMinutes(value: unknown, now = Date.now()): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value instanceof Date) return Math.ceil((value.getTime() - now) / 60_000);
+  if (typeof value !== 'string' || !SMPP_TIME.test(value)) return Number.NaN;
   if (value.endsWith('R')) return relativeMinutes(value);
   return Math.ceil((absoluteDate(value).getTime() - now) / 60_000);
+}
+
+/** schedule_delivery_time as an SMPP absolute time in UTC, as /secure/send's sdt takes it. */
+export function scheduleTime(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) return 'invalid';
+    const p = (n: number): string => String(n).padStart(2, '0');
+    return `${p(value.getUTCFullYear() % 100)}${p(value.getUTCMonth() + 1)}${p(value.getUTCDate())}${p(value.getUTCHours())}${p(value.getUTCMinutes())}${p(value.getUTCSeconds())}000+`;
+  }
+  return typeof value === 'string' ? value : 'invalid';
 }
 
 /**
@@ -85,7 +97,6 @@ export function readSubmit(pdu: SubmitFields, bytes: Buffer): SubmitPart {
     ...(sar && { sar }),
   });
   const source = text(pdu.source_addr);
-  const sdt = text(pdu.schedule_delivery_time);
   return {
     to: text(pdu.destination_addr),
     from: source === '' ? undefined : source,
@@ -94,8 +105,8 @@ export function readSubmit(pdu: SubmitFields, bytes: Buffer): SubmitPart {
     concatenation: part.concatenation,
     receipt: (int(pdu.registered_delivery) & 0x03) !== 0,
     priority: pdu.priority_flag === undefined ? undefined : int(pdu.priority_flag),
-    validityMinutes: validityMinutes(text(pdu.validity_period)),
-    sdt: sdt === '' ? undefined : sdt,
+    validityMinutes: validityMinutes(pdu.validity_period),
+    sdt: scheduleTime(pdu.schedule_delivery_time),
   };
 }
 
