@@ -85,6 +85,8 @@ export async function startRun(
     REDIS_URL: infra.redis.url,
     BUS_NAMESPACE: namespace,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    // auth seals connector passwords with it, dispatchers open them: one per run.
+    CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env['FAULTS_LOG_LEVEL'] ?? 'warn',
   };
   // A port of its own, so the SMSC comes back where the dispatcher looks for it after smscDown().
@@ -99,7 +101,8 @@ export async function startRun(
   await receiver.start();
   const envOf: Record<ServiceName, Record<string, string>> = {
     auth: { ADMIN_TOKEN, JWT_SECRET },
-    'api-gateway': {},
+    // The gateway refuses a private callback URL at acceptance unless allowed, as the notifier does.
+    'api-gateway': { CALLBACK_ALLOWED_HOSTS: '127.0.0.1' },
     'batch-scheduler': {},
     dispatcher: {
       SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${smppPort}?window=50`,
