@@ -84,6 +84,8 @@ export async function startServices(options: {
     REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     BUS_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    // auth seals connector passwords with it, dispatchers open them: one per cluster.
+    CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
   };
   const started: ServiceProcess[] = [];
