@@ -11,3 +11,21 @@ CREATE TABLE smpp_access (
   allowed_addresses text[] NOT NULL DEFAULT ARRAY[]::text[],
   updated_at        timestamptz NOT NULL DEFAULT now()
 );
+
+-- Receipts (and inbound messages) for an account's SMPP sessions, kept until one of its receiver
+-- or transceiver sessions, on any replica, answers the deliver_sm with ESME_ROK. `pdu` holds what
+-- the deliver_sm is made from; a replica that sends one leases the row until `next_attempt_at`,
+-- so a deliver_sm left unanswered is sent again after it. Rows older than the operator's expiry
+-- (SMPP_RECEIPT_EXPIRY_HOURS) are dropped.
+CREATE TABLE smpp_deliveries (
+  id              bigserial PRIMARY KEY,
+  account_id      uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  kind            text NOT NULL CHECK (kind IN ('receipt', 'inbound')),
+  source_id       uuid NOT NULL,
+  pdu             jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  attempts        integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (kind, source_id)
+);
+CREATE INDEX smpp_deliveries_due ON smpp_deliveries (account_id, next_attempt_at);

@@ -17,3 +17,4 @@ export * from './message-partitions';
 export * from './admin-tokens';
 export * from './audit-log';
 export * from './smpp-access';
+export * from './smpp-deliveries';

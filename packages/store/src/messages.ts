@@ -21,7 +21,8 @@ import { sqlList } from './sql-list';
  * completeFinishedBatches and STALLED_BATCHES), watchBatchProgress (counts each open batch's unsent
  * messages); accounts.ts callbackSecretsOfMessage (the signing secrets of a
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
- * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md).
+ * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
+ * smpp-deliveries.ts insertSmppReceipt (reads the message a receipt for an SMPP customer is for).
  */
 
 const WAITING = sqlList(WAITING_STATES);

@@ -16,7 +16,9 @@ import type { Queryable } from '@smsgw/kit';
  * read by reportTarget), the one rule every writer of report events uses.
  */
 export const wantsReport = (m: string, levels: "('1', '3')" | "('2', '3')"): string =>
-  `(${m}.params->>'dlr' = 'yes' AND ${m}.params->>'dlr_url' IS NOT NULL AND COALESCE(${m}.params->>'dlr_level', '1') IN ${levels})`;
+  `((${m}.params->>'dlr' = 'yes' AND ${m}.params->>'dlr_url' IS NOT NULL AND COALESCE(${m}.params->>'dlr_level', '1') IN ${levels})` +
+  // A customer over SMPP asked for the handset receipt with registered_delivery (smpp-server).
+  `${levels === "('2', '3')" ? ` OR ${m}.params->>'smpp_receipt' = 'yes'` : ''})`;
 
 /**
  * An `INSERT … RETURNING message_id, payload` of the message.result event of the messages in

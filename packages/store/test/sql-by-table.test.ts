@@ -39,6 +39,7 @@ const MODULE_OF: Record<string, string> = {
   message_partitions: 'message-partitions.ts',
   admin_tokens: 'admin-tokens.ts',
   smpp_access: 'smpp-access.ts',
+  smpp_deliveries: 'smpp-deliveries.ts',
   admin_audit: 'audit-log.ts',
 };
 

@@ -1,12 +1,15 @@
-import type { MessageStatus, UnlistedSenderMode } from '@smsgw/contracts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { MessageStatus, Principal, SendRequest, UnlistedSenderMode } from '@smsgw/contracts';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
+import type { RouteDecision } from '@smsgw/routing';
 import { MtRouter } from '@smsgw/routing';
 import { gatewayDefaults } from './defaults';
 import { MessageStore } from './message-store';
 import { OptOutGuard } from './optout-guard';
 import { SenderGuard } from './sender-guard';
-import { createSendAcceptor, type SendAcceptor } from './send-handler';
-import { SendPipeline } from './send-pipeline/send-pipeline';
+import { createSendAcceptor } from './send-handler';
+import { SendPipeline, type AcceptedMessage } from './send-pipeline/send-pipeline';
+import { SubmitJobPublisher } from './send-pipeline/submit-job-publisher';
 
 export interface SendAcceptanceOptions {
   db: Db;
@@ -19,12 +22,39 @@ export interface SendAcceptanceOptions {
 }
 
 export interface SendAcceptance {
-  /** /secure/send's acceptance: validation, sender rules, opt-out, route and price, credit, durability. */
-  accept: SendAcceptor;
+  /**
+   * /secure/send's acceptance: validation, sender rules, opt-out, route and price, credit,
+   * durability. With `smppReceipt`, the message's handset receipt is kept for the account's SMPP
+   * sessions (registered_delivery).
+   */
+  accept(
+    principal: Principal,
+    body: unknown,
+    options?: { smppReceipt?: boolean },
+  ): Promise<AcceptedMessage>;
   /** A message's status as its owner sees it (undefined: unknown or someone else's). */
   status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
   /** Before the bus and database close: unconfirmed jobs, the job outbox, the routes reload. */
   stopSteps: ShutdownStep[];
+}
+
+/** What the entry point adds to a message's stored params beside what the body says. */
+const entryParams = new AsyncLocalStorage<Record<string, string>>();
+
+/**
+ * The send pipeline with the entry point's own params added to each message it records: the body
+ * is validated by /secure/send's schema, which knows nothing of SMPP, and the acceptance itself
+ * stays the one both entry points run.
+ */
+class EntryPointPipeline extends SendPipeline {
+  override accept(
+    accountId: string,
+    request: SendRequest,
+    routing: RouteDecision,
+  ): Promise<AcceptedMessage> {
+    const extra = entryParams.getStore();
+    return super.accept(accountId, extra ? { ...request, ...extra } : request, routing);
+  }
 }
 
 /**
@@ -34,22 +64,30 @@ export interface SendAcceptance {
  */
 export function createSendAcceptance(options: SendAcceptanceOptions): SendAcceptance {
   const store = new MessageStore(options.db);
-  const sends = SendPipeline.onBus(store, options.bus, options.logger, {
-    maxParts: options.maxParts,
-    ...(options.onAccepted && { onAccepted: options.onAccepted }),
-  });
+  const sends = new EntryPointPipeline(
+    store,
+    new SubmitJobPublisher(options.bus, { lingerMs: gatewayDefaults.sendPipeline.submitLingerMs }),
+    options.logger,
+    {
+      maxParts: options.maxParts,
+      ...(options.onAccepted && { onAccepted: options.onAccepted }),
+    },
+  );
   const router = new MtRouter(options.db, options.logger, {
     refreshMs: gatewayDefaults.routesRefreshMs,
   });
   router.start();
-  const accept = createSendAcceptor({
+  const acceptor = createSendAcceptor({
     sends,
     senders: new SenderGuard(options.db, options.unlistedSenders),
     optOuts: new OptOutGuard(options.db),
     router,
   });
   return {
-    accept,
+    accept: (principal, body, extra) =>
+      extra?.smppReceipt
+        ? entryParams.run({ smpp_receipt: 'yes' }, () => acceptor(principal, body))
+        : acceptor(principal, body),
     status: (accountId, id) => store.status(accountId, id),
     stopSteps: [...sends.stopSteps, { name: 'MT routes reload', run: () => router.stop() }],
   };

@@ -5,6 +5,7 @@ import { CallbackSender } from './callback-sender';
 import { CallbackStore } from './callback-store';
 import { CallbackWorker } from './callback-worker';
 import { DlrCallbacks } from './dlr-callbacks';
+import { SmppReceipts } from './smpp-receipts';
 import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
@@ -77,12 +78,14 @@ export function createNotifierService(options: NotifierServiceOptions): {
   });
   const results = new ResultCallbacks(store);
   const dlrs = new DlrCallbacks(store);
+  const smppReceipts = new SmppReceipts(options.db);
   const handlers = {
     async result(event: MessageResultEvent) {
       const queued = [await results.handle(event), await dlrs.onResult(event)];
       if (queued.some(Boolean)) worker.wake();
     },
     async dlr(event: MessageDlrEvent) {
+      await smppReceipts.onReceipt(event);
       if (await dlrs.onReceipt(event)) worker.wake();
     },
   };

@@ -24,7 +24,11 @@ const BIND_TYPES: Record<string, BindType> = {
 
 /** What the server's sessions share: the acceptance of /secure/send and the account's limits. */
 export interface SubmitAcceptance {
-  accept(principal: Principal, body: unknown): Promise<{ id: string }>;
+  accept(
+    principal: Principal,
+    body: unknown,
+    options?: { smppReceipt?: boolean },
+  ): Promise<{ id: string }>;
   status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
 }
 
@@ -255,7 +259,11 @@ export class EsmeSession {
 
   /** Accepts a whole message (a single submit_sm, or the parts of one joined) as /secure/send does. */
   private async acceptWhole(first: SubmitPart, body: Buffer): Promise<string> {
-    return (await this.deps.acceptance.accept(this.principal, sendBody(first, body))).id;
+    return (
+      await this.deps.acceptance.accept(this.principal, sendBody(first, body), {
+        smppReceipt: first.receipt,
+      })
+    ).id;
   }
 
   private async submit(pdu: PDU): Promise<void> {

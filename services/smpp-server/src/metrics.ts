@@ -6,6 +6,7 @@ export interface SmppServerMetrics {
   submits: Counter<'account' | 'status'>;
   delivered: Counter<'account' | 'kind'>;
   waiting: Gauge<'kind'>;
+  oldestWaiting: Gauge<'kind'>;
 }
 
 /** Names as docs/metrics.md lists them. */
@@ -38,6 +39,12 @@ export function createSmppServerMetrics(registry: Registry): SmppServerMetrics {
     waiting: new Gauge({
       name: 'smsgw_smpp_deliveries_waiting',
       help: 'Receipts and inbound messages waiting for a session of their account, by kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    oldestWaiting: new Gauge({
+      name: 'smsgw_smpp_deliveries_oldest_waiting_seconds',
+      help: 'Age of the oldest receipt or inbound message waiting for an SMPP session, by kind',
       labelNames: ['kind'],
       registers: [registry],
     }),

@@ -5,6 +5,7 @@ import { createSendAcceptance } from '@smsgw/api-gateway';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
 import { MemoryAccountLimits, RedisAccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';
+import { Deliveries } from './deliveries';
 import { createSmppServerMetrics } from './metrics';
 import { SmppServer } from './smpp-server';
 
@@ -23,6 +24,7 @@ export interface SmppServerConfig {
   SMPP_IDLE_TIMEOUT_MS: number;
   SMPP_ENQUIRE_LINK_MS: number;
   SMPP_WINDOW: number;
+  SMPP_RECEIPT_EXPIRY_HOURS: number;
 }
 
 export interface SmppServerServiceOptions {
@@ -81,10 +83,17 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
     longPartTimeoutMs: config.INBOUND_PART_TIMEOUT_MS,
     replica: hostname(),
   });
+  const deliveries = new Deliveries(options.db, server, metrics, logger, {
+    pollMs: 500,
+    answerTimeoutMs: 10_000,
+    expiryHours: config.SMPP_RECEIPT_EXPIRY_HOURS,
+    batch: 200,
+  });
   return {
     server,
     async start() {
       await server.start();
+      deliveries.start();
       logger.info({ port: server.port, tlsPort: server.tlsPort }, 'SMPP server listening');
     },
     stopSteps: [{ name: 'smpp sessions', run: () => server.stop() }, ...acceptance.stopSteps],

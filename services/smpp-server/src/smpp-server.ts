@@ -65,7 +65,11 @@ export class SmppServer implements ForgetsAccounts {
     this.longMessages = new LongMessages(
       options.longPartTimeoutMs,
       async (owner, first, body) =>
-        (await options.acceptance.accept(owner, sendBody(first, body))).id,
+        (
+          await options.acceptance.accept(owner, sendBody(first, body), {
+            smppReceipt: first.receipt,
+          })
+        ).id,
     );
   }
 

@@ -1,0 +1,106 @@
+import type { Queryable } from '@smsgw/kit';
+
+/**
+ * Statements on `smpp_deliveries` (migration 032): receipts and inbound messages waiting for an
+ * account's SMPP sessions. insertSmppReceipt also reads `messages` (the message the receipt is
+ * for), named in messages.ts.
+ */
+
+export interface SmppDeliveryRow {
+  id: string;
+  account_id: string;
+  kind: 'receipt' | 'inbound';
+  source_id: string;
+  pdu: Record<string, unknown>;
+  created_at: Date;
+  attempts: number;
+}
+
+/** What the receipt says, as the dispatcher recorded it (a message.dlr event). */
+export interface SmppReceiptReport {
+  messageId: string;
+  stat: string;
+  err: string | null;
+  doneDate: string;
+  text: string;
+}
+
+/**
+ * Keeps the receipt of a message its customer submitted over SMPP asking for one
+ * (`params.smpp_receipt`), with what the deliver_sm needs of the message; nothing for any other
+ * message. Once per message: a report handled twice changes nothing.
+ */
+export async function insertSmppReceipt(
+  db: Queryable,
+  report: SmppReceiptReport,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO smpp_deliveries (account_id, kind, source_id, pdu)
+     SELECT m.account_id, 'receipt', m.id,
+            jsonb_build_object('stat', $2::text, 'err', $3::text, 'doneDate', $4::text, 'text', $5::text,
+                               'to', m.to_addr, 'from', m.from_addr, 'submitted', m.created_at,
+                               'content', m.content, 'hexContent', m.hex_content, 'coding', m.coding)
+       FROM messages m
+      WHERE m.id = $1 AND m.params->>'smpp_receipt' = 'yes'
+     ON CONFLICT (kind, source_id) DO NOTHING`,
+    [report.messageId, report.stat, report.err, report.doneDate, report.text],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Takes up to `limit` deliveries due for the accounts, leased for `leaseMs` (a deliver_sm not
+ * answered by then is sent again); rows another replica is taking are skipped.
+ */
+export async function takeSmppDeliveries(
+  db: Queryable,
+  accountIds: readonly string[],
+  leaseMs: number,
+  limit: number,
+): Promise<SmppDeliveryRow[]> {
+  const { rows } = await db.query<SmppDeliveryRow>(
+    `UPDATE smpp_deliveries d
+        SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+      WHERE d.id IN (SELECT id FROM smpp_deliveries
+                      WHERE account_id = ANY($1::uuid[]) AND next_attempt_at <= now()
+                      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING d.id, d.account_id, d.kind, d.source_id, d.pdu, d.created_at, d.attempts`,
+    [accountIds, leaseMs, limit],
+  );
+  return rows;
+}
+
+/** The customer answered ESME_ROK: the delivery is done. */
+export async function deleteSmppDelivery(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM smpp_deliveries WHERE id = $1', [id]);
+}
+
+/** The session it went out on closed before answering: due again at once, on another session. */
+export async function releaseSmppDelivery(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE smpp_deliveries SET next_attempt_at = now() WHERE id = $1', [id]);
+}
+
+/** Drops what waited longer than the operator keeps it; returns how many. */
+export async function expireSmppDeliveries(db: Queryable, hours: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM smpp_deliveries WHERE created_at < now() - make_interval(hours => $1)`,
+    [hours],
+  );
+  return rowCount ?? 0;
+}
+
+/** How many wait, by kind, and the age of the oldest in seconds (for the metrics and the alert). */
+export async function smppDeliveriesWaiting(
+  db: Queryable,
+): Promise<{ kind: string; count: number; oldest_seconds: number }[]> {
+  const { rows } = await db.query<{ kind: string; count: string; oldest_seconds: string }>(
+    `SELECT kind, count(*) AS count,
+            COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) AS oldest_seconds
+       FROM smpp_deliveries GROUP BY kind`,
+  );
+  return rows.map((r) => ({
+    kind: r.kind,
+    count: Number(r.count),
+    oldest_seconds: Number(r.oldest_seconds),
+  }));
+}

@@ -1,0 +1,135 @@
+/**
+ * Receipts back over SMPP: a message submitted with registered_delivery gets its handset receipt
+ * as a deliver_sm (esm_class 0x04, the receipt text of SMPP 3.4 Appendix B, receipted_message_id
+ * and message_state TLVs) with the id given in submit_sm_resp, on a receiver session opened after
+ * the message was sent; a receipt whose deliver_sm goes unanswered is sent again on another
+ * session; a message sent without registered_delivery gets none.
+ */
+import { waitFor } from '@smsgw/kit/testing';
+import { SmppSimulator } from '@smsgw/smsc';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { basic, request } from '../support/http';
+import { openEsme, type Delivered, type Esme } from './support/esme-client';
+
+let smsc: SmppSimulator;
+let gw: RunningGateway;
+const open: Esme[] = [];
+const admin = `Bearer ${ADMIN_TOKEN}`;
+const adminCall = (method: string, path: string, json?: unknown) =>
+  request(gw.base, method, `/admin/v1${path}`, {
+    auth: admin,
+    ...(json !== undefined && { json }),
+  });
+const stateOf = async (id: string): Promise<string> =>
+  (
+    await request(gw.base, 'GET', `/secure/messages/${id}`, {
+      auth: basic('erin', 'erin-http-password'),
+    })
+  ).body.data.state as string;
+
+async function esme(
+  kind: 'bind_transmitter' | 'bind_receiver' | 'bind_transceiver',
+  answerDeliver?: (d: Delivered) => number | undefined,
+): Promise<Esme> {
+  const client = await openEsme({
+    port: gw.gateway.smppPort,
+    ...(answerDeliver && { answerDeliver }),
+  });
+  open.push(client);
+  expect((await client.bind(kind, 'erin', 'er1n')).status).toBe(0);
+  return client;
+}
+
+beforeAll(async () => {
+  smsc = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true });
+  const { port } = await smsc.start();
+  gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}` });
+  expect(
+    (
+      await adminCall('POST', '/accounts', {
+        username: 'erin',
+        password: 'erin-http-password',
+        balance: '100',
+        rate: '0.1',
+      })
+    ).status,
+  ).toBe(201);
+  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1n' })).status).toBe(200);
+}, 60_000);
+
+afterEach(() => {
+  for (const client of open.splice(0)) client.close();
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  await smsc?.stop();
+});
+
+describe('receipts over SMPP', () => {
+  it('delivers the receipt on a receiver session bound after the message was sent, and none for a message that asked for none', async () => {
+    const tx = await esme('bind_transmitter');
+    const wanted = await tx.submit({
+      from: '4000',
+      to: '41790000301',
+      bytes: Buffer.from('Your code is 1234'),
+      registeredDelivery: 1,
+    });
+    const unwanted = await tx.submit({ to: '41790000302', bytes: Buffer.from('no receipt') });
+    expect([wanted.status, unwanted.status]).toEqual([0, 0]);
+    await waitFor(
+      async () => ((await stateOf(wanted.id)) === 'delivered' ? true : undefined),
+      30_000,
+    );
+    await waitFor(
+      async () => ((await stateOf(unwanted.id)) === 'delivered' ? true : undefined),
+      30_000,
+    );
+    expect(tx.delivered).toEqual([]);
+
+    const rx = await esme('bind_receiver');
+    const [receipt] = await waitFor(
+      () => (rx.delivered.length > 0 ? rx.delivered : undefined),
+      30_000,
+    );
+    expect(receipt.esmClass).toBe(0x04);
+    expect(receipt.from).toBe('41790000301');
+    expect(receipt.to).toBe('4000');
+    const text = receipt.bytes.toString('latin1');
+    // SMPP 3.4 Appendix B: "id:IIIIIIIIII sub:SSS dlvrd:DDD submit date:YYMMDDhhmm done
+    // date:YYMMDDhhmm stat:DDDDDDD err:E Text: . . . . . . . . ."
+    expect(text).toMatch(
+      new RegExp(
+        `^id:${wanted.id} sub:001 dlvrd:001 submit date:\\d{10} done date:\\d{10} stat:DELIVRD err:\\d{3} text:Your code is 1234$`,
+      ),
+    );
+    // receipted_message_id (0x001E, C-Octet String) and message_state (0x0427, 1 octet).
+    expect(receipt.tlvs.get(0x001e)?.toString('latin1')).toBe(`${wanted.id}\u0000`);
+    expect(receipt.tlvs.get(0x0427)).toEqual(Buffer.from([2]));
+    // The other message's receipt, recorded before this session bound, is not among them.
+    expect(rx.delivered.filter((d) => d.from === '41790000302')).toEqual([]);
+  });
+
+  it('sends a receipt again on another session when its deliver_sm goes unanswered', async () => {
+    const tx = await esme('bind_transmitter');
+    const { id } = await tx.submit({
+      to: '41790000303',
+      bytes: Buffer.from('again'),
+      registeredDelivery: 1,
+    });
+    await waitFor(async () => ((await stateOf(id)) === 'delivered' ? true : undefined), 30_000);
+    // This platform takes the deliver_sm and never answers it, then drops the connection.
+    const mute = await esme('bind_transceiver', () => undefined);
+    await waitFor(
+      () => (mute.received.some((p) => p.commandId === 0x05) ? true : undefined),
+      30_000,
+    );
+    mute.close();
+    const rx = await esme('bind_transceiver');
+    const receipt = await waitFor(
+      () => rx.delivered.find((d) => d.bytes.toString('latin1').startsWith(`id:${id} `)),
+      30_000,
+    );
+    expect(receipt.esmClass).toBe(0x04);
+  });
+});
