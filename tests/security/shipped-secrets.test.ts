@@ -13,14 +13,15 @@ import { startEmbedded } from '../support/embedded';
 import { request } from '../support/http';
 import { ROOT, runNode, startService, type ServiceProcess } from '../support/processes';
 
-type Secret = 'ADMIN_TOKEN' | 'JWT_SECRET' | 'INTERNAL_TOKEN';
-const SECRETS: Secret[] = ['ADMIN_TOKEN', 'JWT_SECRET', 'INTERNAL_TOKEN'];
+type Secret = 'ADMIN_TOKEN' | 'JWT_SECRET' | 'INTERNAL_TOKEN' | 'CONNECTOR_SECRET_KEY';
+const SECRETS: Secret[] = ['ADMIN_TOKEN', 'JWT_SECRET', 'INTERNAL_TOKEN', 'CONNECTOR_SECRET_KEY'];
 
-/** Which process reads which secret: auth all three, the gateway the internal token, embedded two. */
+/** Which process reads which secret: auth all four, the gateway the internal token, embedded two. */
 const READERS: Record<Secret, string[]> = {
   ADMIN_TOKEN: ['auth', 'standalone'],
   JWT_SECRET: ['auth', 'standalone'],
   INTERNAL_TOKEN: ['auth', 'api-gateway'],
+  CONNECTOR_SECRET_KEY: ['auth'],
 };
 
 /** Values earlier releases shipped in docker-compose.yml and k8s/overlays/dev. */
@@ -52,11 +53,12 @@ function publishedSecrets(): [Secret, string][] {
   ];
   const found = new Map<string, [Secret, string]>();
   const pattern =
-    /\b(?:SMSGW_)?(ADMIN_TOKEN|JWT_SECRET|INTERNAL_TOKEN)\s*[=:]\s*['"]?([^\s'"`$&|,)]{16,})/g;
+    /\b(?:SMSGW_)?(ADMIN_TOKEN|JWT_SECRET|INTERNAL_TOKEN|CONNECTOR_SECRET_KEY)\s*[=:]\s*['"]?([^\s'"`$&|,)]{16,})/g;
   for (const file of files) {
     for (const [, name, value] of readFileSync(file, 'utf8').matchAll(pattern)) {
       // Names of the variables themselves (`key: ADMIN_TOKEN`, anchors) are not values.
-      if (/^(\*|&)|^(ADMIN_TOKEN|JWT_SECRET|INTERNAL_TOKEN)$/.test(value)) continue;
+      if (/^(\*|&)|^(ADMIN_TOKEN|JWT_SECRET|INTERNAL_TOKEN|CONNECTOR_SECRET_KEY)$/.test(value))
+        continue;
       found.set(`${name}=${value}`, [name as Secret, value]);
     }
   }
@@ -69,6 +71,7 @@ const strong = (): Record<Secret, string> => ({
   ADMIN_TOKEN: randomBytes(24).toString('hex'),
   JWT_SECRET: randomBytes(32).toString('hex'),
   INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+  CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
 });
 
 const dataDirs: string[] = [];
@@ -171,6 +174,7 @@ describe('SMSGW_INSECURE_DEV_SECRETS=1 (what compose and the development overlay
         ADMIN_TOKEN: composeAuth['ADMIN_TOKEN'],
         JWT_SECRET: composeAuth['JWT_SECRET'],
         INTERNAL_TOKEN: composeAuth['INTERNAL_TOKEN'],
+        CONNECTOR_SECRET_KEY: composeAuth['CONNECTOR_SECRET_KEY'],
       };
       const proc = await startService(
         service,
