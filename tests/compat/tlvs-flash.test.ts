@@ -16,6 +16,7 @@
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator, type ReceivedSubmit } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { runSmsgw } from '../support/cli';
 import { basic, request } from '../support/http';
 
 let home: SmppSimulator;
@@ -42,9 +43,11 @@ const hex = (text: string) => Buffer.from(text).toString('hex');
 
 /** The submit_sm the simulator took for `to`, once it has `parts` of them. */
 async function received(sim: SmppSimulator, to: string, parts = 1): Promise<ReceivedSubmit[]> {
-  await waitFor(() => sim.received.filter((r) => r.to === to).length >= parts, {
-    timeoutMs: 15_000,
-  });
+  await waitFor(
+    () => sim.received.filter((r) => r.to === to).length >= parts,
+    30_000,
+    `${parts} submit_sm for ${to}`,
+  );
   return sim.received.filter((r) => r.to === to);
 }
 const tlvsOf = (submit: ReceivedSubmit) =>
@@ -90,6 +93,15 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(200);
+  // Both links bound before the first message, so no job is published before its queue exists.
+  await waitFor(
+    async () => {
+      const list = (await adminCall('GET', '/connectors')).body.data as { state: string }[];
+      return list.length === 2 && list.every((c) => c.state === 'up');
+    },
+    30_000,
+    'both connectors up',
+  );
   // Set before the first message, so the dispatcher's first read has them.
   const connectorTlvs = await adminCall('PUT', '/connectors/in-dlt/tlvs', {
     tlvs: [
@@ -102,11 +114,18 @@ beforeAll(async () => {
     { tag: '0x1400', length: ENTITY_ID.length, value_hex: hex(ENTITY_ID) },
     { tag: '0x1401', length: 18, value_hex: hex('connector-template') },
   ]);
-  const routeTlvs = await adminCall('PUT', '/routes/india/tlvs', {
-    tlvs: [[0x1401, TEMPLATE_ID.length, 'OctetString', TEMPLATE_ID]],
-  });
-  expect(routeTlvs.status).toBe(200);
-  expect((await adminCall('GET', '/routes/india/tlvs')).body.data.tlvs).toEqual([
+  // The route's through the CLI, as an operator sets them.
+  const cli = await runSmsgw(gw.base, [
+    'routes',
+    'set-tlvs',
+    'india',
+    '--tlv',
+    `0x1401:OctetString:${TEMPLATE_ID}`,
+  ]);
+  expect(JSON.parse(cli).data.tlvs).toEqual([
+    { tag: '0x1401', length: TEMPLATE_ID.length, value_hex: hex(TEMPLATE_ID) },
+  ]);
+  expect(JSON.parse(await runSmsgw(gw.base, ['routes', 'tlvs', 'india'])).data.tlvs).toEqual([
     { tag: '0x1401', length: TEMPLATE_ID.length, value_hex: hex(TEMPLATE_ID) },
   ]);
 }, 60_000);
@@ -143,6 +162,21 @@ describe('custom_tlvs', () => {
       { tag: 0x1505, value: hex('héllo') },
     ]);
     expect(submit.dataCoding).toBe(0);
+    // The same through express's route (an Idempotency-Key takes a request off the hot path).
+    const viaExpress = await request(gw.base, 'POST', '/secure/send', {
+      auth: alice,
+      headers: { 'idempotency-key': 'tlvs-express-1' },
+      json: {
+        to: '41790000006',
+        content: 'hello',
+        flash: true,
+        custom_tlvs: [[0x1500, null, 'OctetString', 'abc']],
+      },
+    });
+    expect(viaExpress.status).toBe(200);
+    const [expressSubmit] = await received(home, '41790000006');
+    expect(tlvsOf(expressSubmit)).toEqual([{ tag: 0x1500, value: hex('abc') }]);
+    expect(expressSubmit.dataCoding).toBe(0x10);
   });
 
   it('take the connector defaults under them and the route overrides over them', async () => {

@@ -33,6 +33,44 @@ const target = (value: string, previous: { connector: string; weight?: number }[
   ];
 };
 
+/**
+ * `tag:type:value` as --tlv takes it (the value may hold colons), sent as custom_tlvs' `[tag, type,
+ * value]`; the gateway checks it.
+ */
+const tlv = (value: string, previous: [string, string, string][] = []) => {
+  const match = /^([^:]+):([^:]+):(.*)$/s.exec(value);
+  if (!match)
+    throw new InvalidArgumentError('expected tag:type:value, e.g. 0x1400:OctetString:1201');
+  return [...previous, [match[1], match[2], match[3]] as [string, string, string]];
+};
+
+/** `tlvs <name>` and `set-tlvs <name> --tlv …` of connectors or routes (docs/routing.md § TLVs). */
+function tlvCommands(
+  group: Command,
+  path: (name: string) => string,
+  whose: string,
+  call: (method: string, path: string, body?: unknown) => Promise<unknown>,
+  show: (value: unknown) => void,
+): void {
+  group
+    .command('tlvs <name>')
+    .description(`show the ${whose}`)
+    .action(async (name: string) => {
+      show(await call('GET', `${path(name)}/tlvs`));
+    });
+  group
+    .command('set-tlvs <name>')
+    .description(`replace the ${whose}; without --tlv, remove them`)
+    .option(
+      '--tlv <tag:type:value>',
+      'a TLV, e.g. 0x1400:OctetString:1201159100000000001 (repeat)',
+      tlv,
+    )
+    .action(async (name: string, o: { tlv?: [string, string, string][] }) => {
+      show(await call('PUT', `${path(name)}/tlvs`, { tlvs: o.tlv ?? [] }));
+    });
+}
+
 /** A table an operator reads at a glance, like Kannel's status page. */
 function connectorTable(connectors: ConnectorView[]): string[] {
   const rows = [
@@ -113,6 +151,14 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
       .action(async (name: string) => {
         d.show(await call('POST', `${named('connectors', name)}/${action}`));
       });
+
+  tlvCommands(
+    connectors,
+    (name) => named('connectors', name),
+    "connector's default TLVs",
+    call,
+    (value) => d.show(value),
+  );
 
   const routes = program.command('routes').description('MT routes (admin token)');
   routes.command('list').action(async () => {
@@ -196,4 +242,11 @@ export function addRoutingCommands(program: Command, d: RoutingDeps): void {
   routes.command('remove <name>').action(async (name: string) => {
     d.show(await call('DELETE', named('routes', name)));
   });
+  tlvCommands(
+    routes,
+    (name) => named('routes', name),
+    "route's TLV overrides",
+    call,
+    (value) => d.show(value),
+  );
 }

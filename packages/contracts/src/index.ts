@@ -15,5 +15,6 @@ export * from './inbound';
 export * from './routing';
 export * from './route-pattern';
 export * from './tlvs';
-export * from './batch-stalls';
 export * from './smpp';
+export * from './batch-stalls';
+export * from './kannel-meta-data';

@@ -22,9 +22,66 @@ const deleted = ok('Deleted', {
   properties: { name: { type: 'string' }, deleted: { const: true } },
 });
 
+/** One TLV as `custom_tlvs` takes it (Jasmin's shapes), for the TLV bodies below. */
+const tlvInput = {
+  type: 'array',
+  description:
+    '[tag, length, type, value], [tag, type, value] or [tag, value]; tag an integer or "0x1400", ' +
+    'type one of Int1, Int2, Int4, Int8, OctetString, COctetString; length, when not null, the ' +
+    "value's octets. Tags 0x020C, 0x020E, 0x020F and 0x0424 are the gateway's own.",
+  minItems: 2,
+  maxItems: 4,
+};
+const tlvList = ok('{ data: { name, tlvs } }', {
+  type: 'object',
+  required: ['name', 'tlvs'],
+  properties: {
+    name: { type: 'string' },
+    tlvs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['tag', 'length', 'value_hex'],
+        properties: {
+          tag: { type: 'string', examples: ['0x1400'] },
+          length: { type: 'integer' },
+          value_hex: { type: 'string' },
+        },
+      },
+    },
+  },
+});
 export function routingPaths(p: OpenApiParts): Json {
   const name = [p.pathParam('name', 'connector name')];
   const route = [p.pathParam('name', 'route name')];
+  // GET and PUT of a connector's default TLVs or a route's overrides (docs/routing.md § TLVs).
+  const tlvPaths = (whose: string, parameters: unknown[]) => ({
+    get: {
+      summary: `The ${whose}`,
+      security: p.admin,
+      parameters,
+      responses: { 200: tlvList, ...p.pick(400, 401, 404) },
+    },
+    put: {
+      summary: `Replace the ${whose} (an empty list removes them); dispatchers follow within seconds`,
+      security: p.admin,
+      parameters,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['tlvs'],
+              additionalProperties: false,
+              properties: { tlvs: { type: 'array', maxItems: 16, items: tlvInput } },
+            },
+          },
+        },
+      },
+      responses: { 200: tlvList, ...p.pick(400, 401, 404) },
+    },
+  });
   const connectorAction = (summary: string) => ({
     post: {
       summary,
@@ -75,6 +132,14 @@ export function routingPaths(p: OpenApiParts): Json {
       'Unbind the connector and hold its traffic (failover routes pass theirs on)',
     ),
     '/admin/v1/connectors/{name}/start': connectorAction('Bind the connector again'),
+    '/admin/v1/connectors/{name}/tlvs': tlvPaths(
+      "connector's default TLVs, under each message's own",
+      name,
+    ),
+    '/admin/v1/routes/{name}/tlvs': tlvPaths(
+      "route's TLV overrides, over each message's own",
+      route,
+    ),
     '/admin/v1/routes': {
       get: {
         summary: 'MT routes, in the order they are tried',
