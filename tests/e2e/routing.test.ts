@@ -393,7 +393,7 @@ describe('routing across connectors in distributed mode', () => {
   }, 90_000);
 
   it('takes a changed connector URL without a restart, and binds over TLS', async () => {
-    const { key, cert, certFile } = selfSignedCertificate(dir);
+    const { key, cert } = selfSignedCertificate(dir);
     const secure = await simulator({ tls: { key, cert } });
     const plain = await simulator();
     await connector('nl', `smpp://gw:pw@127.0.0.1:${plain.port}`);
@@ -409,7 +409,7 @@ describe('routing across connectors in distributed mode', () => {
     expect(count(plain.sim, '31')).toBe(1);
 
     const changed = await admin('PATCH', '/connectors/nl', {
-      url: `smpps://gw:pw@127.0.0.1:${secure.port}?tls_ca=${encodeURIComponent(certFile)}`,
+      url: `smpps://gw:pw@127.0.0.1:${secure.port}?tls_ca=${encodeURIComponent(cert)}`,
     });
     expect(changed.status).toBe(200);
     expect(changed.body.data.url).toContain('smpps://gw:***@');
