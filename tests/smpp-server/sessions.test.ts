@@ -8,6 +8,7 @@ import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { request } from '../support/http';
+import { runSmsgw } from '../support/cli';
 import { CMD, openEsme, type Esme } from './support/esme-client';
 
 let smsc: SmppSimulator;
@@ -35,7 +36,7 @@ beforeAll(async () => {
     SMPP_IDLE_TIMEOUT_MS: '1500',
     SMPP_ENQUIRE_LINK_MS: '1000',
   });
-  for (const username of ['carol', 'dave']) {
+  for (const username of ['carol', 'dave', 'frank']) {
     const created = await adminCall('POST', '/accounts', {
       username,
       password: `${username}-http-password`,
@@ -146,6 +147,43 @@ describe('SMPP sessions', () => {
     const again = await esme();
     expect((await again.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0x0d);
     expect((await adminCall('POST', '/accounts/dave/enable')).status).toBe(200);
+  });
+
+  it('gives access, limits the addresses and takes access away with the CLI', async () => {
+    const given = JSON.parse(
+      await runSmsgw(gw.base, [
+        'smpp',
+        'access',
+        'frank',
+        '--password',
+        'fr4nk',
+        '--max-sessions',
+        '3',
+      ]),
+    ) as unknown;
+    expect(given).toEqual({
+      system_id: 'frank',
+      max_sessions: 3,
+      throughput: null,
+      allowed_addresses: [],
+    });
+    const client = await esme();
+    expect((await client.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0);
+
+    await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--allow-from', '192.0.2.0/24']);
+    // The allow-list is checked at each bind: a new bind from 127.0.0.1 is refused.
+    const elsewhere = await esme();
+    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0x0d);
+    await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--any-address']);
+    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0);
+
+    expect(JSON.parse(await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--remove']))).toEqual({
+      system_id: 'frank',
+      removed: true,
+    });
+    await waitFor(() => (client.closed && elsewhere.closed ? true : undefined), 5_000);
+    const after = await esme();
+    expect((await after.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0x0e);
   });
 
   it('refuses malformed SMPP access settings with a 4xx naming the field, changing nothing', async () => {

@@ -15,6 +15,7 @@ import { addTwoWayCommands } from './two-way-commands';
 import { addRoutingCommands } from './routing-commands';
 import { addAdminCommands } from './admin-commands';
 import { addBatchAdminCommands } from './batch-admin-commands';
+import { addSmppCommands } from './smpp-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -400,5 +401,6 @@ export function buildProgram(io: Io): Command {
   addRoutingCommands(program, { adminClient, admin, show, print: (text) => io.print(text) });
   addAdminCommands(program, { adminClient, admin, show });
   addBatchAdminCommands(program, { adminClient, admin, show });
+  addSmppCommands(program, { adminClient, admin, show });
   return program;
 }
