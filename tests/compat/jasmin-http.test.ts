@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
@@ -15,9 +17,49 @@ let sim: SmppSimulator;
 let gw: RunningGateway;
 let receiver: CallbackReceiver;
 
+/**
+ * A Jasmin client's report receiver whose answers are scripted per path: each call takes the next
+ * answer, the last one repeating (`[200, 'OK']` is a receiver that never acknowledges).
+ */
+const scripts: Record<string, [number, string][]> = {
+  '/ack-second': [
+    [200, 'OK'],
+    [200, 'ACK/Jasmin'],
+  ],
+  '/ack-second-too': [
+    [200, 'OK'],
+    [200, 'ACK/Jasmin'],
+  ],
+  '/never-ack': [[200, 'OK']],
+  '/gone': [[404, 'Not Found']],
+  '/ack-spaced': [[200, '  ACK/Jasmin\n']],
+};
+const scripted: { path: string; query: string; body: string; method: string }[] = [];
+let scriptServer: Server;
+let scriptBase = '';
+
 beforeAll(async () => {
   receiver = new CallbackReceiver();
   await receiver.start();
+  scriptServer = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://receiver');
+      const seen = scripted.filter((c) => c.path === url.pathname).length;
+      scripted.push({
+        path: url.pathname,
+        query: url.search.slice(1),
+        body,
+        method: req.method ?? '',
+      });
+      const script = scripts[url.pathname] ?? [[200, 'ACK/Jasmin']];
+      const [status, text] = script[Math.min(seen, script.length - 1)];
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+    });
+  });
+  await new Promise<void>((resolve) => scriptServer.listen(0, '127.0.0.1', resolve));
+  scriptBase = `http://127.0.0.1:${(scriptServer.address() as AddressInfo).port}`;
   sim = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: true });
   const { port } = await sim.start();
   gw = await startEmbedded({
@@ -40,6 +82,10 @@ afterAll(async () => {
   await gw?.stop();
   await sim?.stop();
   await receiver?.stop();
+  scriptServer?.closeAllConnections();
+  await new Promise<void>((resolve) =>
+    scriptServer ? scriptServer.close(() => resolve()) : resolve(),
+  );
 });
 
 const qs = (params: Record<string, string>): string => new URLSearchParams(params).toString();
@@ -138,9 +184,7 @@ describe('GET and POST /send', () => {
 
 describe('delivery reports', () => {
   const params = (call: ReceivedCall): Record<string, string> =>
-    call.method === 'POST'
-      ? Object.fromEntries(new URLSearchParams(call.body))
-      : (call.query);
+    call.method === 'POST' ? Object.fromEntries(new URLSearchParams(call.body)) : call.query;
 
   it('a dlr-url alone asks for a report, POSTed at level 1 unless told (send.py defaults)', async () => {
     // send.py: if b'dlr-url' in updated_request.args or b'dlr-level' in updated_request.args:
@@ -190,6 +234,108 @@ describe('delivery reports', () => {
       'text',
     ])
       expect(Object.keys(p)).toContain(name);
+  });
+});
+
+describe("delivery reports as Jasmin's DLRThrower throws them", () => {
+  const basic = {
+    authorization: `Basic ${Buffer.from('jasmin:jasmin-password').toString('base64')}`,
+  };
+  const send = async (to: string, path: string, extra: Record<string, string> = {}) => {
+    const reply = await request(
+      gw.base,
+      'GET',
+      `/send?${qs({ ...creds, to, content: 'report me', 'dlr-url': `${scriptBase}${path}`, ...extra })}`,
+    );
+    expect(reply.status).toBe(200);
+    return reply.text.slice('Success "'.length, -1);
+  };
+  const callsOf = (id: string) =>
+    scripted.filter(
+      (c) => new URLSearchParams(c.method === 'POST' ? c.body : c.query).get('id') === id,
+    );
+  const callbackError = async (id: string): Promise<string | null> => {
+    const status = await request(gw.base, 'GET', `/secure/messages/${id}`, { headers: basic });
+    return (status.body as { data: { callbackError: string | null } }).data.callbackError;
+  };
+
+  it('a report is taken only when the receiver answers ACK/Jasmin: anything else is thrown again', async () => {
+    // throwers.py (DLRThrower.http_dlr_callback): if content.strip() != 'ACK/Jasmin':
+    //     raise MessageAcknowledgementError('Destination end did not acknowledge receipt of the DLR message.')
+    // and the message is requeued while try-count <= max_retries.
+    const id = await send('41790001020', '/ack-second');
+    const calls = await waitFor(
+      () => (callsOf(id).length >= 2 ? callsOf(id) : undefined),
+      15_000,
+      'the report thrown again after an answer without ACK/Jasmin',
+    );
+    expect(calls[0].body).toBe(calls[1].body);
+    expect(Object.fromEntries(new URLSearchParams(calls[1].body))).toEqual({
+      id,
+      level: '1',
+      message_status: 'ESME_ROK',
+      connector: expect.any(String) as unknown,
+    });
+  });
+
+  it('ACK/Jasmin with white space around it is an acknowledgement (content.strip())', async () => {
+    const id = await send('41790001021', '/ack-spaced');
+    // Beside it, a report that is not acknowledged at first: once it was thrown again, a report
+    // that needed it would have been too.
+    const other = await send('41790001025', '/ack-second-too');
+    await waitFor(() => callsOf(other)[1], 15_000, 'the other report thrown again');
+    expect(callsOf(id)).toHaveLength(1);
+    expect(await callbackError(id)).toBeNull();
+  });
+
+  it('a receiver that never acknowledges gets the report max_retries more times, then no more', async () => {
+    // receiving-dlr.rst: [dlr-thrower] retry_delay = 30, max_retries = 3; throwers.py requeues
+    // while getThrowingRetrials(message) <= self.config.max_retries: the first throw and 3 more.
+    const id = await send('41790001022', '/never-ack');
+    const error = await waitFor(
+      async () => (await callbackError(id)) ?? undefined,
+      30_000,
+      'the report given up',
+    );
+    expect(error).toMatch(/given up after 4 attempts/);
+    expect(callsOf(id)).toHaveLength(4);
+  });
+
+  it('a 404 is not thrown again', async () => {
+    // throwers.py: noRetryErrors = ['404 Not Found'] ... 'Message is no more processed after receiving "%s" error'
+    const id = await send('41790001023', '/gone');
+    const error = await waitFor(
+      async () => (await callbackError(id)) ?? undefined,
+      15_000,
+      'the report given up',
+    );
+    expect(error).toMatch(/given up after 1 attempts: HTTP status 404/);
+    expect(callsOf(id)).toHaveLength(1);
+  });
+
+  it('level 3: the SMSC report at level 1 and the handset receipt at level 2, each acknowledged', async () => {
+    // listeners.py: DLRContentForHttpapi(..., dlr_level=1, ...) with "The dlr_url in
+    // DLRContentForHttpapi indicates the level of the actual delivery receipt (1) and not the
+    // requested one (maybe 1 or 3)"; throwers.py adds id_smsc, sub, dlvrd, subdate, donedate,
+    // err and text "if level in [2, 3]".
+    const id = await send('41790001024', '/level3', { 'dlr-level': '3', 'dlr-method': 'GET' });
+    const calls = await waitFor(
+      () => (callsOf(id).length >= 2 ? callsOf(id) : undefined),
+      15_000,
+      'both reports',
+    );
+    const byLevel = Object.fromEntries(
+      calls.map((c) => {
+        const p = Object.fromEntries(new URLSearchParams(c.query));
+        return [p['level'], { method: c.method, p }];
+      }),
+    );
+    expect(byLevel['1']?.method).toBe('GET');
+    expect(Object.keys(byLevel['1']?.p ?? {}).sort()).toEqual(
+      ['connector', 'id', 'level', 'message_status'].sort(),
+    );
+    expect(byLevel['2']?.p).toMatchObject({ id, level: '2', message_status: 'DELIVRD' });
+    expect(await callbackError(id)).toBeNull();
   });
 });
 

@@ -193,21 +193,65 @@ export function decideReport<T extends ReportParams>(
   return { ...rest, dlr: 'yes', dlr_level: dlr_level ?? 1, dlr_method: dlr_method ?? 'POST' };
 }
 
+/**
+ * How the interface a message came in by reports, stored with its wish at acceptance: Jasmin's
+ * HTTP interface wants `ACK/Jasmin` from the receiver; Kannel's sendsms calls its `dlr-url` as a
+ * template, for the events its `dlr-mask` names (docs/compatibility.md). REST messages have none.
+ */
+export type InterfaceReport = { dlr_style: 'jasmin' } | { dlr_style: 'kannel'; dlr_mask: number };
+
+/** Kannel's dlr-mask bits (gw/dlr.h): handset delivered, handset failed, queued, SMSC ack, SMSC nack. */
+export const KANNEL_DLR = {
+  success: 1,
+  fail: 2,
+  buffered: 4,
+  smscSuccess: 8,
+  smscFail: 16,
+} as const;
+
+/**
+ * The report levels a Kannel dlr-mask asks for: the SMSC's answer (8, 16) is level 1, the
+ * handset receipt (1, 2) level 2, both level 3; undefined when it asks for neither.
+ */
+export function kannelMaskLevel(mask: number): 1 | 2 | 3 | undefined {
+  const smsc = (mask & (KANNEL_DLR.smscSuccess | KANNEL_DLR.smscFail)) !== 0;
+  const handset = (mask & (KANNEL_DLR.success | KANNEL_DLR.fail)) !== 0;
+  if (smsc && handset) return 3;
+  if (smsc) return 1;
+  return handset ? 2 : undefined;
+}
+
 /** A stored message's report wish, as decideReport left it. */
 export interface StoredReportWish {
   dlr?: string;
   dlr_url?: string;
   dlr_level?: number;
   dlr_method?: 'GET' | 'POST';
+  dlr_style?: 'jasmin' | 'kannel';
+  dlr_mask?: number;
+}
+
+export interface ReportTarget {
+  url: string;
+  level: number;
+  method: 'GET' | 'POST';
+  /** How the interface the message came in by reports (InterfaceReport); undefined for REST. */
+  style?: 'jasmin' | 'kannel';
+  /** Kannel's dlr-mask, with style kannel. */
+  mask?: number;
 }
 
 /** Where and how a stored message's client wants its reports, or undefined for none. */
-export function reportTarget(
-  params: StoredReportWish | undefined,
-): { url: string; level: number; method: 'GET' | 'POST' } | undefined {
+export function reportTarget(params: StoredReportWish | undefined): ReportTarget | undefined {
   if (params?.dlr !== 'yes' || params.dlr_url === undefined) return undefined;
-  // Messages accepted before the wish was decided at acceptance have no method: theirs was GET.
-  return { url: params.dlr_url, level: params.dlr_level ?? 1, method: params.dlr_method ?? 'GET' };
+  return {
+    url: params.dlr_url,
+    level: params.dlr_level ?? 1,
+    // Messages accepted before the wish was decided at acceptance have no method: theirs was GET.
+    method: params.dlr_method ?? 'GET',
+    ...(params.dlr_style !== undefined && { style: params.dlr_style }),
+    ...(params.dlr_mask !== undefined && { mask: params.dlr_mask }),
+  };
 }
 
 /** A Message as documented (OpenAPI): one destination, underscore names. */

@@ -9,8 +9,14 @@ import type { Queryable } from '@smsgw/kit';
 
 export type CallbackKind = 'callback' | 'errback' | 'dlr1' | 'dlr2' | 'mo';
 
-/** How the parameters travel (migration 019): form fields, a JSON body, or Jasmin's MO form. */
-export type CallbackFormat = 'form' | 'json' | 'jasmin';
+/**
+ * How the parameters travel (migrations 019, 033): form fields, a JSON body, Jasmin's MO form,
+ * Jasmin's delivery report (form fields by `method`, acknowledged by `ACK/Jasmin`), or a URL of
+ * Kannel's already filled in, called with GET as it is (a report, or an sms-service whose answer
+ * is a reply).
+ */
+export type CallbackFormat =
+  'form' | 'json' | 'jasmin' | 'jasmin-dlr' | 'kannel' | 'kannel-service';
 
 export interface CallbackAttempt {
   message_id: string;

@@ -261,6 +261,27 @@ export async function messageParams(
   return rows[0]?.params;
 }
 
+/** What a Kannel report template may name of its message (the account's name is its service). */
+export interface MessageReportFacts {
+  params: Record<string, unknown>;
+  to_addr: string;
+  from_addr: string | null;
+  username: string;
+}
+
+/** The message's wish and numbers, and its account's name (a join on `accounts`). */
+export async function messageReportFacts(
+  db: Queryable,
+  messageId: string,
+): Promise<MessageReportFacts | undefined> {
+  const { rows } = await db.query<MessageReportFacts>(
+    `SELECT m.params, m.to_addr, m.from_addr, a.username
+       FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
+    [messageId],
+  );
+  return rows[0];
+}
+
 /** Records on the message why its customer callbacks were given up. */
 export async function setCallbackError(
   tx: Queryable,

@@ -1,6 +1,7 @@
 import {
   SendRequestSchema,
   sendSuccessText,
+  type InterfaceReport,
   type Principal,
   type SendResult,
 } from '@smsgw/contracts';
@@ -18,7 +19,12 @@ export const SEND_PATH = '/secure/send';
  * sender rules, opt-out, routing, then credit in the acceptance itself. Every entry point that
  * sends single messages (REST, the hot path, Jasmin's /send, Kannel's sendsms) goes through it.
  */
-export type SendAcceptor = (principal: Principal, body: unknown) => Promise<AcceptedMessage>;
+export type SendAcceptor = (
+  principal: Principal,
+  body: unknown,
+  /** How the entry point's clients take reports, stored with a report wish (Jasmin's, Kannel's). */
+  report?: InterfaceReport,
+) => Promise<AcceptedMessage>;
 
 /** /secure/send once its caller is authenticated and its body read (express's route and the hot route). */
 export type SendHandler = (principal: Principal, body: unknown) => Promise<SendResult>;
@@ -31,7 +37,7 @@ export interface SendHandlerDeps {
 }
 
 export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
-  return async ({ accountId, username }, body) => {
+  return async ({ accountId, username }, body, report) => {
     const request = parseInput(SendRequestSchema, body);
     const from = await deps.senders.senderFor(accountId, request.from);
     await deps.optOuts.check(accountId, request.to);
@@ -41,7 +47,9 @@ export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
       from: from ?? request.from ?? null,
       tags: request.tags,
     });
-    const { from: _asked, ...rest } = request;
+    const { from: _asked, ...asked } = request;
+    // The interface's way of reporting goes with the wish only: no wish, nothing to report.
+    const rest = report !== undefined && asked.dlr === 'yes' ? Object.assign(asked, report) : asked;
     return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing);
   };
 }

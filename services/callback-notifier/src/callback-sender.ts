@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { CALLBACK_ID_HEADER, CALLBACK_SIGNATURE_HEADER } from '@smsgw/contracts';
 import { callbackSignature } from './callback-signature';
 import { UrlRefusedError, type UrlGuard } from '@smsgw/kit';
+import type { CallbackFormat } from '@smsgw/store';
 
 export interface CallbackRequest {
   url: string;
@@ -17,9 +18,12 @@ export interface CallbackRequest {
   /**
    * form (default): a query string or form body as `method` says; json: a POST of a JSON object;
    * jasmin: a form POST whose receiver acknowledges with a body starting `ACK/Jasmin`, as Jasmin's
-   * HTTP API expects of MO receivers (anything else is retried).
+   * HTTP API expects of MO receivers (anything else is retried); jasmin-dlr: a form as `method`
+   * says whose receiver answers exactly `ACK/Jasmin`, as Jasmin's DLRThrower expects (a 404 is
+   * not retried); kannel, kannel-service: a GET of `url` as it is, its placeholders already
+   * filled in; kannel-service keeps the answer's body (an sms-service's reply).
    */
-  format?: 'form' | 'json' | 'jasmin';
+  format?: CallbackFormat;
 }
 
 /** The body a Jasmin MO receiver answers when it took the message. */
@@ -33,7 +37,13 @@ export type FailureCategory =
   'refused by policy' | 'connection failed' | 'timed out' | `HTTP status ${number}`;
 
 export type CallbackOutcome =
-  | { ok: true; status: number }
+  | {
+      ok: true;
+      status: number;
+      /** kannel-service: the answer's body (up to MAX_RESPONSE_BYTES) and its media type. */
+      body?: string;
+      contentType?: string;
+    }
   | { ok: false; retry: boolean; reason: string; category: FailureCategory };
 
 class CallbackTimeoutError extends Error {
@@ -112,18 +122,22 @@ export class CallbackSender {
     }
     const format = request.format ?? 'form';
     const json = format === 'json';
+    // Kannel's URLs were filled in from its template: sent as they are, nothing added.
+    const asIs = format === 'kannel' || format === 'kannel-service';
     const form = new URLSearchParams(request.params).toString();
-    if (request.method === 'GET' && !json)
+    if (request.method === 'GET' && !json && !asIs)
       for (const [k, v] of Object.entries(request.params)) url.searchParams.append(k, v);
-    const body = json
-      ? JSON.stringify(request.params)
-      : request.method === 'POST' || format === 'jasmin'
-        ? form
-        : undefined;
+    const body = asIs
+      ? undefined
+      : json
+        ? JSON.stringify(request.params)
+        : request.method === 'POST' || format === 'jasmin'
+          ? form
+          : undefined;
     const release = this.slot(url.host);
     if (!release) return null;
     try {
-      const method = json || format === 'jasmin' ? 'POST' : request.method;
+      const method = asIs ? 'GET' : json || format === 'jasmin' ? 'POST' : request.method;
       // Signed when it leaves, so the timestamp is fresh on every attempt.
       const signature =
         request.secrets !== undefined && request.secrets.length > 0
@@ -140,7 +154,7 @@ export class CallbackSender {
           : undefined;
       return await this.exchange(url, method, body, signature, request.id, {
         contentType: json ? 'application/json' : 'application/x-www-form-urlencoded',
-        jasmin: format === 'jasmin',
+        format,
       });
     } finally {
       release();
@@ -153,7 +167,7 @@ export class CallbackSender {
     body: string | undefined,
     signature: string | undefined,
     id: string | undefined,
-    how: { contentType: string; jasmin: boolean },
+    how: { contentType: string; format: CallbackFormat },
   ): Promise<CallbackOutcome> {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
@@ -175,27 +189,53 @@ export class CallbackSender {
         },
         (res) => {
           let read = 0;
-          // Only a Jasmin receiver's answer is read, and only its start.
-          let head = '';
+          // Only a Jasmin receiver's answer is read (its start; the whole of a report's, which
+          // must be `ACK/Jasmin` and nothing else), and an sms-service's, which is its reply.
+          const chunks: Buffer[] = [];
+          const keep =
+            how.format === 'kannel-service'
+              ? MAX_RESPONSE_BYTES
+              : how.format === 'jasmin-dlr'
+                ? JASMIN_ACK.length + 64
+                : how.format === 'jasmin'
+                  ? JASMIN_ACK.length
+                  : 0;
           res.on('data', (chunk: Buffer) => {
+            if (read < keep) chunks.push(chunk.subarray(0, keep - read));
             read += chunk.length;
-            if (how.jasmin && head.length < JASMIN_ACK.length) head += chunk.toString('latin1');
             if (read > MAX_RESPONSE_BYTES) res.destroy();
           });
           res.on('close', () => {
             const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300 && how.jasmin && !head.startsWith(JASMIN_ACK))
+            const answer = Buffer.concat(chunks);
+            const success = status >= 200 && status < 300;
+            const acked =
+              how.format === 'jasmin'
+                ? answer.toString('latin1').startsWith(JASMIN_ACK)
+                : how.format === 'jasmin-dlr'
+                  ? // throwers.py: `if content.strip() != 'ACK/Jasmin'`, and 404 is not retried.
+                    read <= keep && answer.toString('latin1').trim() === JASMIN_ACK
+                  : true;
+            if (success && !acked)
               resolve({
                 ok: false,
                 retry: true,
                 reason: `HTTP ${status} without ${JASMIN_ACK}`,
                 category: `HTTP status ${status}`,
               });
-            else if (status >= 200 && status < 300) resolve({ ok: true, status });
+            else if (success)
+              resolve({
+                ok: true,
+                status,
+                ...(how.format === 'kannel-service' && {
+                  body: answer.toString('utf8'),
+                  contentType: (res.headers['content-type'] ?? '').split(';')[0].trim(),
+                }),
+              });
             else
               resolve({
                 ok: false,
-                retry: true,
+                retry: !(how.format === 'jasmin-dlr' && status === 404),
                 reason: `HTTP ${status}`,
                 category: `HTTP status ${status}`,
               });

@@ -9,11 +9,13 @@ import {
   markCallbackDone,
   markCallbackGivenUp,
   messageParams,
+  messageReportFacts,
   releaseCallbackLease,
   scheduleCallbackRetry,
   setCallbackError,
   takeDueCallbacks,
   type CallbackAttempt,
+  type MessageReportFacts,
 } from '@smsgw/store';
 
 export type { CallbackAttempt, CallbackKind } from '@smsgw/store';
@@ -101,6 +103,11 @@ export class CallbackStore {
   /** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */
   messageParams(messageId: string): Promise<Record<string, unknown> | undefined> {
     return messageParams(this.db, messageId);
+  }
+
+  /** The message's wish with its numbers and account name, for Kannel's report templates. */
+  reportFacts(messageId: string): Promise<MessageReportFacts | undefined> {
+    return messageReportFacts(this.db, messageId);
   }
 
   /** The URLs of a batch; a batch's URLs never change, so callers may cache them. */

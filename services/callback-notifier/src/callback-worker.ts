@@ -4,6 +4,9 @@ import type { CallbackAttempt, CallbackStore } from './callback-store';
 import type { NotifierMetrics } from './metrics';
 import { notifierDefaults } from './defaults';
 
+/** The first attempt and the retries of Jasmin's default dlr-thrower configuration. */
+const JASMIN_DLR_MAX_ATTEMPTS = 4;
+
 export interface CallbackWorkerOptions {
   maxAttempts: number;
   /** First retry delay; each next one doubles, up to notifierDefaults.maxRetryDelayMs. */
@@ -101,7 +104,7 @@ export class CallbackWorker {
       await this.store.succeeded(attempt, `HTTP ${outcome.status}`);
       return;
     }
-    if (!outcome.retry || attempts >= this.options.maxAttempts) {
+    if (!outcome.retry || attempts >= this.maxAttemptsOf(attempt)) {
       this.metrics.sent.inc({ ...labels, outcome: 'failed' });
       this.metrics.givenUp.inc({ ...labels, reason: outcome.retry ? 'attempts' : 'refused' });
       this.metrics.attempts.observe({ ...labels, outcome: 'failed' }, attempts);
@@ -118,6 +121,16 @@ export class CallbackWorker {
       this.options.retryBaseMs * 2 ** (attempts - 1),
     );
     await this.store.retryLater(attempt, outcome.reason, delay);
+  }
+
+  /**
+   * Jasmin's DLRThrower gives a report up after its max_retries retries, so a
+   * Jasmin client's receiver gets a report at most that often here too.
+   */
+  private maxAttemptsOf(attempt: CallbackAttempt): number {
+    return attempt.format === 'jasmin-dlr'
+      ? Math.min(this.options.maxAttempts, JASMIN_DLR_MAX_ATTEMPTS)
+      : this.options.maxAttempts;
   }
 
   /** Stops taking requests and waits for those in flight. */

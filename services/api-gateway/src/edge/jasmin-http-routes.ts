@@ -223,7 +223,10 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
       if (args.has('content') && args.has('hex-content'))
         throw new JasminError(400, 'content and hex-content cannot be used both in same request.');
       const principal = await deps.caller(req, username, args.get('password'));
-      const accepted = await deps.accept(principal, jasminSendBody(args, tlvs));
+      // Reported as Jasmin's DLRThrower does: the receiver answers ACK/Jasmin (dlr-callbacks.ts).
+      const accepted = await deps.accept(principal, jasminSendBody(args, tlvs), {
+        dlr_style: 'jasmin',
+      });
       text(200, `Success "${accepted.id}"`)(res);
     } catch (err) {
       answer(res, asJasmin(err, username), deps.logger, 'text');

@@ -1,4 +1,5 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { kannelMaskLevel } from '@smsgw/contracts';
 import { asyncRoute, toHttpError, type Logger } from '@smsgw/kit';
 import { crossSiteGuard } from '../cross-site-guard';
 import type { ParamsCaller } from '../request-caller';
@@ -78,6 +79,8 @@ function decodeText(octets: Buffer, charset: string | undefined, coding: number)
 
 /** The /secure/send body of one recipient of a sendsms request. */
 export function kannelSendBody(params: CgiParams, to: string): Record<string, unknown> {
+  // smsbox.c checks dlr-url and dlr-mask before the other fields: the same error comes first.
+  const wish = kannelReportWish(params);
   const coding =
     inRange(intParam(params, 'coding'), -1, 2, 'Coding field misformed, rejected') ?? 0;
   const mclass = inRange(intParam(params, 'mclass'), -1, 3, 'MClass field misformed, rejected');
@@ -92,13 +95,6 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
     throw new KannelError(400, 'Priority field misformed, rejected');
   if (params.has('udh'))
     throw new KannelError(400, 'UDH is not supported by this gateway, rejected');
-  if (
-    params.has('dlr-url') ||
-    params.has('dlrurl') ||
-    params.has('dlr-mask') ||
-    params.has('dlrmask')
-  )
-    throw new KannelError(400, 'DLR-URL is not supported by this gateway yet, rejected');
   const octets = params.get('text') ?? Buffer.alloc(0);
   const body: Record<string, unknown> = { to };
   if (coding === 1) {
@@ -116,7 +112,32 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
   if (priority !== undefined) body['priority'] = priority;
   // mclass 0 is flash; each class goes in data_coding as the dispatcher writes it.
   if (mclass !== undefined) body['message_class'] = mclass;
+  Object.assign(body, wish);
   return body;
+}
+
+/**
+ * The report wish of a sendsms request, as smsbox.c reads `dlr-url` and `dlr-mask` (or their old
+ * spellings `dlrurl` and `dlrmask`): a URL called with GET, its placeholders filled in when a
+ * report comes (dlr-callbacks.ts), for the events the mask names. A mask that names no event the
+ * gateway reports, or no URL, asks for nothing: Kannel would have no URL to call either.
+ */
+export function kannelReportWish(params: CgiParams): Record<string, unknown> {
+  const url = textParam(params, 'dlr-url') ?? textParam(params, 'dlrurl');
+  const maskText = params.has('dlr-mask') ? 'dlr-mask' : 'dlrmask';
+  const mask = intParam(params, maskText);
+  if (url !== undefined && url.length > 0 && !/^https?:\/\//i.test(url))
+    throw new KannelError(400, 'DLR-URL field misformed, rejected');
+  if (mask !== undefined && (mask < -1 || mask > 63))
+    throw new KannelError(400, 'DLR-Mask field misformed, rejected');
+  const level = mask === undefined || mask < 0 ? undefined : kannelMaskLevel(mask);
+  if (url === undefined || url.length === 0 || level === undefined) return {};
+  return { dlr_url: url, dlr_level: level, dlr_method: 'GET' };
+}
+
+/** The dlr-mask a request's report wish was built from (kannelReportWish), -1 for none. */
+function kannelMask(params: CgiParams): number {
+  return intParam(params, params.has('dlr-mask') ? 'dlr-mask' : 'dlrmask') ?? -1;
 }
 
 export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
@@ -160,7 +181,7 @@ export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
       let lastError: unknown;
       for (const [i, one] of bodies.entries()) {
         try {
-          await deps.accept(principal, one);
+          await deps.accept(principal, one, { dlr_style: 'kannel', dlr_mask: kannelMask(params) });
         } catch (err) {
           if (receivers.length === 1) throw err;
           failed.push(receivers[i]);
