@@ -1,6 +1,7 @@
 import {
   ASCII,
   BINARY,
+  BINARY_8BIT,
   EncodingError,
   GSM7,
   GSM7_BASIC,
@@ -14,6 +15,7 @@ import {
   planMessage,
   splitMessage,
   stripUdh,
+  withMessageClass,
 } from '../src/encoding';
 
 const plan = (content: string, coding?: number) => planMessage({ content, coding }, 255);
@@ -343,5 +345,25 @@ describe('segments', () => {
       }
       expect(parts.map((b) => decodeText(b, sent.dataCoding)).join('')).toBe(text);
     }
+  });
+});
+
+describe('withMessageClass', () => {
+  // Kannel's fields_to_dcs (gw/sms.c): `dcs |= (0x10 | msg->sms.mclass)` and
+  // `dcs |= (msg->sms.coding << 2)`, DC_7BIT 0, DC_8BIT 1, DC_UCS2 2.
+  it("writes the class into data_coding as Kannel's fields_to_dcs does", () => {
+    for (const cls of [0, 1, 2, 3]) {
+      expect(withMessageClass(GSM7, cls)).toBe(0x10 | cls);
+      expect(withMessageClass(BINARY_8BIT, cls)).toBe(0x14 | cls);
+      expect(withMessageClass(BINARY, cls)).toBe(0x14 | cls);
+      expect(withMessageClass(UCS2, cls)).toBe(0x18 | cls);
+    }
+  });
+
+  it('has no form for the codings without a class, nor for a class above 3', () => {
+    for (const coding of [ASCII, LATIN1, 5, 6, 7, 9, 10, 13, 14])
+      expect(withMessageClass(coding, 0)).toBeUndefined();
+    expect(withMessageClass(GSM7, 4)).toBeUndefined();
+    expect(withMessageClass(GSM7, -1)).toBeUndefined();
   });
 });
