@@ -112,7 +112,7 @@ describe('OpenAPI document', () => {
             adminToken: 'x'.repeat(16),
             maxBodyBytes: 1,
             trustedProxies: stub,
-            connectors: stub,
+            connectors: { secrets: stub, allowedHosts: [] },
           }),
         ),
       ].filter((r) => !/(openapi\.json|\/docs|\/internal\/)/.test(r));
