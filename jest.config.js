@@ -46,7 +46,7 @@ module.exports = {
     '/dist/',
     ...(haveServers ? [] : distributedTests),
     // The whole fault matrix takes many minutes: `pnpm test:faults` runs it; with the servers' URLs
-    // set (CI) the suite runs four of its rows in quick mode (tests/faults/matrix.test.ts).
+    // set (CI) the suite runs five of its rows in quick mode (tests/faults/matrix.test.ts).
     ...(process.env.FAULTS === '1' || haveServers ? [] : ['<rootDir>/tests/faults/']),
     ...(process.env.REDIS_URL
       ? []

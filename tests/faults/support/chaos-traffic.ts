@@ -145,13 +145,12 @@ export class ChaosTraffic {
     const recorded = new Map<string, string[]>();
     for (const r of rows)
       recorded.set(r.content ?? '', [...(recorded.get(r.content ?? '') ?? []), r.id]);
-    const made = this.run.context.receiver.madeBy('/mo', (call) => {
-      try {
-        return String((JSON.parse(call.body) as { text?: unknown }).text);
-      } catch {
-        return call.body;
-      }
-    });
+    // A route's webhook posts JSON (`text`), or a form as Jasmin's (`content`).
+    const made = this.run.context.receiver.madeBy('/mo', (call) =>
+      call.body.startsWith('{')
+        ? String((JSON.parse(call.body) as { text?: unknown }).text)
+        : (call.query['text'] ?? call.query['content'] ?? ''),
+    );
     const figures: InboundFigures = {
       originated: this.originated,
       answered: this.answered.size,
