@@ -7,6 +7,7 @@ import { QUEUES, DEFAULT_CONNECTOR, connectorQueue } from '@smsgw/contracts';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { openEsme, type Esme } from '../smpp-server/support/esme-client';
 import { basic, request } from '../support/http';
 import {
   documentedMetrics,
@@ -24,6 +25,7 @@ let sim: SmppSimulator;
 let receiver: CallbackReceiver;
 let gw: RunningGateway | undefined;
 let scrape: Scrape;
+let esme: Esme | undefined;
 
 async function scrapeNow(base: string): Promise<Scrape> {
   const reply = await request(base, 'GET', '/metrics');
@@ -200,6 +202,15 @@ beforeAll(async () => {
   // An inbound message the SMSC delivers twice, which no MO route takes.
   await sim.originate({ from: '41790000009', to: '4000', text: 'inbound', times: 2 });
   await metricReaches(base, 'smsgw_inbound_routed_total', { outcome: 'unrouted' });
+  // An SMPP customer (docs/smpp-server.md): a refused bind, then a submit with registered_delivery
+  // whose receipt comes back on the same transceiver session, which stays bound.
+  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1n' })).status).toBe(200);
+  esme = await openEsme({ port: gw.gateway.smppPort });
+  expect((await esme.bind('bind_transceiver', 'erin', 'wrong')).status).toBe(0x0e);
+  expect((await esme.bind('bind_transceiver', 'erin', 'er1n')).status).toBe(0);
+  const smppSubmit = { to: '41790000011', bytes: Buffer.from('smpp'), registeredDelivery: 1 };
+  expect((await esme.submit(smppSubmit)).status).toBe(0);
+  await metricReaches(base, 'smsgw_smpp_deliver_sm_total', { kind: 'receipt' });
   // The answered callback's row is closed just after its request is counted, and the dispatcher
   // takes up a connector added at run time (with its queues' gauges) at its next reload.
   const spareQueue = connectorQueue(QUEUES.dispatcherSubmit, 'spare');
@@ -216,6 +227,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.stop();
+  esme?.close();
   await receiver?.stop();
   await sim?.stop();
 });
@@ -282,11 +294,13 @@ describe('GET /metrics in embedded mode', () => {
     // The first run's send counted in the first run's registry; this one re-published it.
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(2);
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
-    expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'default' })).toBe(4);
-    expect(total(scrape, 'smsgw_pdus_submitted_total', { connector: 'default' })).toBe(4);
-    expect(
-      total(scrape, 'smsgw_messages_final_total', { connector: 'default', state: 'delivered' }),
-    ).toBe(4);
+    // Four sent over HTTP, one over SMPP (counted by the smpp-server, not as accepted here).
+    expect(total(scrape, 'smsgw_smpp_submits_total', { account: 'erin', status: 'ESME_ROK' })).toBe(
+      1,
+    );
+    expect(total(scrape, 'smsgw_smpp_binds_total', { outcome: 'ESME_RINVPASWD' })).toBe(1);
+    expect(total(scrape, 'smsgw_smpp_sessions', { bind_type: 'transceiver' })).toBe(1);
+    expect(total(scrape, 'smsgw_messages_submitted_total', { connector: 'default' })).toBe(5);
     expect(
       total(scrape, 'smsgw_messages_failed_total', {
         connector: 'default',

@@ -114,6 +114,7 @@ describe('the PromQL checker', () => {
       'services/dispatcher/src/metrics.ts',
       'services/batch-scheduler/src/metrics.ts',
       'services/callback-notifier/src/metrics.ts',
+      'services/smpp-server/src/metrics.ts',
     ]
       .map(read)
       .join('\n');

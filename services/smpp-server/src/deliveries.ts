@@ -101,7 +101,10 @@ export class Deliveries {
     const dropped = await expireSmppDeliveries(this.db, this.options.expiryHours);
     if (dropped > 0)
       this.logger.warn({ dropped }, 'SMPP receipts and inbound messages expired unsent');
-    this.metrics.waiting.reset();
+    for (const kind of ['receipt', 'inbound']) {
+      this.metrics.waiting.set({ kind }, 0);
+      this.metrics.oldestWaiting.set({ kind }, 0);
+    }
     for (const w of await smppDeliveriesWaiting(this.db)) {
       this.metrics.waiting.set({ kind: w.kind }, w.count);
       this.metrics.oldestWaiting.set({ kind: w.kind }, w.oldest_seconds);
