@@ -18,6 +18,7 @@ COPY services/api-gateway/package.json services/api-gateway/
 COPY services/dispatcher/package.json services/dispatcher/
 COPY services/batch-scheduler/package.json services/batch-scheduler/
 COPY services/callback-notifier/package.json services/callback-notifier/
+COPY services/smpp-server/package.json services/smpp-server/
 COPY apps/standalone/package.json apps/standalone/
 COPY apps/cli/package.json apps/cli/
 RUN pnpm install --frozen-lockfile

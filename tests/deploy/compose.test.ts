@@ -7,6 +7,7 @@ import { gatewayConfigShape } from '@smsgw/api-gateway';
 import { dispatcherConfigShape } from '@smsgw/dispatcher';
 import { schedulerConfigShape } from '@smsgw/batch-scheduler';
 import { notifierConfigShape } from '@smsgw/callback-notifier';
+import { smppServerConfigShape } from '@smsgw/smpp-server';
 
 const root = join(__dirname, '..', '..');
 interface ComposeService {
@@ -46,6 +47,11 @@ const ours = {
     pkg: '@smsgw/callback-notifier',
     dir: 'services/callback-notifier',
     shape: notifierConfigShape,
+  },
+  'smpp-server': {
+    pkg: '@smsgw/smpp-server',
+    dir: 'services/smpp-server',
+    shape: smppServerConfigShape,
   },
 } as const;
 

@@ -301,7 +301,7 @@ describe('deploy/prometheus/prometheus.yml', () => {
     expect(config.rule_files).toContain('alerts.yml');
   });
 
-  it('scrapes /metrics of the five services where docker-compose.yml runs them', () => {
+  it('scrapes /metrics of the six services where docker-compose.yml runs them', () => {
     const compose = parse(read('docker-compose.yml'), { merge: true }) as {
       services: Record<string, { environment?: Record<string, string> }>;
     };
@@ -311,6 +311,7 @@ describe('deploy/prometheus/prometheus.yml', () => {
       'batch-scheduler',
       'dispatcher',
       'callback-notifier',
+      'smpp-server',
     ].map((name) => `${name}:${compose.services[name].environment!['PORT']}`);
     const job = config.scrape_configs.find((j) => j.job_name === 'sms-gateway')!;
     expect(job.metrics_path ?? '/metrics').toBe('/metrics');
