@@ -28,7 +28,10 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
     ) as Record<ServiceName, number>;
     const env: Record<ServiceName, Record<string, string>> = {
       auth: { ADMIN_TOKEN: E2E_ADMIN_TOKEN, JWT_SECRET: E2E_JWT_SECRET },
-      'api-gateway': { AUTH_URL: `http://127.0.0.1:${ports.auth}` },
+      'api-gateway': {
+        AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+        CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+      },
       'batch-scheduler': {},
       dispatcher: {
         SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${smppPort}?window=10`,

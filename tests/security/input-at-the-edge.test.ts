@@ -295,8 +295,8 @@ describe('requests a browser makes for another site', () => {
   });
 });
 
-describe('what customers read of a failed callback', () => {
-  it('names a category, not the private address a host name resolves to', async () => {
+describe('what customers read of a refused callback', () => {
+  it('names the host it was given, not the private address that name resolves to', async () => {
     const sent = await call('POST', '/secure/send', {
       auth: alice,
       json: {
@@ -307,14 +307,10 @@ describe('what customers read of a failed callback', () => {
         'dlr-level': 3,
       },
     });
-    expect(sent.status).toBe(200);
-    const id = String(sent.body.data).slice('Success "'.length);
-    const message = await waitFor(async () => {
-      const m = (await call('GET', `/secure/messages/${id}`, { auth: alice })).body.data;
-      return m.callbackError ? m : undefined;
-    });
-    expect(message.callbackError).toMatch(/given up after 1 attempts: refused by policy$/);
-    expect(message.callbackError).not.toMatch(/127\.0\.0\.1|::1|resolves|private/);
+    // Refused at acceptance (callback-url-check.ts), before anything is charged.
+    expect(sent.status).toBe(400);
+    expect(JSON.stringify(sent.body)).toMatch(/dlr_url: localhost is a private/);
+    expect(JSON.stringify(sent.body)).not.toMatch(/127\.0\.0\.1|::1|resolves/);
   });
 });
 

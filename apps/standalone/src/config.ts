@@ -1,4 +1,5 @@
 import { envVars } from '@smsgw/kit';
+import { ownPortsEnv } from '@smsgw/api-gateway';
 
 /**
  * Embedded mode reads the union of the services' variables; the secrets are optional here (those
@@ -7,6 +8,7 @@ import { envVars } from '@smsgw/kit';
  */
 export const standaloneConfigShape = {
   PORT: envVars.PORT.default(8080),
+  ...ownPortsEnv,
   // A laptop default: reachable from this machine only. Set HOST=0.0.0.0 to expose it.
   HOST: envVars.HOST.default('127.0.0.1'),
   LOG_LEVEL: envVars.LOG_LEVEL,
@@ -57,7 +59,6 @@ export const standaloneConfigShape = {
   LOGIN_WINDOW_SECONDS: envVars.LOGIN_WINDOW_SECONDS,
   KDF_CONCURRENCY: envVars.KDF_CONCURRENCY,
   TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
-};
   SMPP_SERVER_PORT: envVars.SMPP_SERVER_PORT,
   SMPP_SERVER_TLS_PORT: envVars.SMPP_SERVER_TLS_PORT,
   SMPP_SERVER_TLS_CERT: envVars.SMPP_SERVER_TLS_CERT,
@@ -67,3 +68,4 @@ export const standaloneConfigShape = {
   SMPP_ENQUIRE_LINK_MS: envVars.SMPP_ENQUIRE_LINK_MS,
   SMPP_WINDOW: envVars.SMPP_WINDOW,
   SMPP_RECEIPT_EXPIRY_HOURS: envVars.SMPP_RECEIPT_EXPIRY_HOURS,
+};

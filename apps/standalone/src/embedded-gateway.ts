@@ -1,6 +1,11 @@
 import type { Server } from 'node:http';
 import { authSettings, createAuthService } from '@smsgw/auth';
-import { createGatewayService, gatewaySettings } from '@smsgw/api-gateway';
+import {
+  createGatewayService,
+  gatewaySettings,
+  openOwnPorts,
+  ownPortsWanted,
+} from '@smsgw/api-gateway';
 import { createSchedulerService, schedulerSettings } from '@smsgw/batch-scheduler';
 import { createNotifierService, notifierSettings } from '@smsgw/callback-notifier';
 import { dispatcherFromConfig, openSmscLink } from '@smsgw/dispatcher';
@@ -29,6 +34,9 @@ export interface EmbeddedGateway {
   /** Where customers bind over SMPP (and over TLS, when configured). */
   smppPort: number;
   smppTlsPort?: number | undefined;
+  /** Jasmin's HTTP interface and Kannel's sendsms on ports of their own, when asked for. */
+  jasminHttpPort?: number | undefined;
+  kannelSendsmsPort?: number | undefined;
   /** The built-in simulator's control endpoint, when it is the SMSC (SMSC_URL unset). */
   simulatorControlUrl?: string | undefined;
   /** In shutdown order: stop intake, finish in-flight work, close. */
@@ -87,6 +95,11 @@ export async function startEmbeddedGateway(
     credentials: auth.smppBinds,
   });
 
+  const ownPorts = await openOwnPorts(ownPortsWanted(config, gateway.ownPortRoutes), {
+    host: config.HOST,
+    registry,
+    logger,
+  });
   const app = createHttpApp({ registry });
   app.use(auth.routes);
   app.use(gateway.routes);
@@ -97,6 +110,7 @@ export async function startEmbeddedGateway(
       database: await db.ping(),
       bus: bus.isReady(),
       ...dispatcher.readiness(),
+      ...ownPorts.readiness(),
     }),
   });
 
@@ -114,9 +128,12 @@ export async function startEmbeddedGateway(
     port,
     smppPort: smppServer.server.port,
     smppTlsPort: smppServer.server.tlsPort,
+    jasminHttpPort: ownPorts.ports['jasmin-http'],
+    kannelSendsmsPort: ownPorts.ports['kannel-sendsms'],
     simulatorControlUrl: smsc.simulatorControlUrl,
     shutdownSteps: [
       { name: 'http', run: () => closeServer(server) },
+      ...ownPorts.stopSteps,
       ...smppServer.stopSteps,
       ...gateway.stopSteps,
       { name: 'dispatcher', run: () => dispatcher.stop() },

@@ -8,6 +8,7 @@ import type { BatchStore } from './batch-store';
 import { shortfall } from './credit-snapshot';
 import { LargeBatchGate } from './large-batch-gate';
 import { notAllowed, type SenderGuard } from './sender-guard';
+import type { CallbackUrlCheck } from './callback-url-check';
 import type { OptOutGuard } from './optout-guard';
 import type { MtRouter } from '@smsgw/routing';
 import { routeBatchInSlices } from './batch-routing';
@@ -54,6 +55,7 @@ export class BatchIntake {
     private readonly senders: SenderGuard,
     private readonly optOuts: OptOutGuard,
     private readonly router: MtRouter,
+    private readonly callbackUrls: CallbackUrlCheck,
     private readonly onAccepted: (recipients: number) => void = () => undefined,
   ) {}
 
@@ -128,6 +130,7 @@ export class BatchIntake {
   async accept(sender: BatchSender, body: unknown): Promise<BatchResult['data']> {
     const { accountId } = sender;
     const plan = await planBatchInSlices(body, this.limits, new Date());
+    await this.checkCallbackUrls(plan);
     await this.applySenderRules(accountId, plan);
     await this.leaveOutOptedOut(accountId, plan);
     await routeBatchInSlices(this.router, sender.username, plan);
@@ -156,6 +159,22 @@ export class BatchIntake {
       messageCount: plan.recipients,
       ...(delay > 0 && { scheduled: `${delay}s` }),
     };
+  }
+
+  /**
+   * The batch's callback URLs and each distinct dlr-url of its messages, before anything is
+   * charged: one on a private address is a 400 naming where it is.
+   */
+  private async checkCallbackUrls(plan: BatchPlan): Promise<void> {
+    await this.callbackUrls.check('batch_config.callback_url', plan.callbackUrl);
+    await this.callbackUrls.check('batch_config.errback_url', plan.errbackUrl);
+    const seen = new Set<string>();
+    for (const [index, entry] of plan.entries.entries()) {
+      const url = entry.params['dlr_url'];
+      if (typeof url !== 'string' || seen.has(url)) continue;
+      seen.add(url);
+      await this.callbackUrls.check(`messages[${index}].dlr_url`, url);
+    }
   }
 
   /**

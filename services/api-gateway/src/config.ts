@@ -1,4 +1,5 @@
 import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
+import { ownPortsEnv } from './edge/own-ports';
 
 /**
  * The environment variables api-gateway reads (docs/configuration.md); tests check deployments
@@ -22,6 +23,9 @@ export const gatewayConfigShape = {
   LARGE_BATCH_BYTES: envVars.LARGE_BATCH_BYTES,
   CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
   TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
+  /** Private callback hosts customers may name; others are refused at acceptance. */
+  CALLBACK_ALLOWED_HOSTS: envVars.CALLBACK_ALLOWED_HOSTS,
+  ...ownPortsEnv,
   /** `schedule_at` without a zone is read in this time zone (batch-plan.ts). */
   TZ: envVars.TZ,
 };

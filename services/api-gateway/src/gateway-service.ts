@@ -18,7 +18,8 @@ import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
 import { MessageStore } from './message-store';
 import { SendPipeline } from './send-pipeline/send-pipeline';
-import { createGatewayRoutes } from './routes';
+import { createGatewayRoutes, createOwnPortRoutes, type GatewayRoutesDeps } from './routes';
+import { jasminHttpPing, type OwnPortName } from './edge/own-ports';
 import { InboundCredentials } from './inbound-credentials';
 import { createSendAcceptor, createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
@@ -27,6 +28,7 @@ import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { SenderGuard } from './sender-guard';
 import { OptOutGuard } from './optout-guard';
+import { callbackUrlCheck } from './callback-url-check';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -50,6 +52,8 @@ export interface GatewayOptions {
   trustedProxies: readonly string[];
   /** Customers see route and connector names (SHOW_ROUTES_TO_CUSTOMERS). */
   showRoutes: boolean;
+  /** Private callback hosts a customer may name (CALLBACK_ALLOWED_HOSTS); others refused at acceptance. */
+  callbackAllowedHosts: readonly string[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -65,6 +69,7 @@ export function gatewaySettings(config: {
   CORS_ALLOWED_ORIGINS: readonly string[];
   TRUSTED_PROXIES: string[];
   SHOW_ROUTES_TO_CUSTOMERS: boolean;
+  CALLBACK_ALLOWED_HOSTS: readonly string[];
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -78,6 +83,7 @@ export function gatewaySettings(config: {
   | 'corsAllowedOrigins'
   | 'trustedProxies'
   | 'showRoutes'
+  | 'callbackAllowedHosts'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -91,6 +97,7 @@ export function gatewaySettings(config: {
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxies: config.TRUSTED_PROXIES,
     showRoutes: config.SHOW_ROUTES_TO_CUSTOMERS,
+    callbackAllowedHosts: config.CALLBACK_ALLOWED_HOSTS,
   };
 }
 
@@ -103,6 +110,8 @@ const IDEMPOTENT_POLL_MS = 50;
 
 export interface GatewayService {
   routes: Router;
+  /** What JASMIN_HTTP_PORT and KANNEL_SENDSMS_PORT serve (edge/own-ports.ts). */
+  ownPortRoutes: Record<OwnPortName, Router>;
   /** POST /secure/send ahead of express (hotSendRoute); none when CORS origins are configured. */
   hotRoute: HotRoute | undefined;
   store: MessageStore;
@@ -125,6 +134,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     refreshMs: gatewayDefaults.routesRefreshMs,
   });
   router.start();
+  const callbackUrls = callbackUrlCheck(options.callbackAllowedHosts);
   const batches = new BatchIntake(
     batchStore,
     options.bus,
@@ -139,6 +149,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     senders,
     optOuts,
     router,
+    callbackUrls,
     (recipients) => accepted.inc({ kind: 'batch' }, recipients),
   );
   const idempotency = new IdempotentRequests(options.db, options.logger, {
@@ -148,11 +159,11 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   });
   const sweeper = new IdempotencySweeper(options.db, options.logger);
   sweeper.start(Math.min(options.idempotencyWindowSeconds * 1000, 60_000));
-  const accept = createSendAcceptor({ sends, senders, optOuts, router });
+  const accept = createSendAcceptor({ sends, senders, optOuts, router, callbackUrls });
   const send = createSendHandler(accept);
   const proxies = compileProxyTrust(options.trustedProxies);
   const caller = requestCaller(options.verifier, proxies);
-  const routes = createGatewayRoutes({
+  const routeDeps: GatewayRoutesDeps = {
     idempotency,
     db: options.db,
     caller,
@@ -174,7 +185,11 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
       logger: options.logger,
     },
     router,
-  });
+  };
+  const routes = createGatewayRoutes(routeDeps);
+  const own = createOwnPortRoutes(routeDeps);
+  // On its own port Jasmin's /ping is its HTTP interface's (text), not its REST interface's (JSON).
+  own['jasmin-http'].use(jasminHttpPing());
   const hotRoute = hotSendRoute({
     send,
     caller,
@@ -185,6 +200,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   });
   return {
     routes,
+    ownPortRoutes: own,
     hotRoute,
     store,
     sends,

@@ -11,3 +11,4 @@ export {
   type SendAcceptance,
   type SendAcceptanceOptions,
 } from './send-acceptance';
+export { openOwnPorts, ownPortsEnv, ownPortsWanted, type OpenOwnPorts } from './edge/own-ports';

@@ -42,6 +42,7 @@ import { createKannelSendsmsRoutes } from './edge/kannel-sendsms-routes';
 import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse, withoutRouting } from './message-routing';
 import { createJasminRestRoutes } from './jasmin-rest-routes';
+import type { OwnPortName } from './edge/own-ports';
 
 export interface GatewayRoutesDeps {
   caller: RequestCaller;
@@ -67,9 +68,8 @@ export interface GatewayRoutesDeps {
   router: MtRouter;
 }
 
-/** Jasmin's HTTP interface and Kannel's sendsms, also served on ports of their own (gateway-service.ts). */
-export function createLegacyRoutes(deps: GatewayRoutesDeps): Router {
-  const router = Router();
+/** Jasmin's HTTP interface and Kannel's sendsms, each also served on a port of its own (edge/own-ports.ts). */
+export function createOwnPortRoutes(deps: GatewayRoutesDeps): Record<OwnPortName, Router> {
   const common = {
     caller: deps.paramsCaller,
     accept: deps.accept,
@@ -77,7 +77,8 @@ export function createLegacyRoutes(deps: GatewayRoutesDeps): Router {
     corsAllowedOrigins: deps.corsAllowedOrigins,
     logger: deps.logger,
   };
-  router.use(
+  const jasmin = Router();
+  jasmin.use(
     createJasminHttpRoutes({
       ...common,
       store: deps.store,
@@ -85,7 +86,15 @@ export function createLegacyRoutes(deps: GatewayRoutesDeps): Router {
       maxParts: deps.maxParts,
     }),
   );
-  router.use(createKannelSendsmsRoutes(common));
+  return { 'jasmin-http': jasmin, 'kannel-sendsms': createKannelSendsmsRoutes(common) };
+}
+
+/** Jasmin's HTTP interface and Kannel's sendsms on the gateway's port. */
+export function createLegacyRoutes(deps: GatewayRoutesDeps): Router {
+  const router = Router();
+  const own = createOwnPortRoutes(deps);
+  router.use(own['jasmin-http']);
+  router.use(own['kannel-sendsms']);
   return router;
 }
 

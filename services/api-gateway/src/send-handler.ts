@@ -11,6 +11,7 @@ import { routeOrRefuse } from './message-routing';
 import type { OptOutGuard } from './optout-guard';
 import type { SenderGuard } from './sender-guard';
 import type { AcceptedMessage, SendPipeline } from './send-pipeline/send-pipeline';
+import { callbackUrlCheck, type CallbackUrlCheck } from './callback-url-check';
 
 export const SEND_PATH = '/secure/send';
 
@@ -34,11 +35,15 @@ export interface SendHandlerDeps {
   senders: SenderGuard;
   optOuts: OptOutGuard;
   router: MtRouter;
+  /** CALLBACK_ALLOWED_HOSTS's check; without it, every private callback host is refused. */
+  callbackUrls?: CallbackUrlCheck;
 }
 
 export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
+  const callbackUrls = deps.callbackUrls ?? callbackUrlCheck([]);
   return async ({ accountId, username }, body, report) => {
     const request = parseInput(SendRequestSchema, body);
+    if (request.dlr_url !== undefined) await callbackUrls.check('dlr_url', request.dlr_url);
     const from = await deps.senders.senderFor(accountId, request.from);
     await deps.optOuts.check(accountId, request.to);
     const routing = routeOrRefuse(deps.router, {
