@@ -137,7 +137,7 @@ export async function startServices(options: {
       const reply = await fetch(`${auth.url}/admin/v1/accounts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ username, password: 'bench-password', ...extra }),
+        body: JSON.stringify({ username, password: 'bench-password', balance: null, ...extra }),
       });
       if (reply.status !== 201) throw new Error(`account: HTTP ${reply.status}`);
       return `Basic ${Buffer.from(`${username}:bench-password`).toString('base64')}`;

@@ -53,7 +53,7 @@ export async function benchCredentials(): Promise<void> {
       const created = await fetch(`${gw.url}/admin/v1/accounts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ username, password: `${username}-password` }),
+        body: JSON.stringify({ username, password: `${username}-password`, balance: null }),
       });
       if (created.status !== 201) throw new Error(`account ${username}: HTTP ${created.status}`);
     }

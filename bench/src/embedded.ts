@@ -38,7 +38,7 @@ export async function benchEmbedded(): Promise<void> {
       const reply = await fetch(`${gateway.url}/admin/v1/accounts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ username: 'embedded', password: 'bench-password' }),
+        body: JSON.stringify({ username: 'embedded', password: 'bench-password', balance: null }),
       });
       if (reply.status !== 201) throw new Error(`account: HTTP ${reply.status}`);
       const auth = `Basic ${Buffer.from('embedded:bench-password').toString('base64')}`;

@@ -100,7 +100,7 @@ export function useDistributedRun(): DistributedRun {
     const created = await fetch(`${auth.url}/admin/v1/accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password: `${username}-password` }),
+      body: JSON.stringify({ username, password: `${username}-password`, balance: null }),
     });
     if (created.status !== 201) throw new Error(`account ${username}: HTTP ${created.status}`);
     return {
