@@ -50,7 +50,11 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
     .option('--connector <name>', 'the connector it came through (default: default)')
     .option('--any-connector', 'messages of any connector (any upstream may claim any number)')
     .option('--webhook <url>', 'POST each message there; without it, into the inbox only')
-    .option('--format <format>', 'json (default) or jasmin (Jasmin MO form fields)')
+    .option(
+      '--format <format>',
+      'json (default), jasmin (Jasmin MO form fields) or kannel (the webhook is a Kannel sms-service URL template, called with GET, its answer the reply)',
+    )
+    .option('--no-reply', 'kannel: do not send the service answer back to the sender')
     .action(
       async (
         name: string,
@@ -64,6 +68,7 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
           anyConnector?: boolean;
           webhook?: string;
           format?: string;
+          reply?: boolean;
         },
       ) => {
         d.show(
@@ -79,6 +84,7 @@ export function addTwoWayCommands(program: Command, d: TwoWayDeps): void {
               ...(o.anyConnector === true && { any_connector: true }),
               ...(o.webhook !== undefined && { webhook_url: o.webhook }),
               ...(o.format !== undefined && { webhook_format: o.format }),
+              ...(o.reply === false && { kannel_reply: false }),
             }),
         );
       },

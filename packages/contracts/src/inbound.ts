@@ -80,12 +80,22 @@ export const MoRouteSchema = z
     any_connector: z.boolean().default(false),
     account: z.string().min(1).max(100),
     webhook_url: HttpUrlSchema.optional(),
-    webhook_format: z.enum(['json', 'jasmin']).default('json'),
+    /**
+     * json: a JSON POST; jasmin: Jasmin's MO form fields; kannel: `webhook_url` is a Kannel
+     * sms-service URL template, called with GET, its answer sent back to the sender as a reply.
+     */
+    webhook_format: z.enum(['json', 'jasmin', 'kannel']).default('json'),
+    /** kannel: whether the service's answer goes back to the sender (Kannel's default: it does). */
+    kannel_reply: z.boolean().default(true),
   })
   .strict()
   .refine((r) => !(r.any_connector === true && r.connector !== undefined), {
     message: 'give connector or any_connector, not both',
     path: ['any_connector'],
+  })
+  .refine((r) => r.webhook_format !== 'kannel' || r.webhook_url !== undefined, {
+    message: 'a kannel route calls its webhook_url: give one',
+    path: ['webhook_url'],
   });
 export type MoRouteInput = z.infer<typeof MoRouteSchema>;
 

@@ -44,6 +44,7 @@ function routeView(r: MoRouteRow) {
     account: r.username,
     webhook_url: r.webhook_url,
     webhook_format: r.webhook_format,
+    kannel_reply: r.kannel_reply,
   };
 }
 
@@ -107,6 +108,7 @@ export function createInboundAdminRoutes(db: Db): Router {
         account_id: account.id,
         webhook_url: input.webhook_url ?? null,
         webhook_format: input.webhook_format,
+        kannel_reply: input.kannel_reply,
       });
       if (!stored)
         throw new HttpError('CONFLICT', `Another MO route has position ${input.position}`);

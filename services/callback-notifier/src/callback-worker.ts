@@ -1,5 +1,5 @@
 import { PollingLoop, type Logger } from '@smsgw/kit';
-import type { CallbackSender } from './callback-sender';
+import type { CallbackOutcome, CallbackSender } from './callback-sender';
 import type { CallbackAttempt, CallbackStore } from './callback-store';
 import type { NotifierMetrics } from './metrics';
 import { notifierDefaults } from './defaults';
@@ -32,6 +32,10 @@ export class CallbackWorker {
     private readonly logger: Logger,
     private readonly metrics: NotifierMetrics,
     private readonly options: CallbackWorkerOptions,
+    /** Sends a Kannel sms-service's answer back to the subscriber (kannel-service requests). */
+    private readonly serviceReplies?: {
+      answer(inboundId: string, outcome: CallbackOutcome): Promise<unknown>;
+    },
   ) {
     this.loop = new PollingLoop(() => this.round(), logger, 'callback round');
   }
@@ -98,6 +102,19 @@ export class CallbackWorker {
     }
     const labels = { kind: attempt.kind };
     const attempts = attempt.attempts + 1;
+    // Kannel calls an sms-service once and answers the subscriber whatever came back: its text,
+    // or its "could not fetch" when the call failed (smsbox.c url_result_thread). A URL the
+    // gateway refuses to call is the operator's to fix, and the subscriber gets nothing.
+    if (attempt.format === 'kannel-service' && (outcome.ok || outcome.retry)) {
+      await this.serviceReplies?.answer(attempt.message_id, outcome);
+      if (!outcome.ok) {
+        this.metrics.sent.inc({ ...labels, outcome: 'failed' });
+        this.metrics.givenUp.inc({ ...labels, reason: 'attempts' });
+        this.metrics.attempts.observe({ ...labels, outcome: 'failed' }, attempts);
+        await this.store.gaveUp(attempt, outcome.reason, outcome.category);
+        return;
+      }
+    }
     if (outcome.ok) {
       this.metrics.sent.inc({ ...labels, outcome: 'ok' });
       this.metrics.attempts.observe({ ...labels, outcome: 'ok' }, attempts);

@@ -15,4 +15,7 @@ export const notifierConfigShape = {
   CALLBACK_HOST_CONCURRENCY: envVars.CALLBACK_HOST_CONCURRENCY,
   OPTOUT_KEYWORDS: envVars.OPTOUT_KEYWORDS,
   OPTIN_KEYWORDS: envVars.OPTIN_KEYWORDS,
+  // Replies of Kannel sms-service routes are sent as the gateway sends any message.
+  MAX_PARTS: envVars.MAX_PARTS,
+  UNLISTED_SENDERS: envVars.UNLISTED_SENDERS,
 };

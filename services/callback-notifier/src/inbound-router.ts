@@ -9,6 +9,7 @@ import {
 } from '@smsgw/store';
 import type { Counter } from 'prom-client';
 import type { CallbackStore } from './callback-store';
+import { fillKannelTemplate } from './kannel-template';
 import { applyOptOutKeyword, type OptOutKeywords } from './opt-out-keywords';
 
 /**
@@ -61,6 +62,31 @@ export function moWebhookParams(
   };
 }
 
+/** Kannel's coding of an inbound message's data coding: 0 7-bit, 1 8-bit, 2 UCS-2. */
+function kannelCoding(dataCoding: number): number {
+  if (dataCoding === 8) return 2;
+  return dataCoding === 4 || dataCoding === 2 ? 1 : 0;
+}
+
+/**
+ * A Kannel sms-service URL filled in for an inbound message (urltrans.c): `%p` its sender,
+ * `%P` the number it was sent to, `%a %b %k %s %r` its words, `%n` the route's name (Kannel's
+ * service name), `%i` its connector (Kannel's smsc-id), `%t %T` when it came.
+ */
+export function smsServiceUrl(template: string, routeName: string, m: InboundMessageRow): string {
+  return fillKannelTemplate(template, {
+    text: m.content ?? Buffer.from(m.hex_content ?? '', 'hex').toString('latin1'),
+    handset: m.from_addr,
+    gateway: m.to_addr,
+    dlrEvent: 0,
+    id: m.id,
+    smscId: m.connector,
+    service: routeName,
+    time: m.received_at,
+    coding: kannelCoding(m.coding),
+  });
+}
+
 /**
  * Gives each recorded inbound message to the account of the first MO route that matches it, in
  * one transaction with its opt-out keyword and its webhook call (a row the callback worker sends
@@ -97,6 +123,15 @@ export class InboundRouter {
         keyword: message.keyword,
       });
       if (route.webhook_url === null) return false;
+      if (route.webhook_format === 'kannel')
+        return this.store.enqueueIn(tx, {
+          message_id: message.id,
+          kind: 'mo',
+          url: smsServiceUrl(route.webhook_url, route.name, message),
+          method: 'GET',
+          query: {},
+          format: 'kannel-service',
+        });
       return this.store.enqueueIn(tx, {
         message_id: message.id,
         kind: 'mo',

@@ -1,5 +1,20 @@
-import { QUEUES, TOPICS, type MessageDlrEvent, type MessageResultEvent } from '@smsgw/contracts';
-import { PollingLoop, UrlGuard, type Bus, type Consumer, type Db, type Logger } from '@smsgw/kit';
+import { createSendAcceptance } from '@smsgw/api-gateway';
+import {
+  QUEUES,
+  TOPICS,
+  type MessageDlrEvent,
+  type MessageResultEvent,
+  type UnlistedSenderMode,
+} from '@smsgw/contracts';
+import {
+  envVars,
+  PollingLoop,
+  UrlGuard,
+  type Bus,
+  type Consumer,
+  type Db,
+  type Logger,
+} from '@smsgw/kit';
 import type { Registry } from 'prom-client';
 import { CallbackSender } from './callback-sender';
 import { CallbackStore } from './callback-store';
@@ -10,6 +25,7 @@ import { OutcomeOutbox } from './outcome-outbox';
 import { createNotifierMetrics } from './metrics';
 import { ResultCallbacks } from './result-callbacks';
 import { InboundRouter } from './inbound-router';
+import { SmsServiceReplies } from './sms-service-replies';
 import type { OptOutKeywords } from './opt-out-keywords';
 import { notifierDefaults } from './defaults';
 
@@ -28,6 +44,12 @@ export interface NotifierServiceOptions {
   outboxStaleMs?: number;
   /** Keywords of inbound messages that change the receiving account's opt-out list. */
   optOutKeywords: OptOutKeywords;
+  /**
+   * For the replies of Kannel sms-service routes, sent as the gateway sends any message
+   * (MAX_PARTS and UNLISTED_SENDERS; their defaults when not given).
+   */
+  maxParts?: number;
+  unlistedSenders?: UnlistedSenderMode;
 }
 
 /** Notifier settings from its environment (distributed and embedded mode alike). */
@@ -39,6 +61,8 @@ export function notifierSettings(config: {
   CALLBACK_HOST_CONCURRENCY: number;
   OPTOUT_KEYWORDS: string[];
   OPTIN_KEYWORDS: string[];
+  MAX_PARTS: number;
+  UNLISTED_SENDERS: UnlistedSenderMode;
 }): Pick<
   NotifierServiceOptions,
   | 'allowedHosts'
@@ -47,6 +71,8 @@ export function notifierSettings(config: {
   | 'timeoutMs'
   | 'hostConcurrency'
   | 'optOutKeywords'
+  | 'maxParts'
+  | 'unlistedSenders'
 > {
   return {
     allowedHosts: config.CALLBACK_ALLOWED_HOSTS,
@@ -55,6 +81,8 @@ export function notifierSettings(config: {
     timeoutMs: config.CALLBACK_TIMEOUT_MS,
     hostConcurrency: config.CALLBACK_HOST_CONCURRENCY,
     optOutKeywords: { optOut: config.OPTOUT_KEYWORDS, optIn: config.OPTIN_KEYWORDS },
+    maxParts: config.MAX_PARTS,
+    unlistedSenders: config.UNLISTED_SENDERS,
   };
 }
 
@@ -69,13 +97,33 @@ export function createNotifierService(options: NotifierServiceOptions): {
     hostConcurrency: options.hostConcurrency,
   });
   const metrics = createNotifierMetrics(options.registry, options);
-  const worker = new CallbackWorker(store, sender, options.logger, metrics, {
-    maxAttempts: options.maxAttempts,
-    retryBaseMs: options.retryBaseMs,
-    pollIntervalMs: options.pollIntervalMs ?? notifierDefaults.pollIntervalMs,
-    concurrency: notifierDefaults.concurrency,
-    timeoutMs: options.timeoutMs,
+  // Kannel sms-service answers go back to the subscriber through /secure/send's acceptance.
+  const acceptance = createSendAcceptance({
+    db: options.db,
+    bus: options.bus,
+    logger: options.logger,
+    maxParts: options.maxParts ?? envVars.MAX_PARTS.parse(undefined),
+    unlistedSenders: options.unlistedSenders ?? envVars.UNLISTED_SENDERS.parse(undefined),
   });
+  const replies = new SmsServiceReplies(
+    options.db,
+    (principal, body) => acceptance.accept(principal, body),
+    options.logger,
+  );
+  const worker = new CallbackWorker(
+    store,
+    sender,
+    options.logger,
+    metrics,
+    {
+      maxAttempts: options.maxAttempts,
+      retryBaseMs: options.retryBaseMs,
+      pollIntervalMs: options.pollIntervalMs ?? notifierDefaults.pollIntervalMs,
+      concurrency: notifierDefaults.concurrency,
+      timeoutMs: options.timeoutMs,
+    },
+    replies,
+  );
   const results = new ResultCallbacks(store);
   const dlrs = new DlrCallbacks(store);
   const smppReceipts = new SmppReceipts(options.db);
@@ -157,6 +205,7 @@ export function createNotifierService(options: NotifierServiceOptions): {
       await outbox.stop();
       await inboundSweep.stop();
       await worker.stop();
+      for (const step of acceptance.stopSteps) await step.run();
     },
   };
 }
