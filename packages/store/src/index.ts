@@ -18,3 +18,5 @@ export * from './admin-tokens';
 export * from './audit-log';
 export * from './smpp-access';
 export * from './smpp-deliveries';
+export * from './smpp-sessions';
+export * from './server-settings';

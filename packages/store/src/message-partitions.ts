@@ -182,3 +182,36 @@ export async function clearDefaultMessagePartitions(db: Db, cutoff: Date): Promi
     return n;
   });
 }
+
+/**
+ * The partitions of `messages` and `message_parts` whose statistics lag their size: never
+ * analyzed and at least `minBytes` large, or twice as large as when last analyzed. Until a fresh
+ * partition is analyzed, the planner reads it whole for statements that find messages by SMSC
+ * id; autovacuum would analyze it within a minute or so, and never where it is off. Sizes, not
+ * the statistics collector's counts, say how much it grew, so the answer is the same on PGlite.
+ */
+export async function messagePartitionsDueForAnalyze(
+  db: Queryable,
+  minBytes: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name
+       FROM pg_inherits i
+       JOIN pg_class c ON c.oid = i.inhrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE i.inhparent IN ('messages'::regclass, 'message_parts'::regclass)
+        AND c.relkind = 'r'
+        AND pg_relation_size(c.oid) >= GREATEST($1::bigint,
+              2 * c.relpages::bigint * current_setting('block_size')::bigint)
+      ORDER BY c.relname`,
+    [minBytes],
+  );
+  return rows.map((r) => r.name);
+}
+
+/** ANALYZE of one partition `messagePartitionsDueForAnalyze` named (quoted as it answered). */
+export async function analyzeMessagePartition(db: Queryable, name: string): Promise<void> {
+  if (!/^"?[a-z_][a-z0-9_]*"?\."?(messages|message_parts)_(p\d{8}|default)"?$/.test(name))
+    throw new Error(`not a message partition: ${name}`);
+  await db.query(`ANALYZE ${name}`);
+}

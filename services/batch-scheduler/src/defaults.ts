@@ -21,6 +21,11 @@ export const schedulerDefaults = {
    * BATCH_STALL_SECONDS).
    */
   stallWatchIntervalMs: 15_000,
+  /**
+   * Statistics of the messages partitions (docs/retention.md § Statistics of a fresh partition):
+   * looked at this often, a never-analyzed one analyzed once it is this large (its first rows).
+   */
+  partitionStatistics: { intervalMs: 5_000, minBytes: 1_048_576 },
   /** Retention (docs/retention.md): partitions are added and old rows removed once an hour. */
   retention: { intervalMs: 3_600_000, deleteChunk: 5000, maxChunksPerRound: 200 },
 } as const;

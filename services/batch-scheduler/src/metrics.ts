@@ -14,6 +14,8 @@ export interface SchedulerMetrics {
 export interface SchedulerProbe {
   bus: Bus;
   openBatches(): Promise<Record<OpenBatchState, number>>;
+  /** Whether the Postgres server runs autovacuum. */
+  autovacuum(): Promise<boolean>;
 }
 
 /** Names as docs/metrics.md lists them. */
@@ -32,6 +34,14 @@ export function createSchedulerMetrics(
       async collect() {
         const counts = await probe.openBatches().catch(() => ({ scheduled: NaN, running: NaN }));
         for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'smsgw_postgres_autovacuum_enabled',
+      help: 'Whether the Postgres server runs autovacuum (1) or not (0): without it statistics go stale under load',
+      registers,
+      async collect() {
+        this.set(await probe.autovacuum().then(Number, () => NaN));
       },
     });
   }

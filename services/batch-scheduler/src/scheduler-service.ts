@@ -1,10 +1,11 @@
 import { QUEUES, STALL_DEFAULTS, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
-import { countOpenBatches } from '@smsgw/store';
+import { autovacuumEnabled, countOpenBatches } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { MessageRetention } from './message-retention';
+import { PartitionStatistics } from './partition-statistics';
 import { StallWatch, type StallWatchSettings } from './stall-watch';
 import { createSchedulerMetrics } from './metrics';
 import { schedulerDefaults } from './defaults';
@@ -67,6 +68,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   const metrics = createSchedulerMetrics(options.registry, {
     bus: options.bus,
     openBatches: () => countOpenBatches(options.db),
+    autovacuum: () => autovacuumEnabled(options.db),
   });
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
     pollIntervalMs: options.pollIntervalMs ?? schedulerDefaults.pollIntervalMs,
@@ -75,6 +77,11 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
     ...schedulerDefaults.retention,
     retentionDays: options.retentionDays,
   });
+  const statistics = new PartitionStatistics(
+    options.db,
+    options.logger,
+    schedulerDefaults.partitionStatistics,
+  );
   const batchSeconds = options.stall?.batchSeconds ?? STALL_DEFAULTS.batchSeconds;
   const stallWatch = new StallWatch(options.db, options.logger, metrics, {
     intervalMs: stallWatchInterval(batchSeconds),
@@ -94,12 +101,14 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       );
       scheduler.start();
       retention.start();
+      await statistics.start();
       stallWatch.start();
     },
     async stop() {
       await consumer?.cancel();
       await scheduler.stop();
       await retention.stop();
+      await statistics.stop();
       await stallWatch.stop();
     },
   };
