@@ -91,6 +91,16 @@ export const messageParams = {
   flash: z.boolean().optional(),
   /** GSM message class 0–3 (Kannel's `mclass`); flash is class 0. */
   message_class: intLike(0, 3).optional(),
+  /**
+   * A user data header (hex, its length octet first) sent as it is in front of the content, in one
+   * part (Kannel's `udh`: ports, WAP push, a concatenation the client made itself).
+   */
+  udh: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{2})+$/, 'expected an even number of hexadecimal digits')
+    .max(278)
+    .transform((s) => s.toLowerCase())
+    .optional(),
 };
 
 /**

@@ -16,8 +16,9 @@ export interface SubmitRequest {
   /** One short_message body per part, each already carrying its UDH when there are several. */
   parts: Buffer[];
   /**
-   * The parts carry a concatenation UDH (default: when there are several). Set when only some
-   * parts of a long message are sent again: one such part still carries its UDH.
+   * The parts carry a UDH, so esm_class has UDHI (default: when there are several). Set when only
+   * some parts of a long message are sent again (one such part still carries its UDH), and for a
+   * single part with the client's own UDH (Kannel's `udh`).
    */
   concatenated?: boolean;
   /** Ask the SMSC for a delivery receipt (registered_delivery 1). */

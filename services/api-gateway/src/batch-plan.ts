@@ -125,7 +125,10 @@ function* planSteps(body: unknown, limits: BatchLimits, now: Date): Generator<vo
     const { to, from, content, hex_content, coding, ...params } = parsed.data;
     let plan;
     try {
-      plan = planMessage({ content, hexContent: hex_content, coding }, limits.maxParts);
+      plan = planMessage(
+        { content, hexContent: hex_content, coding, udh: params.udh },
+        limits.maxParts,
+      );
     } catch (err) {
       if (!(err instanceof EncodingError)) throw err;
       errors.push({

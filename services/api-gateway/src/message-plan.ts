@@ -7,18 +7,27 @@ import type { MessageParams } from '@smsgw/contracts';
  * same encoder the dispatcher sends with: what is charged is what is sent.
  */
 export function planMessage(
-  message: Pick<MessageParams, 'content' | 'hex_content' | 'coding'>,
+  message: Pick<MessageParams, 'content' | 'hex_content' | 'coding' | 'udh'>,
   maxParts: number,
 ): MessagePlan {
   try {
     return planEncoding(
-      { content: message.content, hexContent: message.hex_content, coding: message.coding },
+      {
+        content: message.content,
+        hexContent: message.hex_content,
+        coding: message.coding,
+        udh: message.udh,
+      },
       maxParts,
     );
   } catch (err) {
     if (err instanceof EncodingError) {
       throw HttpError.invalid(
-        message.hex_content !== undefined ? 'hex_content' : 'content',
+        /^udh /.test(err.message)
+          ? 'udh'
+          : message.hex_content !== undefined
+            ? 'hex_content'
+            : 'content',
         err.message,
       );
     }

@@ -333,7 +333,7 @@ export class MessageDispatcher {
       const submission = this.connector.submit({
         ...request,
         parts: toSend.map((i) => request.parts[i]),
-        concatenated: request.parts.length > 1,
+        concatenated: request.concatenated ?? request.parts.length > 1,
       });
       // The claim commits once the parts are written, before they leave: the connector says when.
       void submission.written.then(onWritten);

@@ -16,6 +16,8 @@ interface StoredParams {
   custom_tlvs?: CustomTlv[];
   flash?: boolean;
   message_class?: number;
+  /** The client's own UDH (hex), sent in front of the one part's content. */
+  udh?: string;
 }
 
 const NO_LAYERS: SubmitTlvLayers = { connector: [], route: [] };
@@ -47,7 +49,12 @@ export function buildSubmitRequest(
 ): SubmitRequest {
   const params = message.params as StoredParams;
   const encoded = splitMessage(
-    { content: message.content, hexContent: message.hex_content, coding: message.coding },
+    {
+      content: message.content,
+      hexContent: message.hex_content,
+      coding: message.coding,
+      udh: params.udh,
+    },
     // The same concatenation reference on every attempt, so parts sent again join the parts the
     // SMSC took before.
     { maxParts: message.segments, ref: parseInt(message.id.slice(-2), 16) },
@@ -68,6 +75,8 @@ export function buildSubmitRequest(
     from: message.from_addr,
     dataCoding,
     parts: encoded.parts,
+    // A single part may carry a UDH too: the client's own.
+    ...(encoded.esmClass !== 0 && { concatenated: true }),
     // Always asked for, so the message's state follows the handset (docs/decisions.md).
     registeredDelivery: true,
     ...(params.priority !== undefined && { priority: params.priority }),

@@ -8,6 +8,11 @@ export interface MessageInput {
   content?: string | null | undefined;
   hexContent?: string | null | undefined;
   coding?: number | null | undefined;
+  /**
+   * A user data header the client gave (hex, its length octet first: Kannel's `udh`), sent as it
+   * is in front of the content of a single part.
+   */
+  udh?: string | null | undefined;
 }
 
 export interface MessagePlan {
@@ -104,8 +109,52 @@ function checkParts(count: number, maxParts: number): void {
     throw new EncodingError(`message needs ${count} parts; at most ${allowed} are allowed`);
 }
 
+/**
+ * The client's UDH, checked: its first octet is the length of the rest (3GPP TS 23.040 9.2.3.24,
+ * UDHL), and it leaves room for content in one part.
+ */
+function clientUdh(hex: string): Buffer {
+  if (!HEX.test(hex) || hex.length === 0)
+    throw new EncodingError('udh must be an even number of hexadecimal digits');
+  const udh = Buffer.from(hex, 'hex');
+  if (udh[0] !== udh.length - 1)
+    throw new EncodingError(
+      `udh starts with its length: the first octet is ${udh[0]}, but ${udh.length - 1} octets follow`,
+    );
+  if (udh.length >= 140) throw new EncodingError('udh leaves no room in the part');
+  return udh;
+}
+
+/**
+ * Room for content beside a UDH in the one part it goes in: 140 octets in all, the GSM 03.38
+ * septets counted as the handset packs them (the UDH padded to a septet boundary).
+ */
+function roomBeside(udh: Buffer, coding: number): number {
+  return coding === GSM7 ? 160 - Math.ceil((udh.length * 8) / 7) : 140 - udh.length;
+}
+
+/** A message with the client's UDH: one part, never split (the UDH may say how it is joined). */
+function withClientUdh(input: MessageInput & { udh: string }): {
+  coding: number;
+  bytes: Buffer;
+  udh: Buffer;
+} {
+  const udh = clientUdh(input.udh);
+  const { coding, bytes } = messageBytes(input);
+  const room = roomBeside(udh, coding);
+  if (bytes.length > room)
+    throw new EncodingError(
+      `with a udh the message is sent in one part: at most ${room} ${coding === GSM7 ? 'septets' : 'octets'} of content fit beside it, this has ${bytes.length}`,
+    );
+  return { coding, bytes, udh };
+}
+
+const hasUdh = (input: MessageInput): input is MessageInput & { udh: string } =>
+  input.udh !== undefined && input.udh !== null;
+
 /** Coding and number of parts: what is billed. Always agrees with splitMessage (same code path). */
 export function planMessage(input: MessageInput, maxParts: number): MessagePlan {
+  if (hasUdh(input)) return { coding: withClientUdh(input).coding, segments: 1 };
   const { coding, bytes } = messageBytes(input);
   const segments = partEnds(bytes, coding).length;
   checkParts(segments, maxParts);
@@ -117,6 +166,10 @@ export function splitMessage(
   input: MessageInput,
   options: { maxParts: number; ref?: number },
 ): EncodedMessage {
+  if (hasUdh(input)) {
+    const { coding, bytes, udh } = withClientUdh(input);
+    return { dataCoding: coding, parts: [Buffer.concat([udh, bytes])], esmClass: 0x40 };
+  }
   const { coding, bytes } = messageBytes(input);
   const ends = partEnds(bytes, coding);
   checkParts(ends.length, options.maxParts);

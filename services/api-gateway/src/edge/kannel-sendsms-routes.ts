@@ -81,8 +81,12 @@ function decodeText(octets: Buffer, charset: string | undefined, coding: number)
 export function kannelSendBody(params: CgiParams, to: string): Record<string, unknown> {
   // smsbox.c checks dlr-url and dlr-mask before the other fields: the same error comes first.
   const wish = kannelReportWish(params);
+  // The header's octets as sent (url-encoded binary); an empty one is none.
+  const udh = params.get('udh')?.length ? params.get('udh') : undefined;
+  // userguide: coding "If unset, defaults to 7 bits unless a udh is defined, which sets coding to
+  // 8bits."
   const coding =
-    inRange(intParam(params, 'coding'), -1, 2, 'Coding field misformed, rejected') ?? 0;
+    inRange(intParam(params, 'coding'), -1, 2, 'Coding field misformed, rejected') ?? (udh ? 1 : 0);
   const mclass = inRange(intParam(params, 'mclass'), -1, 3, 'MClass field misformed, rejected');
   const validity = intParam(params, 'validity');
   if (validity !== undefined && validity < -1)
@@ -93,8 +97,10 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
   const priority = intParam(params, 'priority');
   if (priority !== undefined && (priority < 0 || priority > 3))
     throw new KannelError(400, 'Priority field misformed, rejected');
-  if (params.has('udh'))
-    throw new KannelError(400, 'UDH is not supported by this gateway, rejected');
+  // smsbox.c: `octstr_len(udh) != octstr_get_char(udh, 0) + 1` → "UDH field misformed, rejected";
+  // `octstr_len(udh) > MAX_SMS_OCTETS` → "UDH field is too long, rejected".
+  if (udh && udh.length !== udh[0] + 1) throw new KannelError(400, 'UDH field misformed, rejected');
+  if (udh && udh.length > 140) throw new KannelError(400, 'UDH field is too long, rejected');
   const octets = params.get('text') ?? Buffer.alloc(0);
   const body: Record<string, unknown> = { to };
   if (coding === 1) {
@@ -112,6 +118,8 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
   if (priority !== undefined) body['priority'] = priority;
   // mclass 0 is flash; each class goes in data_coding as the dispatcher writes it.
   if (mclass !== undefined) body['message_class'] = mclass;
+  // Sent byte for byte in front of the text, with UDHI set (one part; it does not fit: a 400).
+  if (udh) body['udh'] = udh.toString('hex');
   Object.assign(body, wish);
   return body;
 }
