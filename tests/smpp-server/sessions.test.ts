@@ -186,6 +186,38 @@ describe('SMPP sessions', () => {
     expect((await after.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0x0e);
   });
 
+  it('lists the sessions bound with the admin API and the CLI, and closes one', async () => {
+    const rx = await esme();
+    expect((await rx.bind('bind_receiver', 'dave', 'd4vepw')).status).toBe(0);
+    const listed = await waitFor(async () => {
+      const list = (await adminCall('GET', '/smpp/sessions')).body.data as {
+        id: string;
+        system_id: string;
+        bind_type: string;
+        address: string;
+      }[];
+      return list.find((s) => s.system_id === 'dave');
+    }, 10_000);
+    expect(listed).toMatchObject({
+      bind_type: 'receiver',
+      address: expect.stringContaining('127.0.0.1'),
+    });
+    const shown = JSON.parse(await runSmsgw(gw.base, ['smpp', 'sessions'])) as {
+      data: { id: string }[];
+    };
+    expect(shown.data.map((s) => s.id)).toContain(listed.id);
+
+    await runSmsgw(gw.base, ['smpp', 'sessions', '--close', listed.id]);
+    await waitFor(() => (rx.closed ? true : undefined), 10_000);
+    expect(rx.received.some((p) => p.commandId === CMD.unbind)).toBe(true);
+    await waitFor(async () => {
+      const list = (await adminCall('GET', '/smpp/sessions')).body.data as { id: string }[];
+      return list.some((s) => s.id === listed.id) ? undefined : true;
+    }, 10_000);
+    expect((await adminCall('DELETE', `/smpp/sessions/${listed.id}`)).status).toBe(404);
+    expect((await adminCall('DELETE', '/smpp/sessions/not-a-session')).status).toBe(400);
+  });
+
   it('refuses malformed SMPP access settings with a 4xx naming the field, changing nothing', async () => {
     for (const [body, field] of [
       [{ password: '123456789' }, 'password'],

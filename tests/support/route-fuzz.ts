@@ -61,6 +61,8 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/accounts/{username}/smpp': {},
   'PUT /admin/v1/accounts/{username}/smpp': { body: 'SmppAccessSchema' },
   'DELETE /admin/v1/accounts/{username}/smpp': {},
+  'GET /admin/v1/smpp/sessions': {},
+  'DELETE /admin/v1/smpp/sessions/{id}': {},
   'GET /admin/v1/accounts/{username}/optouts': { query: 'OptOutListQuerySchema' },
   'POST /admin/v1/accounts/{username}/optouts': { body: 'OptOutRequestSchema' },
   'DELETE /admin/v1/accounts/{username}/optouts/{number}': {},

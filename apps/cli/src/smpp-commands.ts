@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { SmppAccessView } from '@smsgw/contracts';
+import type { SmppAccessView, SmppSessionView } from '@smsgw/contracts';
 import type { AdminCommandDeps } from './admin-commands';
 
 const whole = (value: string): number => {
@@ -57,6 +57,30 @@ export function addSmppCommands(program: Command, d: AdminCommandDeps): void {
         Object.keys(body).length > 0
           ? await d.adminClient().call<SmppAccessView>('PUT', path, d.admin(), body)
           : await d.adminClient().call<SmppAccessView>('GET', path, d.admin()),
+      );
+    });
+  smpp
+    .command('sessions')
+    .description(
+      'the sessions bound to every replica, or --close one (it is unbound within seconds)',
+    )
+    .option('--close <id>', 'the id of the session to unbind and close')
+    .action(async (o: { close?: string }) => {
+      if (o.close !== undefined) {
+        await d
+          .adminClient()
+          .call<undefined>(
+            'DELETE',
+            `/admin/v1/smpp/sessions/${encodeURIComponent(o.close)}`,
+            d.admin(),
+          );
+        d.show({ id: o.close, closing: true });
+        return;
+      }
+      d.show(
+        await d
+          .adminClient()
+          .call<{ data: SmppSessionView[] }>('GET', '/admin/v1/smpp/sessions', d.admin()),
       );
     });
 }

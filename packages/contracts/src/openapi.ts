@@ -26,7 +26,7 @@ import {
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
-import { SmppAccessSchema, SmppAccessViewSchema } from './smpp';
+import { SmppAccessSchema, SmppAccessViewSchema, SmppSessionListSchema } from './smpp';
 import { ErrorBodySchema } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
@@ -226,6 +226,7 @@ export function buildOpenApiDocument(): Json {
     SenderRulesView: schemaOf(SenderRulesViewSchema),
     SmppAccess: schemaOf(SmppAccessSchema),
     SmppAccessView: schemaOf(SmppAccessViewSchema),
+    SmppSessionList: schemaOf(SmppSessionListSchema),
     OptOutRequest: schemaOf(OptOutRequestSchema),
     OptOutSettings: schemaOf(OptOutSettingsSchema),
     InboundSecret: schemaOf(InboundSecretSchema),
@@ -570,6 +571,24 @@ export function buildOpenApiDocument(): Json {
           security: admin,
           parameters: [pathParam('username', 'account')],
           responses: { 204: { description: 'Taken away' }, ...pick(401, 404) },
+        },
+      },
+      '/admin/v1/smpp/sessions': {
+        get: {
+          summary: 'The SMPP sessions bound to every smpp-server replica (docs/smpp-server.md)',
+          security: admin,
+          responses: {
+            200: { description: 'The sessions', ...json('SmppSessionList') },
+            ...pick(401),
+          },
+        },
+      },
+      '/admin/v1/smpp/sessions/{id}': {
+        delete: {
+          summary: 'Unbind and close one SMPP session (its replica does within seconds)',
+          security: admin,
+          parameters: [pathParam('id', 'session id')],
+          responses: { 202: { description: 'Asked' }, ...pick(400, 401, 404) },
         },
       },
       '/ping': {

@@ -60,13 +60,20 @@ export const SmppAccountSchema = z.object({
 export type SmppAccount = z.output<typeof SmppAccountSchema>;
 
 /** A session bound to an smpp-server replica, as the admin API lists it. */
-export interface SmppSessionView {
-  id: string;
-  system_id: string;
-  bind_type: 'transmitter' | 'receiver' | 'transceiver';
-  address: string;
-  since: string;
-  window_in_use: number;
-  submits_per_second: number;
-  replica: string;
-}
+export const SmppSessionViewSchema = z.object({
+  id: z.string(),
+  system_id: z.string(),
+  bind_type: z.enum(['transmitter', 'receiver', 'transceiver']),
+  address: z.string(),
+  since: z.string(),
+  window_in_use: z.number().int(),
+  submits_per_second: z.number().int(),
+  replica: z.string(),
+});
+export type SmppSessionView = z.output<typeof SmppSessionViewSchema>;
+
+/** GET /admin/v1/smpp/sessions. */
+export const SmppSessionListSchema = z.object({ data: z.array(SmppSessionViewSchema) });
+
+/** A session's id in a path. */
+export const SmppSessionIdSchema = z.uuid();

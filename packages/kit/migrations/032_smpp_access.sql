@@ -29,3 +29,21 @@ CREATE TABLE smpp_deliveries (
   UNIQUE (kind, source_id)
 );
 CREATE INDEX smpp_deliveries_due ON smpp_deliveries (account_id, next_attempt_at);
+
+-- The sessions bound to every smpp-server replica, for the admin API: each replica writes its own
+-- on bind, refreshes them (window in use, rate, seen_at) every few seconds and deletes them on
+-- close. An operator closes one by setting close_requested, which its replica reads at its next
+-- refresh. Rows of a replica that died stop being refreshed and are left out, then deleted.
+CREATE TABLE smpp_sessions (
+  id                 uuid PRIMARY KEY,
+  account_id         uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  bind_type          text NOT NULL CHECK (bind_type IN ('transmitter', 'receiver', 'transceiver')),
+  address            text NOT NULL,
+  since              timestamptz NOT NULL,
+  replica            text NOT NULL,
+  window_in_use      integer NOT NULL DEFAULT 0,
+  submits_per_second integer NOT NULL DEFAULT 0,
+  seen_at            timestamptz NOT NULL DEFAULT now(),
+  close_requested    boolean NOT NULL DEFAULT false
+);
+CREATE INDEX smpp_sessions_account ON smpp_sessions (account_id);

@@ -12,7 +12,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * sender-rules.ts findSenderRules (reads default_from); batches.ts
  * takeDueBatch (passes over disabled accounts); batches.ts STALLED_BATCHES (passes over them too); mo-routes.ts listMoRoutes (the username of each
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its
- * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state).
+ * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session).
  */
 
 export interface AccountRow {

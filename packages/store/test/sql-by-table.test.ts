@@ -40,6 +40,7 @@ const MODULE_OF: Record<string, string> = {
   admin_tokens: 'admin-tokens.ts',
   smpp_access: 'smpp-access.ts',
   smpp_deliveries: 'smpp-deliveries.ts',
+  smpp_sessions: 'smpp-sessions.ts',
   admin_audit: 'audit-log.ts',
 };
 

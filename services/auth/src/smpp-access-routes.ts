@@ -1,7 +1,19 @@
 import { Router } from 'express';
-import { SmppAccessSchema, UsernameSchema, type SmppAccessView } from '@smsgw/contracts';
+import {
+  SmppAccessSchema,
+  SmppSessionIdSchema,
+  UsernameSchema,
+  type SmppAccessView,
+  type SmppSessionView,
+} from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
-import { deleteSmppAccess, findSmppAccess, upsertSmppAccess } from '@smsgw/store';
+import {
+  deleteSmppAccess,
+  findSmppAccess,
+  listSmppSessions,
+  requestSmppSessionClose,
+  upsertSmppAccess,
+} from '@smsgw/store';
 import type { AccountAnnouncer } from './account-announcer';
 import type { AdminAudit } from './admin-audit';
 import { requireScope } from './admin-scopes';
@@ -19,7 +31,7 @@ export interface SmppAccessDeps {
 /**
  * An account's SMPP access: its password (SMPP's own, at most 8 characters) and its limits. Each
  * change is stored, then announced, so the smpp-server replicas close the sessions it no longer
- * allows.
+ * allows. And the sessions bound to every replica, listed and closed one by one.
  */
 export function createSmppAccessRoutes(deps: SmppAccessDeps): Router {
   const { db, store, hasher, announcer, audit } = deps;
@@ -99,5 +111,44 @@ export function createSmppAccessRoutes(deps: SmppAccessDeps): Router {
     }),
   );
 
+  router.get(
+    '/smpp/sessions',
+    requireScope('accounts:read'),
+    asyncRoute(async (_req, res) => {
+      const rows = await listSmppSessions(db, SESSION_FRESH_SECONDS);
+      const data: SmppSessionView[] = rows.map((r) => ({
+        id: r.id,
+        system_id: r.system_id,
+        bind_type: r.bind_type,
+        address: r.address,
+        since: r.since.toISOString(),
+        window_in_use: r.window_in_use,
+        submits_per_second: r.submits_per_second,
+        replica: r.replica,
+      }));
+      res.json({ data });
+    }),
+  );
+
+  router.delete(
+    '/smpp/sessions/:id',
+    requireScope('accounts:write'),
+    asyncRoute(async (req, res) => {
+      const id = parseInput(SmppSessionIdSchema, req.params['id']);
+      const hook = audit.hook(req, res, 202);
+      const asked = await db.transaction(async (tx) => {
+        const done = await requestSmppSessionClose(tx, id);
+        if (done) await hook(tx);
+        return done;
+      });
+      if (!asked) throw HttpError.notFound(`No SMPP session ${id}`);
+      // Its replica unbinds it at its next refresh of its sessions (within a few seconds).
+      res.status(202).end();
+    }),
+  );
+
   return router;
 }
+
+/** Sessions whose replica refreshed them within this are listed (replicas refresh every 2 s). */
+const SESSION_FRESH_SECONDS = 10;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server, Session } from 'smpp';
 import type { SmppSessionView } from '@smsgw/contracts';
 import {
+  PollingLoop,
   followAccountChanges,
   type Bus,
   type Consumer,
@@ -10,7 +11,12 @@ import {
   type ForgetsAccounts,
   type Logger,
 } from '@smsgw/kit';
-import { findSmppAccess } from '@smsgw/store';
+import {
+  deleteSmppSession,
+  findSmppAccess,
+  insertSmppSession,
+  refreshSmppSessions,
+} from '@smsgw/store';
 import { useRawShortMessages } from '@smsgw/smsc';
 import type { AccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';
@@ -20,6 +26,9 @@ import { sendBody } from './submit-request';
 import type { SmppServerMetrics } from './metrics';
 
 const smpp = useRawShortMessages();
+
+/** How often a replica refreshes its sessions' rows: the admin listing's rate and an operator's close lag by this. */
+export const SESSION_REFRESH_MS = 2_000;
 
 export interface SmppListenSettings {
   host: string;
@@ -56,12 +65,15 @@ export class SmppServer implements ForgetsAccounts {
   private readonly longMessages: LongMessages;
   private following: Consumer | undefined;
   private stopping = false;
+  /** Keeps this replica's rows of smpp_sessions fresh and unbinds those an operator closed. */
+  private readonly refresh: PollingLoop;
   /** Called when a session of an account that receives binds (deliveries waiting for it go out). */
   onReceiverBound: (accountId: string) => void = () => undefined;
   port = 0;
   tlsPort: number | undefined;
 
   constructor(private readonly options: SmppServerOptions) {
+    this.refresh = new PollingLoop(() => this.refreshRows(), options.logger, 'SMPP session rows');
     this.longMessages = new LongMessages(
       options.longPartTimeoutMs,
       async (owner, first, body) =>
@@ -102,11 +114,40 @@ export class SmppServer implements ForgetsAccounts {
       bind_type: session.bindType!,
     });
     if (session.receives) this.onReceiverBound(accountId);
+    insertSmppSession(this.options.db, {
+      id: session.id,
+      accountId,
+      bindType: session.bindType!,
+      address: session.address,
+      since: session.since!,
+      replica: this.options.replica,
+    }).catch((err: unknown) =>
+      this.options.logger.warn({ err, session: session.id }, 'recording an SMPP session failed'),
+    );
+  }
+
+  private async refreshRows(): Promise<void> {
+    const bound = [...this.sessions].filter((s) => s.bound);
+    const closing = await refreshSmppSessions(
+      this.options.db,
+      bound.map((s) => ({
+        id: s.id,
+        windowInUse: s.inFlight,
+        submitsPerSecond: s.submitsPerSecond,
+      })),
+    );
+    for (const id of closing) {
+      this.options.logger.info({ session: id }, 'an operator closed this SMPP session');
+      await this.close(id);
+    }
   }
 
   private closed(session: EsmeSession): void {
     this.sessions.delete(session);
     if (!session.account) return;
+    deleteSmppSession(this.options.db, session.id).catch((err: unknown) =>
+      this.options.logger.warn({ err, session: session.id }, 'removing an SMPP session row failed'),
+    );
     const held = this.byAccount.get(session.account.accountId);
     held?.delete(session);
     if (held?.size === 0) this.byAccount.delete(session.account.accountId);
@@ -142,6 +183,7 @@ export class SmppServer implements ForgetsAccounts {
       this.tlsPort = await this.listenOn(tlsServer, listen.tls.port);
     }
     this.following = await followAccountChanges(this.options.bus, [this], this.options.logger);
+    this.refresh.start(SESSION_REFRESH_MS);
   }
 
   /** The bound sessions of an account that deliver_sm may go to. */
@@ -215,6 +257,7 @@ export class SmppServer implements ForgetsAccounts {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.following?.cancel();
+    await this.refresh.stop();
     const closing = this.servers.map(
       (server) => new Promise<void>((resolve) => server.close(() => resolve())),
     );
