@@ -60,7 +60,13 @@ describe('a receipt arriving on another bind of the same account', () => {
       sends.map(async (message) => {
         const reply = await request(gateway.url, 'POST', '/secure/send', {
           auth: credentials,
-          json: { ...message, dlr: 'yes', 'dlr-url': `${receiver.base}/dlr`, 'dlr-level': 3 },
+          json: {
+            ...message,
+            dlr: 'yes',
+            'dlr-url': `${receiver.base}/dlr`,
+            'dlr-level': 3,
+            'dlr-method': 'GET',
+          },
         });
         expect(reply.status).toBe(200);
         return reply.body.data.slice('Success "'.length) as string;
