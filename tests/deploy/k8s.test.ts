@@ -17,6 +17,7 @@ import { gatewayConfigShape } from '@smsgw/api-gateway';
 import { dispatcherConfigShape } from '@smsgw/dispatcher';
 import { schedulerConfigShape } from '@smsgw/batch-scheduler';
 import { notifierConfigShape } from '@smsgw/callback-notifier';
+import { smppServerConfigShape } from '@smsgw/smpp-server';
 
 const root = join(__dirname, '..', '..');
 
@@ -325,6 +326,7 @@ const ours = {
   'batch-scheduler': { port: 8082, shape: schedulerConfigShape, autoscaled: false },
   dispatcher: { port: 8083, shape: dispatcherConfigShape, autoscaled: true },
   'callback-notifier': { port: 8084, shape: notifierConfigShape, autoscaled: false },
+  'smpp-server': { port: 8085, shape: smppServerConfigShape, autoscaled: false },
 } as const;
 type ServiceName = keyof typeof ours;
 const serviceNames = Object.keys(ours) as ServiceName[];
@@ -696,7 +698,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     );
   });
 
-  it('has Prometheus scrape /metrics on the http port of each of the five Services, and nothing else', () => {
+  it('has Prometheus scrape /metrics on the http port of each of the six Services, and nothing else', () => {
     const [monitor, ...others] = ofKind<
       K8sObject & {
         spec: {
@@ -768,7 +770,17 @@ describe.each(perService)('k8s/overlays/%s: %s', (overlay, name) => {
   it('listens on its port, behind a Service of the same name and port', () => {
     expect(container.ports).toEqual([
       expect.objectContaining({ name: 'http', containerPort: spec.port }),
+      // The smpp-server also takes customers' SMPP connections, behind a Service of their own.
+      ...(name === 'smpp-server'
+        ? [expect.objectContaining({ name: 'smpp', containerPort: 2775 })]
+        : []),
     ]);
+    if (name === 'smpp-server') {
+      const smpp = find<Service>(objects, 'Service', 'smpp-server-smpp');
+      expect(selects(smpp.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(smpp.spec.ports).toEqual([expect.objectContaining({ name: 'smpp', port: 2775 })]);
+      expect(resolvePort(container, smpp.spec.ports[0].targetPort)).toBe(2775);
+    }
     const service = find<Service>(objects, 'Service', name);
     expect(selects(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
     expect(service.spec.ports).toEqual([
