@@ -1,5 +1,4 @@
 import { envVars } from '@smsgw/kit';
-import { ownPortsEnv } from '@smsgw/api-gateway';
 
 /**
  * Embedded mode reads the union of the services' variables; the secrets are optional here (those
@@ -8,7 +7,9 @@ import { ownPortsEnv } from '@smsgw/api-gateway';
  */
 export const standaloneConfigShape = {
   PORT: envVars.PORT.default(8080),
-  ...ownPortsEnv,
+  // Jasmin's HTTP interface and Kannel's sendsms on ports of their own (api-gateway's ownPortsEnv).
+  JASMIN_HTTP_PORT: envVars.PORT.optional(),
+  KANNEL_SENDSMS_PORT: envVars.PORT.optional(),
   // A laptop default: reachable from this machine only. Set HOST=0.0.0.0 to expose it.
   HOST: envVars.HOST.default('127.0.0.1'),
   LOG_LEVEL: envVars.LOG_LEVEL,
