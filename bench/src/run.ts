@@ -1,6 +1,8 @@
 import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
 import { benchEmbedded } from './embedded';
+import { benchKannel } from './kannel';
+import { benchLegacy } from './legacy';
 import { benchLifecycle } from './lifecycle';
 import { benchPacing } from './pacing';
 import { benchRouting } from './routing';
@@ -9,7 +11,7 @@ import { benchSend } from './send';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -19,12 +21,14 @@ const benches: Record<string, () => Promise<void>> = {
   batch: () => benchBatch(),
   'batch-noreceipt': () => benchBatch(false),
   embedded: () => benchEmbedded(),
+  legacy: () => benchLegacy(),
   lifecycle: () => benchLifecycle(),
   pacing: () => benchPacing(),
   routing: () => benchRouting(),
   credentials: () => benchCredentials(),
   scale: () => benchScale(),
   soak: () => benchSoak(process.argv.slice(2)),
+  kannel: () => benchKannel(),
 };
 
 async function main(): Promise<void> {
@@ -34,9 +38,10 @@ async function main(): Promise<void> {
   const firstOption = args.findIndex((a) => a.startsWith('--'));
   const chosen = firstOption < 0 ? args : args.slice(0, firstOption);
   // The soak runs only when named (it takes half an hour), the variants without receipts too: send
-  // and batch measure them as their baselines.
+  // and batch measure them as their baselines; kannel too (it installs a package and waits for
+  // Kannel's queue to drain).
   const every = Object.keys(benches).filter(
-    (name) => name !== 'soak' && !name.endsWith('-noreceipt'),
+    (name) => name !== 'soak' && name !== 'kannel' && !name.endsWith('-noreceipt'),
   );
   for (const name of chosen.length > 0 ? chosen : every) {
     const bench = benches[name];

@@ -17,6 +17,15 @@ export interface Side {
   serverWal?: boolean;
   /** Groups summed for the target: the gateway's processes and the servers it uses. */
   targetGroups?: (group: string) => boolean;
+  /** Drives the side another way than POST /secure/send (Kannel's GET sendsms). */
+  load?: (seconds: number) => Promise<Segment>;
+  /**
+   * Called at a segment's start when `done` is not given: answers how to wait until the messages
+   * the segment's load had accepted are done (Kannel's reports reaching the bench's sink).
+   */
+  tracker?: () => (accepted: number) => Promise<{ done: number; at: number }>;
+  /** Its own warm-up instead of BENCH_WARMUP_SECONDS (a side whose backlog drains slowly). */
+  warmUpSeconds?: number;
 }
 
 interface Tally {
@@ -41,30 +50,32 @@ export async function runSendRounds(sides: readonly Side[]) {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? 30);
   const rounds = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 3));
   const segmentSeconds = Math.max(2, Math.round(seconds / rounds));
-  const tallies = new Map<string, Tally>(
-    sides.map((s) => [
-      s.name,
-      {
-        segments: [],
-        messages: 0,
-        cpuSeconds: {},
-        peakRssMb: {},
-        doneSeconds: 0,
-        otherCpuSeconds: 0,
-        walBytes: 0,
-      },
-    ]),
-  );
+  const emptyTally = (): Tally => ({
+    segments: [],
+    messages: 0,
+    cpuSeconds: {},
+    peakRssMb: {},
+    doneSeconds: 0,
+    otherCpuSeconds: 0,
+    walBytes: 0,
+  });
+  const tallies = new Map<string, Tally>(sides.map((s) => [s.name, emptyTally()]));
+  const warmUps = new Map<string, Tally>(sides.map((s) => [s.name, emptyTally()]));
   const segment = async (side: Side, loadSeconds: number, tally?: Tally) => {
     const before = side.done ? await dispatchCounts(side.done.metricsUrls) : undefined;
     const walBefore = side.serverWal ? await walBytes() : 0;
+    const track = side.tracker?.();
     const usage = processUsage(side.grouping);
     const started = Date.now();
-    const load = await sendLoad(side.url, side.headers, loadSeconds);
+    const load = side.load
+      ? await side.load(loadSeconds)
+      : await sendLoad(side.url, side.headers, loadSeconds);
     const finished =
       side.done && before
         ? await waitUntilDone(side.done.metricsUrls, side.done.by, before, load.ok)
-        : { done: load.ok, at: Date.now() };
+        : track
+          ? await track(load.ok)
+          : { done: load.ok, at: Date.now() };
     const used = usage.stop();
     const wal = side.serverWal ? (await walBytes()) - walBefore : 0;
     if (!tally) return;
@@ -81,7 +92,8 @@ export async function runSendRounds(sides: readonly Side[]) {
   // Warm-up of each side (BENCH_WARMUP_SECONDS), so every side is measured with its code compiled
   // and its pools open.
   const warmUp = Math.max(1, Number(process.env['BENCH_WARMUP_SECONDS'] ?? 5));
-  for (const side of sides) await segment(side, warmUp);
+  for (const side of sides)
+    await segment(side, side.warmUpSeconds ?? warmUp, warmUps.get(side.name));
   for (let round = 0; round < rounds; round++)
     for (const side of sides) await segment(side, segmentSeconds, tallies.get(side.name));
   return {
@@ -92,18 +104,29 @@ export async function runSendRounds(sides: readonly Side[]) {
         const t = tallies.get(side.name)!;
         const cpu = microsPerMessage(t.cpuSeconds, t.messages);
         const target = side.targetGroups;
+        const targetOf = (perMessage: Record<string, number>) =>
+          target &&
+          Object.entries(perMessage)
+            .filter(([k]) => target(k))
+            .reduce((n, [, v]) => n + v, 0);
+        const w = warmUps.get(side.name)!;
         return [
           side.name,
           {
+            // The warm-up is the side's first load on its fresh database: what a new deployment
+            // or a new partition costs before its statistics exist.
+            warmUp: {
+              seconds: side.warmUpSeconds ?? warmUp,
+              messagesDone: w.messages,
+              doneRate: Math.round(w.messages / w.doneSeconds),
+              p99: summary(w.segments).p99,
+              targetMicrosPerMessage: targetOf(microsPerMessage(w.cpuSeconds, w.messages)),
+            },
             ...summary(t.segments),
             messagesDone: t.messages,
             doneRate: Math.round(t.messages / t.doneSeconds),
             cpuMicrosPerMessage: cpu,
-            ...(target && {
-              targetMicrosPerMessage: Object.entries(cpu)
-                .filter(([k]) => target(k))
-                .reduce((n, [, v]) => n + v, 0),
-            }),
+            ...(target && { targetMicrosPerMessage: targetOf(cpu) }),
             allMicrosPerMessage: Object.values(cpu).reduce((n, v) => n + v, 0),
             ...(side.serverWal && { walBytesPerMessage: Math.round(t.walBytes / t.messages) }),
             peakRssMb: sortedDescending(t.peakRssMb),
