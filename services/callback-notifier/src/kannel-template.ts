@@ -141,6 +141,18 @@ export function fillKannelTemplate(template: string, f: KannelFields): string {
       case 'T':
         out += String(Math.floor(f.time.getTime() / 1000));
         break;
+      case 'M':
+        // The message waiting indicator: never set here, Kannel's undefined.
+        out += '-1';
+        break;
+      case 'B':
+      case 'D':
+      case 'f':
+      case 'o':
+      case 'u':
+        // Billing info, meta-data, SMSC number, account, UDH: none kept here, and Kannel writes
+        // nothing for an empty one.
+        break;
       case '%':
         out += '%';
         break;

@@ -43,6 +43,11 @@ it('fills the words, numbers and times as urltrans.c does', () => {
   expect(filled).toMatch(/pct=%&z=%z&end=%$/);
 });
 
+it('writes nothing for the values Kannel has none of here (%B %D %f %o %u), -1 for %M', () => {
+  // urltrans.c: case 'B': if (octstr_len(request->sms.binfo)) ...; the same for 'D', 'f', 'o', 'u'.
+  expect(fillKannelTemplate('b=%B&d=%D&f=%f&o=%o&u=%u&M=%M', base)).toBe('b=&d=&f=&o=&u=&M=-1');
+});
+
 it('a %s past the last word writes nothing and takes no word', () => {
   expect(fillKannelTemplate('%s|%s|%r', { ...base, text: 'one two' })).toBe('two||');
 });
