@@ -135,8 +135,9 @@ it("calls the template with GET, its placeholders filled in as urltrans.c fills 
     // case 'n': msg->sms.service, the service's name (here the route's); case 'i': the smsc-id.
     svc: 'svc-balance',
     smsc: 'default',
-    // case 'd': the dlr-mask, 0 for a message that is no report.
-    d: '0',
+    // case 'd': the dlr-mask, which an inbound message does not have: msg.c msg_create_real,
+    // "#define INTEGER(name) p->name = MSG_PARAM_UNDEFINED;" (-1).
+    d: '-1',
   });
   // case 'a': octstr_url_encode of each word, '+' between them ('*' is a safe character).
   expect(call.rawQuery).toContain('all=bal+my+account*1+now');

@@ -78,7 +78,8 @@ export function smsServiceUrl(template: string, routeName: string, m: InboundMes
     text: m.content ?? Buffer.from(m.hex_content ?? '', 'hex').toString('latin1'),
     handset: m.from_addr,
     gateway: m.to_addr,
-    dlrEvent: 0,
+    // Kannel's MO message has no dlr-mask: msg.c creates it MSG_PARAM_UNDEFINED.
+    dlrEvent: -1,
     id: m.id,
     smscId: m.connector,
     service: routeName,

@@ -11,7 +11,7 @@ export interface KannelFields {
   handset: string;
   /** The gateway's number: the sent message's sender, the inbound message's receiver (`%P`, `%Q`). */
   gateway: string;
-  /** `%d`: a report's event (dlr-mask bit), 0 for an inbound message. */
+  /** `%d`: a report's event (dlr-mask bit), -1 (Kannel's undefined) for an inbound message. */
   dlrEvent?: number;
   /** `%I`: the gateway's id of the message. */
   id: string;
