@@ -15,6 +15,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'smsgw-one-command-'));
 const alice = basic('alice', 's3cret-pass');
 const running: ServiceProcess[] = [];
 let port: number;
+let smppPort: number;
 
 /**
  * `node apps/standalone/dist/main.js`, as `pnpm start` runs it after the build; ready once /readyz
@@ -22,7 +23,11 @@ let port: number;
  */
 async function startApp(): Promise<ServiceProcess> {
   // Only what a user would set: no SMSC_URL, no ADMIN_TOKEN (generated and kept in DATA_DIR).
-  const app = await startService('standalone', { DATA_DIR: dataDir, PORT: String(port) }, 60_000);
+  const app = await startService(
+    'standalone',
+    { DATA_DIR: dataDir, PORT: String(port), SMPP_SERVER_PORT: String(smppPort) },
+    60_000,
+  );
   running.push(app);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(
@@ -31,6 +36,8 @@ async function startApp(): Promise<ServiceProcess> {
     5_000,
   );
   expect(app.output()).toMatch(/SMSC\s+built-in SMPP simulator/);
+  // Customers' SMPP platforms bind there (docs/smpp-server.md).
+  expect(app.output()).toContain(`SMPP server   smpp://127.0.0.1:${smppPort}`);
   return app;
 }
 
@@ -46,6 +53,7 @@ const smsgw = (args: string[]) =>
 
 beforeAll(async () => {
   port = await freePort();
+  smppPort = await freePort();
 });
 
 afterAll(async () => {

@@ -4,7 +4,10 @@
  * credentials, of a disabled account and of one session too many, enquire_link both ways,
  * generic_nack, unbind, and the timeouts of a connection that never binds or goes silent.
  */
-import { waitFor } from '@smsgw/kit/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { selfSignedCertificate, waitFor, type TestCertificate } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { request } from '../support/http';
@@ -13,6 +16,7 @@ import { CMD, openEsme, type Esme } from './support/esme-client';
 
 let smsc: SmppSimulator;
 let gw: RunningGateway;
+let certificate: TestCertificate;
 const open: Esme[] = [];
 const admin = `Bearer ${ADMIN_TOKEN}`;
 const adminCall = (method: string, path: string, json?: unknown) =>
@@ -30,8 +34,13 @@ async function esme(options: { answerEnquireLink?: boolean } = {}): Promise<Esme
 beforeAll(async () => {
   smsc = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });
   const { port } = await smsc.start();
+  certificate = selfSignedCertificate(mkdtempSync(join(tmpdir(), 'smpp-server-tls-')));
   gw = await startEmbedded({
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
+    SMPP_SERVER_TLS_PORT: '0',
+    SMPP_SERVER_TLS_CERT: certificate.certFile,
+    // Written beside the certificate by selfSignedCertificate.
+    SMPP_SERVER_TLS_KEY: certificate.certFile.replace(/-cert\.pem$/, '-key.pem'),
     SMPP_BIND_TIMEOUT_MS: '3000',
     SMPP_IDLE_TIMEOUT_MS: '1500',
     SMPP_ENQUIRE_LINK_MS: '1000',
@@ -80,6 +89,17 @@ describe('SMPP sessions', () => {
     const wrong = await esme();
     expect((await wrong.bind('bind_transceiver', 'dave', 'dave-http-password')).status).toBe(0x0e);
     expect((await wrong.bind('bind_transceiver', 'nobody', 'd4vepw')).status).toBe(0x0e);
+  });
+
+  it('binds over TLS with the configured certificate', async () => {
+    const client = await openEsme({
+      port: gw.gateway.smppTlsPort!,
+      tls: { ca: certificate.cert },
+    });
+    open.push(client);
+    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await client.request(CMD.enquire_link)).status).toBe(0);
+    expect((await client.unbind()).status).toBe(0);
   });
 
   it('answers enquire_link, a generic_nack for an unknown command, and refuses a second bind', async () => {
