@@ -23,7 +23,7 @@ export interface KannelFields {
   service?: string;
   /** `%t`, `%T`: when the message or report came. */
   time: Date;
-  /** `%c`: 0 (7-bit), 1 (8-bit), 2 (UCS-2); `%C` the charset it names. */
+  /** `%c`: 0 (7-bit), 1 (8-bit), 2 (UCS-2), -1 when unknown; `%C` the charset it names. */
   coding?: number;
   /** `%m`: the message class, -1 for none (Kannel's undefined). */
   mclass?: number;
@@ -82,7 +82,8 @@ export function fillKannelTemplate(template: string, f: KannelFields): string {
         out += kannelUrlEncode(f.text);
         break;
       case 'c':
-        out += String(f.coding ?? 0);
+        // A report has no coding of its own: Kannel's undefined.
+        out += String(f.coding ?? -1);
         break;
       case 'C':
         out += CHARSETS[f.coding ?? 0] ?? 'UTF-8';

@@ -46,6 +46,8 @@ it('fills the words, numbers and times as urltrans.c does', () => {
 it('writes nothing for the values Kannel has none of here (%B %D %f %o %u), -1 for %M', () => {
   // urltrans.c: case 'B': if (octstr_len(request->sms.binfo)) ...; the same for 'D', 'f', 'o', 'u'.
   expect(fillKannelTemplate('b=%B&d=%D&f=%f&o=%o&u=%u&M=%M', base)).toBe('b=&d=&f=&o=&u=&M=-1');
+  // A report's coding is Kannel's undefined; case 'C': "case DC_UNDEF: case DC_7BIT: UTF-8".
+  expect(fillKannelTemplate('c=%c&C=%C', base)).toBe('c=-1&C=UTF-8');
 });
 
 it('a %s past the last word writes nothing and takes no word', () => {
