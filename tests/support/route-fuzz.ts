@@ -110,6 +110,18 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /secure/optouts': { query: 'OptOutListQuerySchema' },
   'POST /secure/optouts': { body: 'OptOutRequestSchema' },
   'DELETE /secure/optouts/{number}': {},
+  // Jasmin's REST additions: a query of `to` and `content`, and a ping.
+  'GET /secure/rate': {},
+  'GET /secure/ping': {},
+  'GET /ping': {},
+  // Jasmin's HTTP interface and Kannel's sendsms read form or query parameters, each by its own
+  // rules (edge/legacy-params.ts), not one contracts schema: the fuzz sends them its shapes.
+  'GET /send': {},
+  'POST /send': {},
+  'GET /balance': {},
+  'GET /rate': {},
+  'GET /cgi-bin/sendsms': {},
+  'POST /cgi-bin/sendsms': {},
 };
 
 /** Inputs that are not one contracts schema. */
