@@ -132,4 +132,31 @@ describe('receipts over SMPP', () => {
     );
     expect(receipt.esmClass).toBe(0x04);
   });
+
+  it('delivers an inbound reply to the account’s receiver session when its MO route says smpp', async () => {
+    const route = await adminCall('PUT', '/mo-routes/erin-replies', {
+      position: 1,
+      to: '4000',
+      exact: true,
+      account: 'erin',
+      smpp: true,
+    });
+    expect(route.status).toBe(200);
+    expect(route.body.data).toMatchObject({ account: 'erin', smpp: true });
+    const rx = await esme('bind_receiver');
+    let tries = 0;
+    // The notifier reloads its MO routes every few seconds: a reply that came before is kept
+    // unrouted, so each try is a new reply.
+    const reply = await waitFor(async () => {
+      tries += 1;
+      await smsc.originate({ from: '41790000009', to: '4000', text: `YES ${tries}` });
+      return waitFor(
+        () => rx.delivered.find((d) => d.esmClass === 0 && d.from === '41790000009'),
+        3_000,
+      ).catch(() => undefined);
+    }, 30_000);
+    expect(reply.to).toBe('4000');
+    expect(reply.dataCoding).toBe(0);
+    expect(reply.bytes.toString('latin1')).toMatch(/^YES \d+$/);
+  });
 });

@@ -87,6 +87,8 @@ export const MoRouteSchema = z
     webhook_format: z.enum(['json', 'jasmin', 'kannel']).default('json'),
     /** kannel: whether the service's answer goes back to the sender (Kannel's default: it does). */
     kannel_reply: z.boolean().default(true),
+    /** Also deliver it to the account's SMPP receiver sessions as deliver_sm (docs/smpp-server.md). */
+    smpp: z.boolean().default(false),
   })
   .strict()
   .refine((r) => !(r.any_connector === true && r.connector !== undefined), {

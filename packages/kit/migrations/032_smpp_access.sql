@@ -47,3 +47,6 @@ CREATE TABLE smpp_sessions (
   close_requested    boolean NOT NULL DEFAULT false
 );
 CREATE INDEX smpp_sessions_account ON smpp_sessions (account_id);
+
+-- An MO route can deliver to the account's SMPP sessions, beside its webhook and its inbox.
+ALTER TABLE mo_routes ADD COLUMN smpp boolean NOT NULL DEFAULT false;

@@ -19,10 +19,12 @@ export interface MoRouteRow {
   webhook_format: 'json' | 'jasmin' | 'kannel';
   /** kannel: the sms-service's answer is sent back to the sender (migration 033). */
   kannel_reply: boolean;
+  /** Also delivered to the account's SMPP sessions as deliver_sm (migration 032). */
+  smpp: boolean;
 }
 
 const COLUMNS = `r.name, r.position, r.to_number, r.to_exact, r.keyword, r.connector,
-  r.any_connector, r.account_id, a.username, r.webhook_url, r.webhook_format, r.kannel_reply`;
+  r.any_connector, r.account_id, a.username, r.webhook_url, r.webhook_format, r.kannel_reply, r.smpp`;
 
 /** Every route in the order they are tried (names the `accounts` table: a join). */
 export async function listMoRoutes(db: Queryable): Promise<MoRouteRow[]> {
@@ -38,14 +40,14 @@ export type NewMoRoute = Omit<MoRouteRow, 'username'>;
 export async function putMoRoute(db: Queryable, route: NewMoRoute): Promise<boolean> {
   const { rowCount } = await db.query(
     `INSERT INTO mo_routes (name, position, to_number, to_exact, keyword, connector, account_id,
-                            webhook_url, webhook_format, any_connector, kannel_reply)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+                            webhook_url, webhook_format, any_connector, kannel_reply, smpp)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
       WHERE NOT EXISTS (SELECT 1 FROM mo_routes WHERE position = $2 AND name <> $1)
      ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, to_number = EXCLUDED.to_number,
        to_exact = EXCLUDED.to_exact, keyword = EXCLUDED.keyword, connector = EXCLUDED.connector,
        account_id = EXCLUDED.account_id, webhook_url = EXCLUDED.webhook_url,
        webhook_format = EXCLUDED.webhook_format, any_connector = EXCLUDED.any_connector,
-       kannel_reply = EXCLUDED.kannel_reply, updated_at = now()`,
+       kannel_reply = EXCLUDED.kannel_reply, smpp = EXCLUDED.smpp, updated_at = now()`,
     [
       route.name,
       route.position,
@@ -58,6 +60,7 @@ export async function putMoRoute(db: Queryable, route: NewMoRoute): Promise<bool
       route.webhook_format,
       route.any_connector,
       route.kannel_reply,
+      route.smpp,
     ],
   );
   return rowCount === 1;

@@ -48,6 +48,36 @@ export async function insertSmppReceipt(
   return rowCount === 1;
 }
 
+/** An inbound message an MO route gives to the account's SMPP sessions (in the routing's transaction). */
+export async function insertSmppInbound(
+  db: Queryable,
+  inbound: {
+    id: string;
+    accountId: string;
+    from: string;
+    to: string;
+    coding: number;
+    content: string | null;
+    hexContent: string | null;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO smpp_deliveries (account_id, kind, source_id, pdu)
+     VALUES ($1, 'inbound', $2, $3::jsonb) ON CONFLICT (kind, source_id) DO NOTHING`,
+    [
+      inbound.accountId,
+      inbound.id,
+      JSON.stringify({
+        from: inbound.from,
+        to: inbound.to,
+        coding: inbound.coding,
+        content: inbound.content,
+        hexContent: inbound.hexContent,
+      }),
+    ],
+  );
+}
+
 /**
  * Takes up to `limit` deliveries due for the accounts, leased for `leaseMs` (a deliver_sm not
  * answered by then is sent again); rows another replica is taking are skipped.

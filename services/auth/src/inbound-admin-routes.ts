@@ -45,6 +45,7 @@ function routeView(r: MoRouteRow) {
     webhook_url: r.webhook_url,
     webhook_format: r.webhook_format,
     kannel_reply: r.kannel_reply,
+    smpp: r.smpp,
   };
 }
 
@@ -109,6 +110,7 @@ export function createInboundAdminRoutes(db: Db): Router {
         webhook_url: input.webhook_url ?? null,
         webhook_format: input.webhook_format,
         kannel_reply: input.kannel_reply,
+        smpp: input.smpp,
       });
       if (!stored)
         throw new HttpError('CONFLICT', `Another MO route has position ${input.position}`);

@@ -1,6 +1,7 @@
 import type { Db, Logger } from '@smsgw/kit';
 import {
   findInboundMessage,
+  insertSmppInbound,
   listMoRoutes,
   routeInboundMessage,
   staleReceivedInbound,
@@ -123,6 +124,16 @@ export class InboundRouter {
         from: message.from_addr,
         keyword: message.keyword,
       });
+      if (route.smpp)
+        await insertSmppInbound(tx, {
+          id: message.id,
+          accountId: route.account_id,
+          from: message.from_addr,
+          to: message.to_addr,
+          coding: message.coding,
+          content: message.content,
+          hexContent: message.hex_content,
+        });
       if (route.webhook_url === null) return false;
       if (route.webhook_format === 'kannel')
         return this.store.enqueueIn(tx, {

@@ -8,7 +8,7 @@ import {
   type SmppDeliveryRow,
 } from '@smsgw/store';
 import type { SmppServerMetrics } from './metrics';
-import { receiptDeliverSm } from './receipt-pdu';
+import { inboundDeliverSm, receiptDeliverSm } from './receipt-pdu';
 import type { SmppServer } from './smpp-server';
 
 export interface DeliveriesOptions {
@@ -73,7 +73,8 @@ export class Deliveries {
     const sessions = this.server.receiversOf(row.account_id);
     if (sessions.length === 0) return;
     const session = sessions[this.turn++ % sessions.length];
-    const fields = receiptDeliverSm(row.source_id, row.pdu);
+    const fields =
+      row.kind === 'receipt' ? receiptDeliverSm(row.source_id, row.pdu) : inboundDeliverSm(row.pdu);
     try {
       const status = await session.deliver(fields, this.options.answerTimeoutMs);
       if (status !== 0) {

@@ -1,4 +1,4 @@
-import { decodeText, TEXT_CODINGS } from '@smsgw/smsc';
+import { decodeText, encodeText, TEXT_CODINGS } from '@smsgw/smsc';
 import { SMPP_MESSAGE_STATE } from './message-state';
 
 /** What a kept receipt holds (smpp_deliveries.pdu, written by the callback-notifier). */
@@ -72,5 +72,37 @@ export function receiptDeliverSm(messageId: string, kept: KeptReceipt): Record<s
     short_message: Buffer.from(text, 'latin1'),
     receipted_message_id: messageId,
     message_state: state,
+  };
+}
+
+/** What a kept inbound message holds (smpp_deliveries.pdu, written by the callback-notifier). */
+export interface KeptInbound {
+  from?: string;
+  to?: string;
+  coding?: number;
+  content?: string | null;
+  hexContent?: string | null;
+}
+
+/**
+ * The deliver_sm of an inbound message (a reply from a handset): its bytes as the operator's SMSC
+ * delivered them, with their data_coding; a long one whole in message_payload (SMPP 3.4 5.3.2.32)
+ * rather than cut into parts again.
+ */
+export function inboundDeliverSm(kept: KeptInbound): Record<string, unknown> {
+  const coding = kept.coding ?? 0;
+  const bytes = kept.hexContent
+    ? Buffer.from(kept.hexContent, 'hex')
+    : encodeText(kept.content ?? '', coding);
+  return {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: kept.from ?? '',
+    dest_addr_ton: 1,
+    dest_addr_npi: 1,
+    destination_addr: kept.to ?? '',
+    esm_class: 0,
+    data_coding: coding,
+    ...(bytes.length <= 254 ? { short_message: bytes } : { message_payload: bytes }),
   };
 }
