@@ -95,11 +95,14 @@ export async function startEmbeddedGateway(
     credentials: auth.smppBinds,
   });
 
-  const ownPorts = await openOwnPorts(ownPortsWanted(config, gateway.ownPortRoutes), {
-    host: config.HOST,
-    registry,
-    logger,
-  });
+  const ownPorts = await openOwnPorts(
+    ownPortsWanted(config, gateway.ownPortRoutes, gateway.ownPortHotRoutes),
+    {
+      host: config.HOST,
+      registry,
+      logger,
+    },
+  );
   const app = createHttpApp({ registry });
   app.use(auth.routes);
   app.use(gateway.routes);

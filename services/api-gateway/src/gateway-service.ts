@@ -1,5 +1,4 @@
 import { MtRouter } from '@smsgw/routing';
-import { gatewayDefaults } from './defaults';
 import type { Router } from 'express';
 import type { UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
@@ -16,19 +15,29 @@ import {
 import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
-import { MessageStore } from './message-store';
-import { SendPipeline } from './send-pipeline/send-pipeline';
-import { createGatewayRoutes, createOwnPortRoutes, type GatewayRoutesDeps } from './routes';
+import {
+  acceptanceDefaults,
+  callbackUrlCheck,
+  createSendAcceptor,
+  MessageStore,
+  OptOutGuard,
+  SendPipeline,
+  SenderGuard,
+} from '@smsgw/acceptance';
+import {
+  createGatewayRoutes,
+  createLegacyAnswerers,
+  createOwnPortRoutes,
+  type GatewayRoutesDeps,
+} from './routes';
+import { firstHotRoute, legacyHotRoute } from './edge/legacy-hot-route';
 import { jasminHttpPing, type OwnPortName } from './edge/own-ports';
 import { InboundCredentials } from './inbound-credentials';
-import { createSendAcceptor, createSendHandler } from './send-handler';
+import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
 import { paramsCaller, requestCaller } from './request-caller';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
-import { SenderGuard } from './sender-guard';
-import { OptOutGuard } from './optout-guard';
-import { callbackUrlCheck } from './callback-url-check';
 
 export interface GatewayOptions {
   registry: Registry;
@@ -112,6 +121,8 @@ export interface GatewayService {
   routes: Router;
   /** What JASMIN_HTTP_PORT and KANNEL_SENDSMS_PORT serve (edge/own-ports.ts). */
   ownPortRoutes: Record<OwnPortName, Router>;
+  /** Their GET sends ahead of express, on their own ports (none when CORS origins are configured). */
+  ownPortHotRoutes: Record<OwnPortName, HotRoute | undefined>;
   /** POST /secure/send ahead of express (hotSendRoute); none when CORS origins are configured. */
   hotRoute: HotRoute | undefined;
   store: MessageStore;
@@ -131,7 +142,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const optOuts = new OptOutGuard(options.db);
   const batchStore = new BatchStore(options.db);
   const router = new MtRouter(options.db, options.logger, {
-    refreshMs: gatewayDefaults.routesRefreshMs,
+    refreshMs: acceptanceDefaults.routesRefreshMs,
   });
   router.start();
   const callbackUrls = callbackUrlCheck(options.callbackAllowedHosts);
@@ -190,17 +201,35 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const own = createOwnPortRoutes(routeDeps);
   // On its own port Jasmin's /ping is its HTTP interface's (text), not its REST interface's (JSON).
   own['jasmin-http'].use(jasminHttpPing());
-  const hotRoute = hotSendRoute({
+  const meter = requestMeter(options.registry);
+  const sendHot = hotSendRoute({
     send,
     caller,
     maxBodyBytes: options.maxBodyBytes,
     corsAllowedOrigins: options.corsAllowedOrigins,
-    meter: requestMeter(options.registry),
+    meter,
     logger: options.logger,
   });
+  const answerers = createLegacyAnswerers(routeDeps);
+  const legacyOptions = {
+    corsAllowedOrigins: options.corsAllowedOrigins,
+    meter,
+    logger: options.logger,
+  };
+  const ownPortHotRoutes = {
+    'jasmin-http': legacyHotRoute(answerers['jasmin-http'], legacyOptions),
+    'kannel-sendsms': legacyHotRoute(answerers['kannel-sendsms'], legacyOptions),
+  };
+  // Clients of Jasmin and Kannel send with GET by the thousand, as REST clients POST /secure/send.
+  const hotRoute = firstHotRoute(
+    sendHot,
+    ownPortHotRoutes['jasmin-http'],
+    ownPortHotRoutes['kannel-sendsms'],
+  );
   return {
     routes,
     ownPortRoutes: own,
+    ownPortHotRoutes,
     hotRoute,
     store,
     sends,

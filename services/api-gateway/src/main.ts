@@ -16,7 +16,7 @@ serviceMain('api-gateway', gatewayConfigShape, ({ config, db, bus, logger, regis
   });
   let following: Consumer | undefined;
   let ownPorts: OpenOwnPorts | undefined;
-  const wanted = ownPortsWanted(config, gateway.ownPortRoutes);
+  const wanted = ownPortsWanted(config, gateway.ownPortRoutes, gateway.ownPortHotRoutes);
   return {
     routes: gateway.routes,
     hotRoute: gateway.hotRoute,

@@ -22,7 +22,6 @@ import {
 } from '@smsgw/kit';
 import { CODING_NAMES } from '@smsgw/smsc';
 import { crossSiteGuard } from './cross-site-guard';
-import { planMessage } from './message-plan';
 import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
@@ -34,13 +33,23 @@ import {
 } from './http-inbound-routes';
 import type { RequestCaller } from './request-caller';
 import { fingerprintOf, type IdempotentRequests } from './idempotency';
-import type { MessageStore } from './message-store';
-import { SEND_PATH, type SendAcceptor, type SendHandler } from './send-handler';
+import { SEND_PATH, type SendHandler } from './send-handler';
 import type { ParamsCaller } from './request-caller';
-import { createJasminHttpRoutes } from './edge/jasmin-http-routes';
-import { createKannelSendsmsRoutes } from './edge/kannel-sendsms-routes';
+import { createJasminHttpRoutes, jasminSendAnswerer } from './edge/jasmin-http-routes';
+import {
+  createKannelSendsmsRoutes,
+  KANNEL_SENDSMS_PATH,
+  kannelSendsmsAnswerer,
+} from './edge/kannel-sendsms-routes';
+import type { TextAnswerer } from './edge/legacy-hot-route';
 import type { MtRouter } from '@smsgw/routing';
-import { routeOrRefuse, withoutRouting } from './message-routing';
+import {
+  planMessage,
+  routeOrRefuse,
+  withoutRouting,
+  type MessageStore,
+  type SendAcceptor,
+} from '@smsgw/acceptance';
 import { createJasminRestRoutes } from './jasmin-rest-routes';
 import type { OwnPortName } from './edge/own-ports';
 
@@ -87,6 +96,30 @@ export function createOwnPortRoutes(deps: GatewayRoutesDeps): Record<OwnPortName
     }),
   );
   return { 'jasmin-http': jasmin, 'kannel-sendsms': createKannelSendsmsRoutes(common) };
+}
+
+/** The sends of Jasmin's HTTP interface and Kannel's sendsms by path, for their hot route. */
+export function createLegacyAnswerers(
+  deps: GatewayRoutesDeps,
+): Record<OwnPortName, Record<string, TextAnswerer>> {
+  const common = {
+    caller: deps.paramsCaller,
+    accept: deps.accept,
+    maxBodyBytes: deps.maxBodyBytes,
+    corsAllowedOrigins: deps.corsAllowedOrigins,
+    logger: deps.logger,
+  };
+  return {
+    'jasmin-http': {
+      '/send': jasminSendAnswerer({
+        ...common,
+        store: deps.store,
+        router: deps.router,
+        maxParts: deps.maxParts,
+      }),
+    },
+    'kannel-sendsms': { [KANNEL_SENDSMS_PATH]: kannelSendsmsAnswerer(common) },
+  };
 }
 
 /** Jasmin's HTTP interface and Kannel's sendsms on the gateway's port. */

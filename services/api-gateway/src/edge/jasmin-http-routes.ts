@@ -1,14 +1,17 @@
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Principal } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, toHttpError, type Logger } from '@smsgw/kit';
 import type { MtRouter } from '@smsgw/routing';
 import { SendRequestSchema } from '@smsgw/contracts';
 import { crossSiteGuard } from '../cross-site-guard';
-import { planMessage } from '../message-plan';
-import { routeOrRefuse } from '../message-routing';
-import type { MessageStore } from '../message-store';
+import {
+  planMessage,
+  routeOrRefuse,
+  type MessageStore,
+  type SendAcceptor,
+} from '@smsgw/acceptance';
 import type { ParamsCaller } from '../request-caller';
-import type { SendAcceptor } from '../send-handler';
 import { addForm, queryParams, textParam, type CgiParams } from './legacy-params';
 
 /**
@@ -122,10 +125,9 @@ function asJasmin(err: unknown, username: string | undefined): JasminError {
 }
 
 /** The arguments of a request, as Jasmin's twisted resource sees them (JSON bodies too, as send.py reads them). */
-function argsOf(req: Request): Map<string, string> {
-  const params: CgiParams = queryParams(req.url) ?? new Map<string, Buffer>();
-  const body: unknown = req.body;
-  if (Buffer.isBuffer(body) && body.length > 0) {
+function argsOf(url: string | undefined, body: Buffer | undefined): Map<string, string> {
+  const params: CgiParams = queryParams(url ?? '') ?? new Map<string, Buffer>();
+  if (body !== undefined && body.length > 0) {
     if (!addForm(params, body)) throw new JasminError(400, 'Too many arguments.');
   }
   const args = new Map<string, string>();
@@ -177,25 +179,29 @@ export function jasminSendBody(args: Map<string, string>, tlvs: unknown): Record
   return body;
 }
 
-export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
-  const router = Router();
-  const guards = crossSiteGuard(deps.corsAllowedOrigins);
-  // Forms and JSON are read as octets up to the body limit; a larger body is a 413 before any work.
-  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+/** A text answer: the status and body Jasmin gives. */
+export interface JasminTextAnswer {
+  status: number;
+  text: string;
+}
 
-  const text =
-    (status: number, message: string) =>
-    (res: Response): void => {
-      res.status(status).type('text/plain').send(message);
-    };
+/**
+ * One /send request answered, from its URL and body: express's route and the hot route for GET
+ * (legacy-hot-route.ts) both call it, so both answer alike.
+ */
+export type JasminSendAnswerer = (
+  req: IncomingMessage,
+  body: Buffer | undefined,
+) => Promise<JasminTextAnswer>;
 
-  const send: RequestHandler = asyncRoute(async (req, res) => {
+export function jasminSendAnswerer(deps: JasminHttpDeps): JasminSendAnswerer {
+  return async (req, body) => {
     let username: string | undefined;
     try {
       let args: Map<string, string>;
       let tlvs: unknown;
       if ((req.headers['content-type'] ?? '').split(';')[0].trim() === 'application/json') {
-        const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+        const raw = body ? body.toString('utf8') : '';
         let parsed: unknown;
         try {
           parsed = JSON.parse(raw);
@@ -210,7 +216,7 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
         );
         if (tlvs !== undefined) args.set('custom_tlvs', '');
       } else {
-        args = argsOf(req);
+        args = argsOf(req.url, body);
         const form = args.get('custom_tlvs');
         if (form !== undefined) tlvs = form;
       }
@@ -227,10 +233,25 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
       const accepted = await deps.accept(principal, jasminSendBody(args, tlvs), {
         dlr_style: 'jasmin',
       });
-      text(200, `Success "${accepted.id}"`)(res);
+      return { status: 200, text: `Success "${accepted.id}"` };
     } catch (err) {
-      answer(res, asJasmin(err, username), deps.logger, 'text');
+      const refusal = asJasmin(err, username);
+      if (refusal.status >= 500) deps.logger.warn({ err }, 'Jasmin HTTP request failed');
+      return { status: refusal.status, text: `Error "${refusal.message}"` };
     }
+  };
+}
+
+export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
+  const router = Router();
+  const guards = crossSiteGuard(deps.corsAllowedOrigins);
+  // Forms and JSON are read as octets up to the body limit; a larger body is a 413 before any work.
+  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+
+  const answerSend = jasminSendAnswerer(deps);
+  const send: RequestHandler = asyncRoute(async (req, res) => {
+    const reply = await answerSend(req, Buffer.isBuffer(req.body) ? req.body : undefined);
+    res.status(reply.status).type('text/plain').send(reply.text);
   });
 
   router.get('/send', ...guards, body, send);
@@ -240,7 +261,7 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
     '/balance',
     ...guards,
     asyncRoute(async (req, res) => {
-      const args = argsOf(req);
+      const args = argsOf(req.url, Buffer.isBuffer(req.body) ? req.body : undefined);
       const username = args.get('username');
       try {
         validateArgs(args, BALANCE_FIELDS);
@@ -269,7 +290,7 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
     '/rate',
     ...guards,
     asyncRoute(async (req, res) => {
-      const args = argsOf(req);
+      const args = argsOf(req.url, Buffer.isBuffer(req.body) ? req.body : undefined);
       const username = args.get('username');
       try {
         // rate.py: coding 0 and empty content unless given.

@@ -1,9 +1,10 @@
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import express, { Router, type RequestHandler } from 'express';
 import { kannelMaskLevel } from '@smsgw/contracts';
 import { asyncRoute, toHttpError, type Logger } from '@smsgw/kit';
 import { crossSiteGuard } from '../cross-site-guard';
 import type { ParamsCaller } from '../request-caller';
-import type { SendAcceptor } from '../send-handler';
+import type { SendAcceptor } from '@smsgw/acceptance';
 import { addForm, queryParams, textParam, type CgiParams } from './legacy-params';
 
 /**
@@ -148,26 +149,33 @@ function kannelMask(params: CgiParams): number {
   return intParam(params, params.has('dlr-mask') ? 'dlr-mask' : 'dlrmask') ?? -1;
 }
 
-export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
-  const router = Router();
-  const guards = crossSiteGuard(deps.corsAllowedOrigins);
-  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+/** A text answer: the status and body Kannel gives. */
+export interface TextAnswer {
+  status: number;
+  text: string;
+}
 
-  const reply = (res: Response, status: number, message: string): void => {
-    res.status(status).type('text/plain').send(message);
-  };
+/**
+ * One sendsms request answered, from its URL and (POST) form body: express's route and the hot
+ * route for GET (legacy-hot-route.ts) both call it, so both answer alike.
+ */
+export type SendsmsAnswerer = (
+  req: IncomingMessage,
+  form: Buffer | undefined,
+) => Promise<TextAnswer>;
 
-  const paramsOf = (req: Request): CgiParams => {
-    const params = queryParams(req.url);
+export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer {
+  const paramsOf = (url: string | undefined, form: Buffer | undefined): CgiParams => {
+    const params = queryParams(url ?? '');
     if (!params) throw new KannelError(400, 'Too many arguments, rejected');
-    if (Buffer.isBuffer(req.body) && req.body.length > 0 && !addForm(params, req.body))
+    if (form !== undefined && form.length > 0 && !addForm(params, form))
       throw new KannelError(400, 'Too many arguments, rejected');
     return params;
   };
 
-  const sendsms: RequestHandler = asyncRoute(async (req, res) => {
+  return async (req, form) => {
     try {
-      const params = paramsOf(req);
+      const params = paramsOf(req.url, form);
       // default_authorise_user: username or user, password or pass.
       const username = textParam(params, 'username') ?? textParam(params, 'user');
       const password = textParam(params, 'password') ?? textParam(params, 'pass');
@@ -198,20 +206,15 @@ export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
       }
       if (failed.length > 0) {
         deps.logger.warn({ err: lastError, failed: failed.length }, 'sendsms: receivers failed');
-        reply(res, 500, `Sending failed. Failed receivers are: ${failed.join(' ')}`);
-        return;
+        return { status: 500, text: `Sending failed. Failed receivers are: ${failed.join(' ')}` };
       }
-      reply(res, 202, '0: Accepted for delivery');
+      return { status: 202, text: '0: Accepted for delivery' };
     } catch (err) {
-      if (err instanceof KannelError) {
-        reply(res, err.status, err.message);
-        return;
-      }
+      if (err instanceof KannelError) return { status: err.status, text: err.message };
       const http = toHttpError(err);
       if (http.status >= 500) {
         deps.logger.warn({ err }, 'sendsms failed');
-        reply(res, 503, 'Temporal failure, try again later.');
-        return;
+        return { status: 503, text: 'Temporal failure, try again later.' };
       }
       // Not routable, no credit, refused sender or recipient: Kannel's permanent refusal.
       if (
@@ -225,11 +228,22 @@ export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
           'FORBIDDEN',
         ].includes(http.code)
       ) {
-        reply(res, 403, `Not routable. Do not try again. (${http.message})`);
-        return;
+        return { status: 403, text: `Not routable. Do not try again. (${http.message})` };
       }
-      reply(res, http.status, `${http.message}, rejected`);
+      return { status: http.status, text: `${http.message}, rejected` };
     }
+  };
+}
+
+export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
+  const router = Router();
+  const guards = crossSiteGuard(deps.corsAllowedOrigins);
+  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+  const answer = kannelSendsmsAnswerer(deps);
+
+  const sendsms: RequestHandler = asyncRoute(async (req, res) => {
+    const { status, text } = await answer(req, Buffer.isBuffer(req.body) ? req.body : undefined);
+    res.status(status).type('text/plain').send(text);
   });
 
   router.get(KANNEL_SENDSMS_PATH, ...guards, body, sendsms);

@@ -8,6 +8,7 @@ import {
   envVars,
   HttpError,
   listen,
+  type HotRoute,
   type Logger,
   type ShutdownStep,
 } from '@smsgw/kit';
@@ -28,6 +29,8 @@ export interface OwnPort {
   name: OwnPortName;
   port: number;
   routes: Router;
+  /** Offered each request before `routes`. */
+  hot?: HotRoute | undefined;
 }
 
 export interface OwnPortsOptions {
@@ -49,20 +52,14 @@ export interface OpenOwnPorts {
 export function ownPortsWanted(
   config: { JASMIN_HTTP_PORT?: number | undefined; KANNEL_SENDSMS_PORT?: number | undefined },
   routes: Record<OwnPortName, Router>,
+  hot: Record<OwnPortName, HotRoute | undefined>,
 ): OwnPort[] {
   const wanted: OwnPort[] = [];
-  if (config.JASMIN_HTTP_PORT !== undefined)
-    wanted.push({
-      name: 'jasmin-http',
-      port: config.JASMIN_HTTP_PORT,
-      routes: routes['jasmin-http'],
-    });
-  if (config.KANNEL_SENDSMS_PORT !== undefined)
-    wanted.push({
-      name: 'kannel-sendsms',
-      port: config.KANNEL_SENDSMS_PORT,
-      routes: routes['kannel-sendsms'],
-    });
+  for (const [name, port] of [
+    ['jasmin-http', config.JASMIN_HTTP_PORT],
+    ['kannel-sendsms', config.KANNEL_SENDSMS_PORT],
+  ] as const)
+    if (port !== undefined) wanted.push({ name, port, routes: routes[name], hot: hot[name] });
   return wanted;
 }
 
@@ -86,7 +83,7 @@ export async function openOwnPorts(
         answerError(res, err, options.logger, req.method, req.path);
       };
       app.use(handler);
-      opened.push({ name: one.name, server: await listen(app, one.port, options.host) });
+      opened.push({ name: one.name, server: await listen(app, one.port, options.host, one.hot) });
     }
   } catch (err) {
     await Promise.all(opened.map((o) => closeServer(o.server)));
