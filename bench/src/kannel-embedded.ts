@@ -32,6 +32,9 @@ export async function embeddedSide(): Promise<{ side: Side; stop(): Promise<void
       {
         SMSC_URL: `smpp://bench:bench@127.0.0.1:${sim.port}?window=${KANNEL_WINDOW}`,
         DATA_DIR: dataDir,
+        // Free ports for its SMPP server: other work on the machine may hold the defaults.
+        SMPP_SERVER_PORT: '0',
+        SMPP_SERVER_TLS_PORT: '0',
         ADMIN_TOKEN: adminToken,
         JWT_SECRET: randomBytes(32).toString('hex'),
         LOG_LEVEL: 'warn',
@@ -50,7 +53,8 @@ export async function embeddedSide(): Promise<{ side: Side; stop(): Promise<void
   const reply = await fetch(`${gateway.url}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'embedded', password: 'bench-password' }),
+    // Unlimited credit, asked for explicitly: an account is created with none.
+    body: JSON.stringify({ username: 'embedded', password: 'bench-password', balance: null }),
   });
   if (reply.status !== 201) {
     await stop();
