@@ -6,6 +6,7 @@ const workspaces = {
   smsc: 'packages/smsc',
   store: 'packages/store',
   routing: 'packages/routing',
+  acceptance: 'packages/acceptance',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',

@@ -1,7 +1,7 @@
 import { SmppSimulator } from '@smsgw/smsc';
 import { UrlGuard } from '@smsgw/kit';
 import { waitFor } from '@smsgw/kit/testing';
-import { CallbackUrlCheck } from '../../services/api-gateway/src/callback-url-check';
+import { CallbackUrlCheck } from '@smsgw/acceptance';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request, type Reply } from '../support/http';
 

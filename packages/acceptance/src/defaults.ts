@@ -1,9 +1,8 @@
 /**
- * The gateway's built-in tunings, next to the settings it reads from its environment (config.ts).
- * The send pipeline's timings are the ones a single send passes, in the order it passes them
- * (send-pipeline/send-pipeline.ts walks through that path).
+ * The acceptance's built-in tunings. The send pipeline's timings are the ones a single send
+ * passes, in the order it passes them (send-pipeline/send-pipeline.ts walks through that path).
  */
-export const gatewayDefaults = {
+export const acceptanceDefaults = {
   /**
    * How often the MT routes' version is read: a route changed through the admin API takes effect
    * within this long, at the cost of one small query per period.
@@ -37,21 +36,5 @@ export const gatewayDefaults = {
      * not be prompt.
      */
     outboxIdleFlushMs: 20,
-  },
-  credentials: {
-    /**
-     * How long auth's answer for a credential is reused: a busy client costs auth one call every
-     * few seconds, and a revoked credential stops working within this.
-     */
-    cacheMs: 5_000,
-    /** Credentials remembered at once; beyond this the least recently used are forgotten. */
-    maxEntries: 50_000,
-    /**
-     * Share of an entry's life after which a request that uses it refreshes it in the background,
-     * so a busy client never waits for auth when its entry runs out.
-     */
-    refreshAfter: 0.6,
-    /** A call to auth that takes longer than this fails the request with 503. */
-    timeoutMs: 5_000,
   },
 } as const;

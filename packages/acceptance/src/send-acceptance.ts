@@ -3,11 +3,11 @@ import type { MessageStatus, Principal, SendRequest, UnlistedSenderMode } from '
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
 import type { RouteDecision } from '@smsgw/routing';
 import { MtRouter } from '@smsgw/routing';
-import { gatewayDefaults } from './defaults';
+import { acceptanceDefaults } from './defaults';
 import { MessageStore } from './message-store';
 import { OptOutGuard } from './optout-guard';
 import { SenderGuard } from './sender-guard';
-import { createSendAcceptor } from './send-handler';
+import { createSendAcceptor } from './send-acceptor';
 import { SendPipeline, type AcceptedMessage } from './send-pipeline/send-pipeline';
 import { SubmitJobPublisher } from './send-pipeline/submit-job-publisher';
 
@@ -66,7 +66,9 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
   const store = new MessageStore(options.db);
   const sends = new EntryPointPipeline(
     store,
-    new SubmitJobPublisher(options.bus, { lingerMs: gatewayDefaults.sendPipeline.submitLingerMs }),
+    new SubmitJobPublisher(options.bus, {
+      lingerMs: acceptanceDefaults.sendPipeline.submitLingerMs,
+    }),
     options.logger,
     {
       maxParts: options.maxParts,
@@ -74,7 +76,7 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
     },
   );
   const router = new MtRouter(options.db, options.logger, {
-    refreshMs: gatewayDefaults.routesRefreshMs,
+    refreshMs: acceptanceDefaults.routesRefreshMs,
   });
   router.start();
   const acceptor = createSendAcceptor({

@@ -1,10 +1,4 @@
-import {
-  SendRequestSchema,
-  sendSuccessText,
-  type InterfaceReport,
-  type Principal,
-  type SendResult,
-} from '@smsgw/contracts';
+import { SendRequestSchema, type InterfaceReport, type Principal } from '@smsgw/contracts';
 import { parseInput } from '@smsgw/kit';
 import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse } from './message-routing';
@@ -12,8 +6,6 @@ import type { OptOutGuard } from './optout-guard';
 import type { SenderGuard } from './sender-guard';
 import type { AcceptedMessage, SendPipeline } from './send-pipeline/send-pipeline';
 import { callbackUrlCheck, type CallbackUrlCheck } from './callback-url-check';
-
-export const SEND_PATH = '/secure/send';
 
 /**
  * One message of an authenticated caller through the message guards of the edge (edge-guards.ts):
@@ -27,10 +19,7 @@ export type SendAcceptor = (
   report?: InterfaceReport,
 ) => Promise<AcceptedMessage>;
 
-/** /secure/send once its caller is authenticated and its body read (express's route and the hot route). */
-export type SendHandler = (principal: Principal, body: unknown) => Promise<SendResult>;
-
-export interface SendHandlerDeps {
+export interface SendAcceptorDeps {
   sends: SendPipeline;
   senders: SenderGuard;
   optOuts: OptOutGuard;
@@ -39,7 +28,7 @@ export interface SendHandlerDeps {
   callbackUrls?: CallbackUrlCheck;
 }
 
-export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
+export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
   const callbackUrls = deps.callbackUrls ?? callbackUrlCheck([]);
   return async ({ accountId, username }, body, report) => {
     const request = parseInput(SendRequestSchema, body);
@@ -57,10 +46,4 @@ export function createSendAcceptor(deps: SendHandlerDeps): SendAcceptor {
     const rest = report !== undefined && asked.dlr === 'yes' ? Object.assign(asked, report) : asked;
     return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing);
   };
-}
-
-export function createSendHandler(accept: SendAcceptor): SendHandler {
-  return async (principal, body) => ({
-    data: sendSuccessText((await accept(principal, body)).id),
-  });
 }

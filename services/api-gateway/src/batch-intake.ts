@@ -7,9 +7,12 @@ import { isCompressed, readBatchBody } from './batch-reader';
 import type { BatchStore } from './batch-store';
 import { shortfall } from './credit-snapshot';
 import { LargeBatchGate } from './large-batch-gate';
-import { notAllowed, type SenderGuard } from './sender-guard';
-import type { CallbackUrlCheck } from './callback-url-check';
-import type { OptOutGuard } from './optout-guard';
+import {
+  notAllowed,
+  type CallbackUrlCheck,
+  type OptOutGuard,
+  type SenderGuard,
+} from '@smsgw/acceptance';
 import type { MtRouter } from '@smsgw/routing';
 import { routeBatchInSlices } from './batch-routing';
 

@@ -1,7 +1,7 @@
 import type { ErrorItem } from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
 import type { MtRouter, RouteDecision } from '@smsgw/routing';
-import { routeOrRefuse } from './message-routing';
+import { routeOrRefuse } from '@smsgw/acceptance';
 import type { BatchPlan, PlannedEntry } from './batch-plan';
 
 /** Unroutable recipients listed in the 400; the count says how many there were in all. */

@@ -6,9 +6,4 @@ export { createGatewayRoutes } from './routes';
 export { BatchStore } from './batch-store';
 export type { PlannedEntry } from './batch-plan';
 export { IdempotentRequests } from './idempotency';
-export {
-  createSendAcceptance,
-  type SendAcceptance,
-  type SendAcceptanceOptions,
-} from './send-acceptance';
 export { openOwnPorts, ownPortsEnv, ownPortsWanted, type OpenOwnPorts } from './edge/own-ports';

@@ -2,9 +2,7 @@ import { Router, type Response } from 'express';
 import { SendRequestSchema, type Principal } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput } from '@smsgw/kit';
 import type { MtRouter } from '@smsgw/routing';
-import { planMessage } from './message-plan';
-import { routeOrRefuse } from './message-routing';
-import type { MessageStore } from './message-store';
+import { planMessage, routeOrRefuse, type MessageStore } from '@smsgw/acceptance';
 
 /** What Jasmin's REST ping answers ("a static Jasmin/PONG value in data"). */
 export const JASMIN_PONG = { data: 'Jasmin/PONG' } as const;

@@ -1,4 +1,4 @@
-import { createSendAcceptance } from '@smsgw/api-gateway';
+import { createSendAcceptance } from '@smsgw/acceptance';
 import {
   QUEUES,
   TOPICS,

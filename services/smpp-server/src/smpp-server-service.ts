@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { UnlistedSenderMode } from '@smsgw/contracts';
-import { createSendAcceptance } from '@smsgw/api-gateway';
+import { createSendAcceptance } from '@smsgw/acceptance';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
 import { MemoryAccountLimits, RedisAccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';

@@ -1,5 +1,5 @@
 import { GroupCommit, HttpError, type Logger } from '@smsgw/kit';
-import { gatewayDefaults } from '../defaults';
+import { acceptanceDefaults } from '../defaults';
 import type { AcceptOutcome, MessageStore, NewMessage } from '../message-store';
 import type { JobOutboxRows } from './job-outbox-rows';
 
@@ -29,7 +29,7 @@ export class AcceptanceGroupCommit {
   ) {
     this.outbox = options.outbox;
     this.groups = new GroupCommit((messages) => this.acceptGroup(messages), {
-      maxSize: options.maxGroupSize ?? gatewayDefaults.sendPipeline.maxAcceptGroup,
+      maxSize: options.maxGroupSize ?? acceptanceDefaults.sendPipeline.maxAcceptGroup,
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '@smsgw/kit';
-import { gatewayDefaults } from '../defaults';
+import { acceptanceDefaults } from '../defaults';
 import type { MessageStore } from '../message-store';
 
 /**
@@ -22,7 +22,7 @@ export class JobOutboxRows {
   constructor(
     private readonly store: Pick<MessageStore, 'deleteOutboxRows'>,
     private readonly logger: Logger,
-    private readonly idleFlushMs: number = gatewayDefaults.sendPipeline.outboxIdleFlushMs,
+    private readonly idleFlushMs: number = acceptanceDefaults.sendPipeline.outboxIdleFlushMs,
   ) {}
 
   /** A statement committed `jobs` messages under this row. */

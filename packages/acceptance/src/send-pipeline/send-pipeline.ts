@@ -1,7 +1,7 @@
 import type { SendRequest } from '@smsgw/contracts';
 import type { RouteDecision } from '@smsgw/routing';
 import { HttpError, timeOrderedId, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
-import { gatewayDefaults } from '../defaults';
+import { acceptanceDefaults } from '../defaults';
 import type { MessageStore } from '../message-store';
 import { planMessage } from '../message-plan';
 import { AcceptanceGroupCommit } from './acceptance-group-commit';
@@ -48,7 +48,7 @@ export interface SendPipelineOptions {
  *    the row is deleted, riding along with the next acceptance statement, or alone after
  *    `outboxIdleFlushMs` when none comes. A failed publish leaves the row for the sweep.
  *
- * The timings and sizes are `gatewayDefaults.sendPipeline` (defaults.ts), each with its reason.
+ * The timings and sizes are `acceptanceDefaults.sendPipeline` (defaults.ts), each with its reason.
  */
 export class SendPipeline {
   private readonly outbox: JobOutboxRows;
@@ -62,7 +62,7 @@ export class SendPipeline {
     private readonly logger: Logger,
     private readonly options: SendPipelineOptions,
   ) {
-    const defaults = gatewayDefaults.sendPipeline;
+    const defaults = acceptanceDefaults.sendPipeline;
     this.outbox = new JobOutboxRows(
       store,
       logger,
@@ -83,7 +83,7 @@ export class SendPipeline {
     options: SendPipelineOptions,
   ): SendPipeline {
     const jobs = new SubmitJobPublisher(bus, {
-      lingerMs: gatewayDefaults.sendPipeline.submitLingerMs,
+      lingerMs: acceptanceDefaults.sendPipeline.submitLingerMs,
     });
     return new SendPipeline(store, jobs, logger, options);
   }

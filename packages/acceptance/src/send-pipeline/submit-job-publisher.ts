@@ -1,6 +1,6 @@
 import { TOPICS, submitGroups, toGroupJob } from '@smsgw/contracts';
 import { GroupCommit, type Bus } from '@smsgw/kit';
-import { gatewayDefaults } from '../defaults';
+import { acceptanceDefaults } from '../defaults';
 import { StreamLinger } from './stream-linger';
 
 export interface SubmitJob {
@@ -40,8 +40,8 @@ export class SubmitJobPublisher {
     const lingerMs = options.lingerMs ?? 0;
     this.linger = lingerMs > 0 ? new StreamLinger(lingerMs) : undefined;
     this.groups = new GroupCommit((jobs) => this.publishGroups(jobs), {
-      maxSize: options.maxGroupSize ?? gatewayDefaults.sendPipeline.maxPublishGroup,
-      concurrency: options.concurrency ?? gatewayDefaults.sendPipeline.publishConcurrency,
+      maxSize: options.maxGroupSize ?? acceptanceDefaults.sendPipeline.maxPublishGroup,
+      concurrency: options.concurrency ?? acceptanceDefaults.sendPipeline.publishConcurrency,
     });
   }
 

@@ -1,0 +1,22 @@
+/**
+ * The gateway's built-in tunings, next to the settings it reads from its environment (config.ts).
+ * The acceptance's own (the send pipeline's, the routes' refresh) are in @smsgw/acceptance.
+ */
+export const gatewayDefaults = {
+  credentials: {
+    /**
+     * How long auth's answer for a credential is reused: a busy client costs auth one call every
+     * few seconds, and a revoked credential stops working within this.
+     */
+    cacheMs: 5_000,
+    /** Credentials remembered at once; beyond this the least recently used are forgotten. */
+    maxEntries: 50_000,
+    /**
+     * Share of an entry's life after which a request that uses it refreshes it in the background,
+     * so a busy client never waits for auth when its entry runs out.
+     */
+    refreshAfter: 0.6,
+    /** A call to auth that takes longer than this fails the request with 503. */
+    timeoutMs: 5_000,
+  },
+} as const;
