@@ -5,8 +5,25 @@ import { boundedCache, HttpError, UrlGuard } from '@smsgw/kit';
 /** Resolves a host name to its addresses (node:dns by default; tests count the calls). */
 export type HostResolver = (hostname: string) => Promise<string[]>;
 
-const resolveWithDns: HostResolver = async (hostname) =>
-  (await lookup(hostname, { all: true })).map((a) => a.address);
+/**
+ * A resolver that does not answer in time is taken as no answer (the name passes here, and the
+ * notifier checks it when it calls): a slow DNS server must not hold up the sends that name it.
+ */
+const LOOKUP_TIMEOUT_MS = 2000;
+
+const resolveWithDns: HostResolver = async (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), LOOKUP_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    const found = await Promise.race([lookup(hostname, { all: true }), late]);
+    return found.map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 export interface CallbackUrlCheckOptions {
   /** How long a host name's verdict is kept: one lookup per name per period. */
