@@ -236,13 +236,6 @@ describe('bad input gets the right 4xx and changes nothing', () => {
       'hex_content',
     ],
     [
-      'dlr yes without dlr-url',
-      { json: { to: '41790000001', content: 'x', dlr: 'yes' } },
-      400,
-      'INVALID_PARAMETER',
-      'dlr_url',
-    ],
-    [
       'priority out of range',
       { json: { to: '41790000001', content: 'x', priority: 7 } },
       400,
