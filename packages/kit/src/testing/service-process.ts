@@ -39,6 +39,7 @@ export const SERVICE_SCRIPTS: Record<string, string> = {
   dispatcher: 'services/dispatcher/dist/main.js',
   'batch-scheduler': 'services/batch-scheduler/dist/main.js',
   'callback-notifier': 'services/callback-notifier/dist/main.js',
+  'smpp-server': 'services/smpp-server/dist/main.js',
   standalone: 'apps/standalone/dist/main.js',
 };
 
