@@ -34,6 +34,8 @@ beforeAll(async () => {
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '100',
+    // India's DLT ids, as an operator defines them in Kannel's smpp-tlv groups.
+    KANNEL_SMPP_TLVS: 'PE_ID:0x1400:octetstring:30,TEMPLATE_ID:0x1401:octetstring:30',
   });
   const created = await request(gw.base, 'POST', '/admin/v1/accounts', {
     auth: `Bearer ${ADMIN_TOKEN}`,
@@ -322,4 +324,33 @@ describe("dlr-url and dlr-mask: reports as Kannel's smsbox calls them", () => {
     await waitFor(() => reportsTo('/kannel-later')[0], 15_000, 'the later report');
     expect(reportsTo('/kannel-nomask')).toHaveLength(0);
   });
+});
+
+it('passes meta-data to the SMSC as the optional parameters the operator defined, and refuses keys it did not', async () => {
+  // Kannel's user guide, meta-data: "?smpp?key1=value1&key2=value2"; "only the parameters defined
+  // on the configuration file are honored" (each by an smpp-tlv group: name, tag, type, length).
+  const reply = await sendsms({
+    ...creds,
+    to: '41790002077',
+    text: 'otp 1234',
+    'meta-data': '?smpp?PE_ID=1101123456&TEMPLATE_ID=1107000001',
+  });
+  expect(reply.status).toBe(202);
+  const submit = await waitFor(
+    () => sim.received.find((m) => m.to === '41790002077'),
+    15_000,
+    'the submit with meta-data',
+  );
+  const tlvs = Object.fromEntries(submit.tlvs.map((t) => [t.tag, t.value.toString('latin1')]));
+  expect(tlvs[0x1400]).toBe('1101123456');
+  expect(tlvs[0x1401]).toBe('1107000001');
+
+  const undefinedKey = await sendsms({
+    ...creds,
+    to: '41790002078',
+    text: 'x',
+    'meta-data': '?smpp?NOT_DEFINED=1',
+  });
+  expect(undefinedKey.status).toBe(400);
+  expect(undefinedKey.text).toMatch(/Meta-data field misformed, rejected/);
 });

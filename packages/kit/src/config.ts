@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STALL_DEFAULTS } from '@smsgw/contracts';
+import { STALL_DEFAULTS, parseSmppTlvDefinitions } from '@smsgw/contracts';
 import { compileProxyTrust } from './client-address';
 import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
@@ -88,6 +88,21 @@ export const envVars = {
     .string()
     .default('START,UNSTOP')
     .transform((s) => commaList(s).map((k) => k.toUpperCase())),
+  /**
+   * Kannel's smpp-tlv groups as `name:tag:type:length` separated by commas: the `meta-data` keys
+   * sendsms clients may give (the rest are refused, as Kannel honours only what is defined).
+   */
+  KANNEL_SMPP_TLVS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parseSmppTlvDefinitions(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
   /** Browser origins (scheme://host[:port]) that may call /secure/ cross-site; empty: none. */
   CORS_ALLOWED_ORIGINS: z.string().default('').transform(commaList),
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(6),
@@ -136,11 +151,6 @@ export const envVars = {
   LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(100),
   LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),
   KDF_CONCURRENCY: int(1, 64).default(2),
-  TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform(commaList)
-    .refine((entries) => {
   // The SMPP server (docs/smpp-server.md). 0: a free port (tests). TLS listens only when its
   // certificate and key files are both given.
   SMPP_SERVER_PORT: int(0, 65535).default(2775),
@@ -152,6 +162,11 @@ export const envVars = {
   SMPP_ENQUIRE_LINK_MS: int(1000, 3_600_000).default(30_000),
   SMPP_WINDOW: int(1, 10_000).default(100),
   SMPP_RECEIPT_EXPIRY_HOURS: int(1, 24 * 30).default(72),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform(commaList)
+    .refine((entries) => {
       try {
         compileProxyTrust(entries);
         return true;

@@ -22,6 +22,7 @@ export const gatewayConfigShape = {
   SHOW_ROUTES_TO_CUSTOMERS: envVars.SHOW_ROUTES_TO_CUSTOMERS,
   LARGE_BATCH_BYTES: envVars.LARGE_BATCH_BYTES,
   CORS_ALLOWED_ORIGINS: envVars.CORS_ALLOWED_ORIGINS,
+  KANNEL_SMPP_TLVS: envVars.KANNEL_SMPP_TLVS,
   TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
   /** Private callback hosts customers may name; others are refused at acceptance. */
   CALLBACK_ALLOWED_HOSTS: envVars.CALLBACK_ALLOWED_HOSTS,

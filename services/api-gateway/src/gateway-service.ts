@@ -1,6 +1,6 @@
 import { MtRouter } from '@smsgw/routing';
 import type { Router } from 'express';
-import type { UnlistedSenderMode } from '@smsgw/contracts';
+import type { SmppTlvDefinition, UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
 import { createGatewayMetrics } from './metrics';
 import {
@@ -63,6 +63,8 @@ export interface GatewayOptions {
   showRoutes: boolean;
   /** Private callback hosts a customer may name (CALLBACK_ALLOWED_HOSTS); others refused at acceptance. */
   callbackAllowedHosts: readonly string[];
+  /** The `meta-data` keys sendsms clients may give (KANNEL_SMPP_TLVS). */
+  kannelTlvs: readonly SmppTlvDefinition[];
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -79,6 +81,7 @@ export function gatewaySettings(config: {
   TRUSTED_PROXIES: string[];
   SHOW_ROUTES_TO_CUSTOMERS: boolean;
   CALLBACK_ALLOWED_HOSTS: readonly string[];
+  KANNEL_SMPP_TLVS: readonly SmppTlvDefinition[];
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -93,6 +96,7 @@ export function gatewaySettings(config: {
   | 'trustedProxies'
   | 'showRoutes'
   | 'callbackAllowedHosts'
+  | 'kannelTlvs'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -107,6 +111,7 @@ export function gatewaySettings(config: {
     trustedProxies: config.TRUSTED_PROXIES,
     showRoutes: config.SHOW_ROUTES_TO_CUSTOMERS,
     callbackAllowedHosts: config.CALLBACK_ALLOWED_HOSTS,
+    kannelTlvs: config.KANNEL_SMPP_TLVS,
   };
 }
 
@@ -190,6 +195,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     maxParts: options.maxParts,
     corsAllowedOrigins: options.corsAllowedOrigins,
     showRoutes: options.showRoutes,
+    kannelTlvs: options.kannelTlvs,
     httpInbound: {
       credentials: new InboundCredentials(options.db),
       bus: options.bus,

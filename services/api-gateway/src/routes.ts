@@ -8,6 +8,7 @@ import {
   type BatchResult,
   type BatchStatus,
   type MessageStatus,
+  type SmppTlvDefinition,
 } from '@smsgw/contracts';
 import {
   asyncRoute,
@@ -73,19 +74,27 @@ export interface GatewayRoutesDeps {
   corsAllowedOrigins: readonly string[];
   /** Route and connector names in customers' answers (SHOW_ROUTES_TO_CUSTOMERS). */
   showRoutes: boolean;
+  /** The `meta-data` keys sendsms clients may give (KANNEL_SMPP_TLVS). */
+  kannelTlvs: readonly SmppTlvDefinition[];
   httpInbound: HttpInboundDeps;
   router: MtRouter;
 }
 
-/** Jasmin's HTTP interface and Kannel's sendsms, each also served on a port of its own (edge/own-ports.ts). */
-export function createOwnPortRoutes(deps: GatewayRoutesDeps): Record<OwnPortName, Router> {
-  const common = {
+/** What Jasmin's HTTP interface and Kannel's sendsms both need, wherever they are served. */
+function legacyDeps(deps: GatewayRoutesDeps) {
+  return {
     caller: deps.paramsCaller,
     accept: deps.accept,
     maxBodyBytes: deps.maxBodyBytes,
     corsAllowedOrigins: deps.corsAllowedOrigins,
     logger: deps.logger,
+    kannelTlvs: deps.kannelTlvs,
   };
+}
+
+/** Jasmin's HTTP interface and Kannel's sendsms, each also served on a port of its own (edge/own-ports.ts). */
+export function createOwnPortRoutes(deps: GatewayRoutesDeps): Record<OwnPortName, Router> {
+  const common = legacyDeps(deps);
   const jasmin = Router();
   jasmin.use(
     createJasminHttpRoutes({
@@ -102,13 +111,7 @@ export function createOwnPortRoutes(deps: GatewayRoutesDeps): Record<OwnPortName
 export function createLegacyAnswerers(
   deps: GatewayRoutesDeps,
 ): Record<OwnPortName, Record<string, TextAnswerer>> {
-  const common = {
-    caller: deps.paramsCaller,
-    accept: deps.accept,
-    maxBodyBytes: deps.maxBodyBytes,
-    corsAllowedOrigins: deps.corsAllowedOrigins,
-    logger: deps.logger,
-  };
+  const common = legacyDeps(deps);
   return {
     'jasmin-http': {
       '/send': jasminSendAnswerer({

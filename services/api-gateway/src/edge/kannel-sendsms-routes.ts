@@ -1,6 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type RequestHandler } from 'express';
-import { kannelMaskLevel } from '@smsgw/contracts';
+import {
+  MetaDataError,
+  kannelMaskLevel,
+  metaDataTlvs,
+  type MetaDataTlv,
+  type SmppTlvDefinition,
+} from '@smsgw/contracts';
 import { asyncRoute, toHttpError, type Logger } from '@smsgw/kit';
 import { crossSiteGuard } from '../cross-site-guard';
 import type { ParamsCaller } from '../request-caller';
@@ -19,6 +25,8 @@ export interface KannelSendsmsDeps {
   maxBodyBytes: number;
   corsAllowedOrigins: readonly string[];
   logger: Logger;
+  /** The `meta-data` keys clients may give (KANNEL_SMPP_TLVS), each an SMPP optional parameter. */
+  kannelTlvs: readonly SmppTlvDefinition[];
 }
 
 export const KANNEL_SENDSMS_PATH = '/cgi-bin/sendsms';
@@ -79,7 +87,11 @@ function decodeText(octets: Buffer, charset: string | undefined, coding: number)
 }
 
 /** The /secure/send body of one recipient of a sendsms request. */
-export function kannelSendBody(params: CgiParams, to: string): Record<string, unknown> {
+export function kannelSendBody(
+  params: CgiParams,
+  to: string,
+  tlvs: readonly SmppTlvDefinition[] = [],
+): Record<string, unknown> {
   // smsbox.c checks dlr-url and dlr-mask before the other fields: the same error comes first.
   const wish = kannelReportWish(params);
   // The header's octets as sent (url-encoded binary); an empty one is none.
@@ -121,6 +133,17 @@ export function kannelSendBody(params: CgiParams, to: string): Record<string, un
   if (mclass !== undefined) body['message_class'] = mclass;
   // Sent byte for byte in front of the text, with UDHI set (one part; it does not fit: a 400).
   if (udh) body['udh'] = udh.toString('hex');
+  const metaData = textParam(params, 'meta-data');
+  if (metaData !== undefined && metaData.length > 0) {
+    let custom: MetaDataTlv[];
+    try {
+      custom = metaDataTlvs(metaData, tlvs);
+    } catch (err) {
+      if (!(err instanceof MetaDataError)) throw err;
+      throw new KannelError(400, `Meta-data field misformed, rejected: ${err.message}`);
+    }
+    if (custom.length > 0) body['custom_tlvs'] = custom;
+  }
   Object.assign(body, wish);
   return body;
 }
@@ -192,7 +215,7 @@ export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer 
       const receivers = [...new Set(to.split(/\s+/).filter((r) => r.length > 0))];
       if (receivers.length === 0)
         throw new KannelError(400, 'Empty receiver number not allowed, rejected');
-      const bodies = receivers.map((r) => kannelSendBody(params, r));
+      const bodies = receivers.map((r) => kannelSendBody(params, r, deps.kannelTlvs));
       const failed: string[] = [];
       let lastError: unknown;
       for (const [i, one] of bodies.entries()) {
