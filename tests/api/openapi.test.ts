@@ -95,6 +95,7 @@ describe('OpenAPI document', () => {
             maxParts: 1,
             corsAllowedOrigins: [],
             showRoutes: false,
+            kannelTlvs: [],
             httpInbound: stub,
             router: stub,
           }),

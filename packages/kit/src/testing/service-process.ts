@@ -56,12 +56,15 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<number | null> 
   });
 }
 
-/** Starts `node <service>/dist/main.js` as its own process and waits until /readyz answers 200. */
-export async function startService(
+/**
+ * Starts `node <service>/dist/main.js` as its own process on a free loopback port (or env's PORT),
+ * keeping the tail of its output, without waiting for it to be ready.
+ */
+export async function spawnServiceProcess(
   name: string,
   env: Record<string, string>,
-  readyTimeoutMs = 45_000,
   nodeArgs: string[] = [],
+  keptOutputChars = 20_000,
 ): Promise<ServiceProcess> {
   const script = join(WORKSPACE_ROOT, SERVICE_SCRIPTS[name] ?? name);
   if (!existsSync(script))
@@ -80,31 +83,14 @@ export async function startService(
   });
   let output = '';
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
+    output = (output + chunk.toString()).slice(-keptOutputChars);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
-    try {
-      const reply = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
-      if (reply.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} not ready within ${readyTimeoutMs} ms:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   return {
     name,
     port,
-    url,
+    url: `http://127.0.0.1:${port}`,
     child,
     output: () => output,
     stop: () => {
@@ -116,6 +102,34 @@ export async function startService(
       await exited(child, 5_000);
     },
   };
+}
+
+/** Starts `node <service>/dist/main.js` as its own process and waits until /readyz answers 200. */
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  readyTimeoutMs = 45_000,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
+  const service = await spawnServiceProcess(name, env, nodeArgs);
+  const { child, url, output } = service;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const reply = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (reply.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} not ready within ${readyTimeoutMs} ms:\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return service;
 }
 
 /** Runs a command to completion (bounded) and returns its exit code and output. */
