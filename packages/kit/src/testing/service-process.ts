@@ -112,7 +112,8 @@ export async function startService(
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
   const service = await spawnServiceProcess(name, env, nodeArgs);
-  const { child, url, output } = service;
+  const { child, url } = service;
+  const output = () => service.output();
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null)
