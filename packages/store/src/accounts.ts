@@ -8,7 +8,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * Statements on `accounts` and `applications`.
  * Compound statements elsewhere that also touch `accounts`: messages.ts ACCEPT_MESSAGES_SQL
  * (locks and debits the accounts of a group), failMessage (refund) and requeueMessage (refund of a
- * message of a cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund);
+ * message of a cancelled batch), cancelWaitingMessage (refund of a message its sender cancelled);
+ * batches.ts acceptBatch (debit) and cancelBatch (refund);
  * sender-rules.ts findSenderRules (reads default_from); batches.ts
  * takeDueBatch (passes over disabled accounts); batches.ts STALLED_BATCHES (passes over them too); mo-routes.ts listMoRoutes (the username of each
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its

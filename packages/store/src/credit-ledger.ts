@@ -4,8 +4,8 @@ import type { Queryable } from '@smsgw/kit';
  * Statements on `credit_ledger`: every change of a balance or quota is explained by one row here,
  * written in the same transaction as the change.
  * Compound statements elsewhere that also write `credit_ledger`: messages.ts ACCEPT_MESSAGES_SQL
- * (debits), failMessage (refund of one message) and requeueMessage (refund of a message of a
- * cancelled batch); batches.ts acceptBatch (debit) and cancelBatch (refund).
+ * (debits), failMessage (refund of one message), requeueMessage (refund of a message of a
+ * cancelled batch) and cancelWaitingMessage (refund of a message its sender cancelled); batches.ts acceptBatch (debit) and cancelBatch (refund).
  * messages.ts messageStatus reads whether a message was refunded.
  */
 

@@ -469,6 +469,40 @@ export async function requeueMessage(
 }
 
 /**
+ * Cancels one of the account's messages that has not left for the SMSC (waiting, never submitted,
+ * no part accepted) and refunds its cost and segments with its ledger row, in one statement, as
+ * a batch's cancel does for its waiting messages (cancel_sm over SMPP). A message being submitted
+ * or that the SMSC may hold is not cancelled: its outcome is the SMSC's. Answers what happened.
+ */
+export async function cancelWaitingMessage(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<'cancelled' | 'too_late' | 'not_found'> {
+  const { rows } = await db.query<{ cancelled: boolean }>(
+    `WITH cancelled AS (
+         UPDATE messages m SET state = 'cancelled', error = 'cancelled by the customer', updated_at = now()
+          WHERE m.id = $1 AND m.account_id = $2 AND m.unsent AND m.state IN (${WAITING})
+            AND m.unanswered_submits = 0
+            AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
+          RETURNING m.id, m.account_id, m.batch_id, m.cost, m.segments
+       ), refunded AS (
+         UPDATE accounts a SET balance = a.balance + c.cost, sms_count = a.sms_count + c.segments, updated_at = now()
+           FROM cancelled c WHERE a.id = c.account_id
+       ), ledger AS (
+         INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
+         SELECT account_id, cost, segments, 'refund', id, batch_id FROM cancelled
+       )
+       SELECT EXISTS (SELECT 1 FROM cancelled) AS cancelled
+        WHERE EXISTS (SELECT 1 FROM cancelled)
+           OR EXISTS (SELECT 1 FROM messages WHERE id = $1 AND account_id = $2)`,
+    [id, accountId],
+  );
+  if (rows.length === 0) return 'not_found';
+  return rows[0].cancelled ? 'cancelled' : 'too_late';
+}
+
+/**
  * Fails a `submitting` message; with refund, gives back its cost and segments in the same
  * statement and records the refund in the ledger (a unique index makes a second refund
  * impossible). Answers whether it failed the message, and its result event.

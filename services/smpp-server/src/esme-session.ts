@@ -49,6 +49,8 @@ export interface SessionDeps {
   credentials: BindCredentials;
   limits: AccountLimits;
   acceptance: SubmitAcceptance;
+  /** cancel_sm: cancels and refunds one of the account's messages that has not left yet. */
+  cancel(accountId: string, id: string): Promise<'cancelled' | 'too_late' | 'not_found'>;
   longMessages: LongMessages;
   metrics: SmppServerMetrics;
   logger: Logger;
@@ -183,9 +185,12 @@ export class EsmeSession {
       case 'query_sm':
         void this.query(pdu);
         return;
+      case 'cancel_sm':
+        void this.cancel(pdu);
+        return;
       default:
         // Commands SMPP defines that this server does not take (data_sm, submit_multi,
-        // replace_sm, cancel_sm, …) get a generic_nack, as for an unknown command.
+        // replace_sm, …) get a generic_nack, as for an unknown command.
         this.session.send(
           new smpp.PDU('generic_nack', {
             sequence_number: pdu.sequence_number,
@@ -332,6 +337,30 @@ export class EsmeSession {
     } catch (err) {
       this.deps.logger.error({ err, session: this.id }, 'query_sm failed');
       this.respond(pdu, 'ESME_RSYSERR', { message_id: id });
+    }
+  }
+
+  /**
+   * cancel_sm of one message by its id: cancelled and refunded while it waits to be sent,
+   * ESME_RCANCELFAIL once it has left or ended. Cancelling every message of a source and
+   * destination (an empty message_id) is not offered: it is answered ESME_RINVMSGID.
+   */
+  private async cancel(pdu: PDU): Promise<void> {
+    const id = pduText(pdu['message_id']);
+    try {
+      const outcome = UUID.test(id)
+        ? await this.deps.cancel(this.account!.accountId, id)
+        : 'not_found';
+      const status: StatusName =
+        outcome === 'cancelled'
+          ? 'ESME_ROK'
+          : outcome === 'too_late'
+            ? 'ESME_RCANCELFAIL'
+            : 'ESME_RINVMSGID';
+      this.respond(pdu, status);
+    } catch (err) {
+      this.deps.logger.error({ err, session: this.id }, 'cancel_sm failed');
+      this.respond(pdu, 'ESME_RSYSERR');
     }
   }
 

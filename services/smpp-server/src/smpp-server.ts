@@ -12,6 +12,7 @@ import {
   type Logger,
 } from '@smsgw/kit';
 import {
+  cancelWaitingMessage,
   deleteSmppSession,
   findSmppAccess,
   insertSmppSession,
@@ -94,6 +95,7 @@ export class SmppServer implements ForgetsAccounts {
       credentials: this.options.credentials,
       limits: this.options.limits,
       acceptance: this.options.acceptance,
+      cancel: (accountId, id) => cancelWaitingMessage(this.options.db, accountId, id),
       longMessages: this.longMessages,
       metrics: this.options.metrics,
       logger: this.options.logger,

@@ -1,6 +1,6 @@
 /**
  * A customer's SMPP client, written here from SMPP 3.4 (section 3.2 the PDU format, 4.1 bind,
- * 4.4 submit_sm, 4.6 deliver_sm, 4.8 query_sm, 4.11 enquire_link, 5.3 TLVs) on raw sockets. The
+ * 4.4 submit_sm, 4.6 deliver_sm, 4.8 query_sm, 4.9 cancel_sm, 4.11 enquire_link, 5.3 TLVs) on raw sockets. The
  * gateway's own side uses the npm `smpp` package, and the npm registry offers no other SMPP
  * client, so the suite speaks the protocol itself rather than through the library it tests
  * against: a misreading of the spec shared by both ends cannot hide here.
@@ -13,6 +13,7 @@ export const CMD = {
   bind_receiver: 0x00000001,
   bind_transmitter: 0x00000002,
   query_sm: 0x00000003,
+  cancel_sm: 0x00000008,
   submit_sm: 0x00000004,
   deliver_sm: 0x00000005,
   unbind: 0x00000006,
@@ -280,6 +281,15 @@ export class Esme {
     r.cstr();
     const finalDate = resp.body.length > 0 ? r.cstr() : '';
     return { status: resp.status, finalDate, state: resp.body.length > 0 ? r.u8() : 0 };
+  }
+
+  /** cancel_sm of one message by its id (SMPP 3.4 4.9.1); resolves with the status. */
+  async cancel(id: string, to: string, from = ''): Promise<number> {
+    const resp = await this.request(
+      CMD.cancel_sm,
+      Buffer.concat([cstr(''), cstr(id), u8(1), u8(1), cstr(from), u8(1), u8(1), cstr(to)]),
+    );
+    return resp.status;
   }
 
   unbind(): Promise<Pdu> {
