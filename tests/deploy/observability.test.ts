@@ -165,6 +165,9 @@ describe('deploy/grafana/sms-gateway.json', () => {
       'smsgw_callbacks_pending',
       'smsgw_batches',
       'smsgw_callback_attempts_bucket',
+      'smsgw_smpp_sessions',
+      'smsgw_smpp_submits_total',
+      'smsgw_smpp_deliveries_waiting',
     ])
       expect({ name, used: used.has(name) }).toEqual({ name, used: true });
     const exprs = dashboardExprs.map((e) => e.expr).join('\n');
