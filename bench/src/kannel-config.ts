@@ -30,8 +30,8 @@ export interface KannelDatabase {
  * (userguide.xml, "Core configuration", "SMSC configuration", "Smsbox configuration", "SendSMS
  * user configurations", "Delivery Report storage"):
  * - `group = core`: `admin-port`, `smsbox-port`, and `dlr-storage` ("Supported types are:
- *   internal, mysql, pgsql, sdb, mssql, oracle, sqlite3, redis"); `store-type = file` with
- *   `store-location` keeps its accepted messages in a file, as its default packaging does;
+ *   internal, mysql, pgsql, sdb, mssql and oracle. By default this is set to 'internal'.");
+ *   `store-type = file` with `store-location` keeps its accepted messages in a file;
  * - `group = smsc` with `smsc = smpp`: `host`, `port`, `transceiver-mode = true` (one bind, as the
  *   dispatcher's), `smsc-username`/`smsc-password`, `msg-id-type = 0x01` ("0x01 deliver_sm
  *   decimal, submit_sm_resp hex", the simulator's default), `max-pending-submits` (the window);
