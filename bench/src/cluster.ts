@@ -26,6 +26,8 @@ export interface Services {
   /** The cluster's database on the Postgres server, to tell its backends from other work's. */
   databaseName: string;
   databaseUrl: string;
+  /** What every service of the cluster was started with, for a benchmark starting one more. */
+  env: Record<string, string>;
   createAccount(username: string, extra?: Record<string, unknown>): Promise<string>;
   stop(): Promise<void>;
 }
@@ -133,6 +135,7 @@ export async function startServices(options: {
     services,
     databaseName: new URL(database.url).pathname.slice(1),
     databaseUrl: database.url,
+    env,
     async createAccount(username, extra = {}) {
       const reply = await fetch(`${auth.url}/admin/v1/accounts`, {
         method: 'POST',

@@ -8,10 +8,11 @@ import { benchPacing } from './pacing';
 import { benchRouting } from './routing';
 import { benchScale } from './scale';
 import { benchSend } from './send';
+import { benchSmppServer } from './smpp-server';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel|smpp-server]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run.
  */
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<void>> = {
   scale: () => benchScale(),
   soak: () => benchSoak(process.argv.slice(2)),
   kannel: () => benchKannel(),
+  'smpp-server': () => benchSmppServer(),
 };
 
 async function main(): Promise<void> {
