@@ -330,7 +330,8 @@ describe('GET /metrics in embedded mode', () => {
     // The first run's send counted in the first run's registry; this one re-published it.
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'single' })).toBe(2);
     expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'batch' })).toBe(3);
-    // Four sent over HTTP, one over SMPP (counted by the smpp-server, not as accepted here).
+    // Four sent over HTTP, one over SMPP: accepted as kind smpp, and among the smpp-server's submits.
+    expect(total(scrape, 'smsgw_messages_accepted_total', { kind: 'smpp' })).toBe(1);
     expect(total(scrape, 'smsgw_smpp_submits_total', { account: 'erin', status: 'ESME_ROK' })).toBe(
       1,
     );

@@ -7,6 +7,8 @@ export interface SmppServerMetrics {
   delivered: Counter<'account' | 'kind'>;
   waiting: Gauge<'kind'>;
   oldestWaiting: Gauge<'kind'>;
+  /** smsgw_messages_accepted_total, the api-gateway's, counting submit_sm as kind `smpp`. */
+  accepted: Counter<'kind'>;
 }
 
 /** Names as docs/metrics.md lists them. */
@@ -48,5 +50,14 @@ export function createSmppServerMetrics(registry: Registry): SmppServerMetrics {
       labelNames: ['kind'],
       registers: [registry],
     }),
+    // Embedded mode's one registry already has it from the api-gateway: the same counter then.
+    accepted:
+      (registry.getSingleMetric('smsgw_messages_accepted_total') as Counter<'kind'> | undefined) ??
+      new Counter({
+        name: 'smsgw_messages_accepted_total',
+        help: 'Messages accepted (charged and recorded), by kind: single send, batch recipients or smpp',
+        labelNames: ['kind'],
+        registers: [registry],
+      }),
   };
 }

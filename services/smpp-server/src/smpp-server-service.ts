@@ -53,6 +53,7 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
     logger,
     maxParts: config.MAX_PARTS,
     unlistedSenders: config.UNLISTED_SENDERS,
+    onAccepted: () => metrics.accepted.inc({ kind: 'smpp' }),
   });
   const tls =
     config.SMPP_SERVER_TLS_CERT !== undefined && config.SMPP_SERVER_TLS_KEY !== undefined
