@@ -80,6 +80,11 @@ export class EsmeSession {
   /** Requests received and not answered yet. */
   inFlight = 0;
   private closed = false;
+  /**
+   * The deliver_sm sent and not answered yet, each by what fails it: a close fails them all at
+   * once, instead of a close listener per PDU (a window of them would pile up on the socket).
+   */
+  private readonly unanswered = new Set<(err: Error) => void>();
   private binding = false;
   private lastHeard = Date.now();
   private readonly bindTimer: NodeJS.Timeout;
@@ -374,20 +379,25 @@ export class EsmeSession {
         reject(new Error('session not bound to receive'));
         return;
       }
+      if (this.closed) {
+        reject(new Error('session closed'));
+        return;
+      }
       let sequence = 0;
+      const fail = (err: Error): void => {
+        clearTimeout(timer);
+        this.unanswered.delete(fail);
+        reject(err);
+      };
       const timer = setTimeout(() => {
         delete this.session._callbacks[sequence];
-        reject(new Error('deliver_sm unanswered'));
+        fail(new Error('deliver_sm unanswered'));
       }, timeoutMs);
-      const onClose = (): void => {
-        clearTimeout(timer);
-        reject(new Error('session closed'));
-      };
-      this.session.once('close', onClose);
+      this.unanswered.add(fail);
       const pdu = new smpp.PDU('deliver_sm', fields);
       this.session.send(pdu, (resp: PDU) => {
         clearTimeout(timer);
-        this.session.off('close', onClose);
+        this.unanswered.delete(fail);
         resolve(resp.command_status);
       });
       sequence = pdu.sequence_number;
@@ -418,6 +428,7 @@ export class EsmeSession {
     this.closed = true;
     clearTimeout(this.bindTimer);
     clearInterval(this.linkTimer);
+    for (const fail of [...this.unanswered]) fail(new Error('session closed'));
     if (this.account)
       this.deps.limits
         .closeSession(this.account.accountId, this.id)
