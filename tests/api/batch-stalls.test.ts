@@ -101,6 +101,8 @@ describe('a stalled batch', () => {
       async () => (await metricValue(gw.base, 'smsgw_batches_stalled')) >= 1,
       20_000,
       'the stalled-batches gauge to rise',
+      // A scrape asks the database for several gauges: polled gently, as Prometheus does.
+      250,
     );
     expect(
       await metricValue(gw.base, 'smsgw_batches_stalled', { reason: 'messages_waiting' }),
@@ -109,6 +111,8 @@ describe('a stalled batch', () => {
       async () => (await metricValue(gw.base, 'smsgw_messages_overdue', { state: 'queued' })) >= 12,
       20_000,
       'the overdue-messages gauge to count the waiting messages',
+      // A scrape asks the database for several gauges: polled gently, as Prometheus does.
+      250,
     );
     expect(sim.received.filter((r) => r.to.startsWith('4179100'))).toHaveLength(0);
 
@@ -145,6 +149,7 @@ describe('a stalled batch', () => {
         (await metricValue(gw.base, 'smsgw_messages_overdue')) === 0,
       20_000,
       'the gauges to clear',
+      250,
     );
     expect((await stalledList()).map((b) => b.batchId)).not.toContain(batchId);
     expect(sim.received.filter((r) => r.to.startsWith('4179100'))).toHaveLength(12);
