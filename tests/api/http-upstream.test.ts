@@ -78,6 +78,8 @@ describe('SMSC_URL=http://… forwards to an upstream gateway', () => {
           dlr: 'yes',
           'dlr-url': `${receiver.base}/dlr`,
           'dlr-level': level,
+          // The report's parameters are read from its query.
+          'dlr-method': 'GET',
         },
       });
       expect(reply.status).toBe(200);
