@@ -67,6 +67,11 @@ async function loadOne(
     connections,
     duration: seconds,
   });
+  return segmentOf(result);
+}
+
+/** A segment's figures from autocannon's result: what succeeded, latencies, and what did not. */
+export function segmentOf(result: autocannon.Result): Segment {
   return {
     requests: result.requests.total,
     ok: result['2xx'],

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { CONNECTIONS, type Segment } from './http-load';
+import { CONNECTIONS, segmentOf, type Segment } from './http-load';
 
 /**
  * Kannel's dlr-mask events the bench asks for: 1 (delivered to the handset) and 2 (failed), the
@@ -62,20 +62,7 @@ export async function sendsmsLoad(url: string, seconds: number): Promise<Segment
     connections: CONNECTIONS,
     duration: seconds,
   });
-  return {
-    requests: result.requests.total,
-    ok: result['2xx'],
-    seconds: result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    statuses: Object.fromEntries(
-      Object.entries(result.statusCodeStats as Record<string, { count?: number }>)
-        .filter(([code]) => !code.startsWith('2'))
-        .map(([code, stat]) => [code, stat.count ?? 0]),
-    ),
-    errors: result.errors,
-  };
+  return segmentOf(result);
 }
 
 /**

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { benchRouteCount } from './bench-routes';
 import { gatewaySide, startDeployment, type Deployment } from './gateway-sides';
-import { CONNECTIONS, type Segment } from './http-load';
+import { CONNECTIONS, segmentOf, type Segment } from './http-load';
 import { ratio, runSendRounds, type Side } from './send-rounds';
 import { report } from './report';
 
@@ -20,20 +20,7 @@ async function getLoad(urls: readonly string[], seconds: number): Promise<Segmen
           Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0),
         duration: seconds,
       });
-      return {
-        requests: result.requests.total,
-        ok: result['2xx'],
-        seconds: result.duration,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        statuses: Object.fromEntries(
-          Object.entries(result.statusCodeStats as Record<string, { count?: number }>)
-            .filter(([code]) => !code.startsWith('2'))
-            .map(([code, stat]) => [code, stat.count ?? 0]),
-        ),
-        errors: result.errors,
-      };
+      return segmentOf(result);
     }),
   );
   return parts.reduce((all, p) => ({
