@@ -89,6 +89,14 @@ afterAll(async () => {
 describe('a stalled batch', () => {
   it('raises the gauges, is listed with its reason by the admin API and the CLI, and clears when it moves', async () => {
     const auth = await account('100');
+    // Bound first: a stop read before the dispatcher's first bind left that bind to come after it,
+    // and the batch went out.
+    await waitFor(
+      async () => (await call('GET', '/admin/v1/connectors/default', admin)).body.data.sessions > 0,
+      30_000,
+      'the connector to be bound',
+      100,
+    );
     expect((await call('POST', '/admin/v1/connectors/default/stop', admin)).status).toBe(200);
     // The dispatcher closes the connector's session soon after; from then on nothing is sent.
     await waitFor(
