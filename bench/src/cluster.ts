@@ -78,6 +78,8 @@ export async function startServices(options: {
   /** api-gateway replicas (default 1). */
   gateways?: number;
   smscQuery?: string;
+  /** More environment for every service (a bench's own settings). */
+  env?: Record<string, string>;
 }): Promise<Services> {
   const database = await createTestDatabase();
   const env = {
@@ -89,6 +91,7 @@ export async function startServices(options: {
     // auth seals connector passwords with it, dispatchers open them: one per cluster.
     CONNECTOR_SECRET_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
+    ...options.env,
   };
   const started: ServiceProcess[] = [];
   const profile = profilingArgs();

@@ -22,6 +22,7 @@ export async function startDeployment(
   receipts: boolean,
   smscQuery?: string,
   replicas: { gateways?: number; dispatchers?: number } = {},
+  env: Record<string, string> = {},
 ): Promise<Deployment> {
   const sim = await startSimulatorProcess(receipts);
   let cluster: Services;
@@ -30,6 +31,7 @@ export async function startDeployment(
       smscPort: sim.port,
       ...(smscQuery && { smscQuery }),
       ...replicas,
+      env,
     });
   } catch (err) {
     await sim.stop();

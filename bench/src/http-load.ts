@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = 32;
-const BODY = '{"to":"41790000001","content":"Hello"}';
+export const SEND_BODY = '{"to":"41790000001","content":"Hello"}';
 
 export interface Segment {
   requests: number;
@@ -24,6 +24,7 @@ export async function sendLoad(
   url: string | readonly string[],
   headers: Record<string, string>,
   seconds: number,
+  body = SEND_BODY,
 ): Promise<Segment> {
   const urls = typeof url === 'string' ? [url] : url;
   const parts = await Promise.all(
@@ -33,6 +34,7 @@ export async function sendLoad(
         headers,
         seconds,
         Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0),
+        body,
       ),
     ),
   );
@@ -58,12 +60,13 @@ async function loadOne(
   headers: Record<string, string>,
   seconds: number,
   connections: number,
+  body: string,
 ): Promise<Segment> {
   const result = await autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: BODY,
+    body,
     connections,
     duration: seconds,
   });

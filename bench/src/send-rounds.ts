@@ -9,6 +9,8 @@ export interface Side {
   /** Several: replicas of the gateway, sharing the connections. */
   url: string | readonly string[];
   headers: Record<string, string>;
+  /** The body of POST /secure/send, when not the bench's one message. */
+  body?: string;
   /** Names the processes whose CPU and memory count for this side. */
   grouping: Grouping;
   /** The /metrics of the dispatchers and what makes a message done; none: done when answered. */
@@ -69,7 +71,7 @@ export async function runSendRounds(sides: readonly Side[]) {
     const started = Date.now();
     const load = side.load
       ? await side.load(loadSeconds)
-      : await sendLoad(side.url, side.headers, loadSeconds);
+      : await sendLoad(side.url, side.headers, loadSeconds, side.body);
     const finished =
       side.done && before
         ? await waitUntilDone(side.done.metricsUrls, side.done.by, before, load.ok)

@@ -1,5 +1,6 @@
 import { freePort, startService, type ServiceProcess } from '@smsgw/kit/testing';
 import { benchRouteCount } from './bench-routes';
+import { startCallbackSink, type CallbackSink } from './callback-sink';
 import { ADMIN_TOKEN } from './cluster';
 import {
   clusterGrouping,
@@ -41,19 +42,37 @@ async function startSmppServer(deployment: Deployment): Promise<{
   return { process, port };
 }
 
+/** /secure/send's message asking for its handset receipt at the customer's URL (level 2). */
+const callbackBody = (url: string) =>
+  JSON.stringify({ to: '41790000001', content: 'Hello', dlr: 'yes', dlr_url: url, dlr_level: 2 });
+
 /**
  * `pnpm bench smpp-server`: the same message (to 41790000001, "Hello", a receipt asked for) as
  * submit_sm on one transceiver session at windows of 1, 10 and 100, beside `/secure/send` at 32
- * connections, against one distributed deployment whose simulator answers every message with a
- * receipt, in alternating segments of one run. An SMPP message is done when its receipt reached
- * the customer as deliver_sm (on any of its three sessions: the gateway picks one); an HTTP one when the dispatcher recorded its receipt. CPU per
- * message is every process of the deployment, the smpp-server among them.
+ * connections twice, against one distributed deployment whose simulator answers every message
+ * with a receipt, in alternating segments of one run. An SMPP message is done when its receipt
+ * reached the customer as deliver_sm (on any of its three sessions: the gateway picks one).
+ * `/secure/send` runs without a report (done when the dispatcher recorded its receipt) and with
+ * one (dlr_url at level 2, done when the callback-notifier's request reached the bench's
+ * endpoint), the HTTP side that delivers the receipt to the customer as SMPP does. CPU per message
+ * is every process of the deployment, the smpp-server among them.
  */
 export async function benchSmppServer(): Promise<void> {
-  const deployment = await startDeployment(true);
+  // The receipts' endpoint is the bench's own, on loopback.
+  const deployment = await startDeployment(
+    true,
+    undefined,
+    {},
+    {
+      CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+    },
+  );
   let smppServer: ServiceProcess | undefined;
+  let sink: CallbackSink | undefined;
   const clients: SmppLoadClient[] = [];
   try {
+    sink = await startCallbackSink();
+    const callbacks = sink;
     const started = await startSmppServer(deployment);
     smppServer = started.process;
     const serverPid = smppServer.child.pid;
@@ -61,6 +80,13 @@ export async function benchSmppServer(): Promise<void> {
     const grouping = (pid: number, command: string) =>
       pid === serverPid ? 'smpp-server' : base(pid, command);
     const rest = { ...gatewaySide(deployment, 'rest'), grouping };
+    const { done: _done, ...httpSide } = gatewaySide(deployment, 'restCallback');
+    const restCallback: Side = {
+      ...httpSide,
+      grouping,
+      body: callbackBody(callbacks.url),
+      tracker: () => callbacks.tracker(),
+    };
     const receipts = new ReceiptCount();
     const smppSides: Side[] = [];
     for (const window of WINDOWS) {
@@ -77,7 +103,7 @@ export async function benchSmppServer(): Promise<void> {
         targetGroups: gatewayAndServers,
       });
     }
-    const result = await runSendRounds([rest, ...smppSides]);
+    const result = await runSendRounds([rest, restCallback, ...smppSides]);
     const per = (name: string) => result.sides[name].targetMicrosPerMessage ?? 0;
     report({
       bench: 'smpp-server',
@@ -94,12 +120,14 @@ export async function benchSmppServer(): Promise<void> {
             ratio(result.sides[`smppWindow${w}`].doneRate, result.sides['rest'].doneRate),
           ],
           [`window${w}CpuVsRest`, ratio(per(`smppWindow${w}`), per('rest'))],
+          [`window${w}CpuVsRestCallback`, ratio(per(`smppWindow${w}`), per('restCallback'))],
         ]),
       ),
     });
   } finally {
     await Promise.all(clients.map((c) => c.close()));
     await smppServer?.stop();
+    await sink?.close();
     await deployment.stop();
   }
 }
