@@ -14,6 +14,8 @@ export * from './inbound-messages';
 export * from './mo-routes';
 export * from './optouts';
 export * from './message-partitions';
+export * from './partition-locator';
+export * from './message-groups';
 export * from './admin-tokens';
 export * from './audit-log';
 export * from './smpp-access';

@@ -2,12 +2,12 @@ import type { Db } from '@smsgw/kit';
 import type { MessageDlrEvent, MessageResultEvent, MessageState } from '@smsgw/contracts';
 import type { DeliveryReceipt } from '@smsgw/smsc';
 import {
+  MessageGroups,
   claimMessages,
   completeMultipartMessages,
   failMessage,
   insertDeliveryReports,
   lockMessages,
-  markSubmitted,
   messageSubmitState,
   recordPartReceipts,
   failOverSubmitting,
@@ -19,12 +19,8 @@ import {
   type ReceiptColumns,
   type SubmittedMessage,
 } from '@smsgw/store';
-import { PartitionLocator } from './partition-locator';
 
 export type { SubmittedMessage } from '@smsgw/store';
-
-/** Postgres's error code for a table that does not exist. */
-const UNDEFINED_TABLE = '42P01';
 
 export interface GroupClaim {
   /** The messages this claim took, in no particular order; the others were not claimable. */
@@ -57,51 +53,25 @@ export class MessageClaims {
     private readonly db: Db,
     /** The connector's name, reported in result events and delivery reports. */
     private readonly connector: string,
-    private readonly partitions = new PartitionLocator(db),
+    /** The group statements, each on the partition that holds its messages (the store's). */
+    private readonly groups = new MessageGroups(db),
   ) {}
-
-  /**
-   * Runs a group statement once per partition its messages are in (nearly always one), naming the
-   * partition. A named partition that is gone (dropped since the list was read) makes the list be
-   * read again; a statement of its own (`retry`) then runs again on `messages`, while one inside a
-   * transaction fails with it, and the job's redelivery claims again with the new list.
-   */
-  private async byPartition<T, R>(
-    groups: Map<string | null, T[]>,
-    retry: boolean,
-    run: (items: readonly T[], partition: string | null) => Promise<R[]>,
-  ): Promise<R[]> {
-    const results: R[] = [];
-    for (const [partition, group] of groups) {
-      try {
-        results.push(...(await run(group, partition)));
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== UNDEFINED_TABLE || partition === null) throw err;
-        this.partitions.invalidate();
-        if (!retry) throw err;
-        results.push(...(await run(group, null)));
-      }
-    }
-    return results;
-  }
 
   /**
    * Takes messages for submission inside a transaction left open: the caller commits it once their
    * submit_sm are written, before they leave (promise 2), so a crash before the writes leaves them
    * queued (and they are sent later) instead of `submitting` (and never sent), and a crash after
-   * they left cannot leave them queued (and sent twice). One statement for the group, or one per
-   * partition when its messages span two periods.
+   * they left cannot leave them queued (and sent twice). A claim whose statement fails (a
+   * partition dropped meanwhile) rolls back, and the job's redelivery claims again.
    */
   async begin(ids: readonly string[]): Promise<GroupClaim> {
-    // Before the transaction: reading the list inside it would wait for it on PGlite's one session.
-    const groups = await this.partitions.group(ids, (id) => id);
+    // Before the transaction: the store places them outside it (MessageGroups.place).
+    const placed = await this.groups.place(ids);
     return new Promise<GroupClaim>((resolve, reject) => {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       const done = this.db.transaction(async (tx) => {
-        const rows = await this.byPartition(groups, false, (group, partition) =>
-          claimMessages(tx, group, this.connector, partition),
-        );
+        const rows = await this.groups.claim(tx, placed, this.connector);
         resolve({
           messages: rows,
           commit: () => {
@@ -138,11 +108,7 @@ export class MessageClaims {
     messages: readonly SubmittedMessage[],
   ): Promise<Map<string, MessageResultEvent | null>> {
     if (messages.length === 0) return new Map();
-    const rows = await this.byPartition(
-      await this.partitions.group(messages, (m) => m.id),
-      true,
-      (group, partition) => markSubmitted(this.db, group, this.connector, partition),
-    );
+    const rows = await this.groups.markSubmitted(messages, this.connector);
     return new Map(rows.map((r) => [r.id, r.payload]));
   }
 

@@ -2,15 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { timeOrderedId, type Db } from '@smsgw/kit';
 import { insertTestAccount, migratedDatabases } from '@smsgw/kit/testing';
-import { addMessagePartition, dropMessagePartition } from '@smsgw/store';
-import { MessageClaims } from '../src/message-claims';
-import { PartitionLocator } from '../src/partition-locator';
+import {
+  MessageGroups,
+  PartitionLocator,
+  addMessagePartition,
+  dropMessagePartition,
+  type ClaimedMessageRow,
+} from '@smsgw/store';
 
 const DAY = 86_400_000;
 
 const today = (): Date => new Date(Math.floor(Date.now() / DAY) * DAY);
 
-describe.each(migratedDatabases())('partition-named group statements on %s', (_name, open) => {
+describe.each(migratedDatabases())('group statements named by partition on %s', (_name, open) => {
   let db: Db;
   let drop: () => Promise<void>;
   let accountId: string;
@@ -34,6 +38,15 @@ describe.each(migratedDatabases())('partition-named group statements on %s', (_n
       [ids],
     );
     return rows.map((r) => r.state);
+  }
+
+  /** A claim as the dispatcher makes it: placed before the transaction, claimed inside it. */
+  async function claim(
+    groups: MessageGroups,
+    ids: readonly string[],
+  ): Promise<ClaimedMessageRow[]> {
+    const placed = await groups.place(ids);
+    return db.transaction((tx) => groups.claim(tx, placed, DEFAULT_CONNECTOR));
   }
 
   it("places each id in its period's partition, and an id of no period in none", async () => {
@@ -74,17 +87,16 @@ describe.each(migratedDatabases())('partition-named group statements on %s', (_n
     const inDefault = [timeOrderedId(new Date(day.getTime() + 3 * DAY))];
     const ids = [...inPartition, ...inDefault];
     await queued(ids);
-    const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
-    const claim = await claims.begin(ids);
-    expect(claim.messages.map((m) => m.id).sort()).toEqual([...ids].sort());
-    await claim.commit();
+    const groups = new MessageGroups(db);
+    expect((await claim(groups, ids)).map((m) => m.id).sort()).toEqual([...ids].sort());
     expect(await states(ids)).toEqual(['submitting', 'submitting', 'submitting']);
     // A second claim of the same ids finds nothing waiting: the update stays conditional.
-    const again = await claims.begin(ids);
-    expect(again.messages).toEqual([]);
-    await again.commit();
-    const moved = await claims.markSubmitted(ids.map((id, i) => ({ id, smscIds: [`s${i}`] })));
-    expect([...moved.keys()].sort()).toEqual([...ids].sort());
+    expect(await claim(groups, ids)).toEqual([]);
+    const moved = await groups.markSubmitted(
+      ids.map((id, i) => ({ id, smscIds: [`s${i}`] })),
+      DEFAULT_CONNECTOR,
+    );
+    expect(moved.map((r) => r.id).sort()).toEqual([...ids].sort());
     expect(await states(ids)).toEqual(['submitted', 'submitted', 'submitted']);
   });
 
@@ -93,22 +105,22 @@ describe.each(migratedDatabases())('partition-named group statements on %s', (_n
     const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
     await addMessagePartition(db, day, new Date(day.getTime() + DAY));
     const locator = new PartitionLocator(db);
-    const claims = new MessageClaims(db, DEFAULT_CONNECTOR, locator);
+    const groups = new MessageGroups(db, locator);
     const gone = [timeOrderedId()];
     await queued(gone);
     await locator.group(gone, (id) => id);
     await dropMessagePartition(db, suffix);
     // An answer is a statement of its own: it runs again on messages (the message went with its
     // partition, so nothing moves).
-    expect((await claims.markSubmitted([{ id: gone[0], smscIds: ['s1'] }])).size).toBe(0);
+    expect(
+      await groups.markSubmitted([{ id: gone[0], smscIds: ['s1'] }], DEFAULT_CONNECTOR),
+    ).toEqual([]);
     // A claim is inside a transaction: it fails, and its job's redelivery uses the new list.
     await addMessagePartition(db, day, new Date(day.getTime() + DAY));
     locator.invalidate();
     expect([...(await locator.group(gone, (id) => id)).keys()]).toEqual([suffix]);
     await dropMessagePartition(db, suffix);
-    await expect(claims.begin(gone)).rejects.toMatchObject({ code: '42P01' });
-    const retried = await claims.begin(gone);
-    expect(retried.messages).toEqual([]);
-    await retried.commit();
+    await expect(claim(groups, gone)).rejects.toMatchObject({ code: '42P01' });
+    expect(await claim(groups, gone)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { timeIdFloor, type Queryable } from '@smsgw/kit';
-import { listMessagePartitions } from '@smsgw/store';
+import { listMessagePartitions } from './message-partitions';
 
 /** How long the list of partitions is trusted before it is read again. */
 export const PARTITION_LIST_TTL_MS = 60_000;
@@ -13,8 +13,8 @@ interface Period {
 
 /**
  * Which partition of `messages` holds a message, told from its time-ordered id (docs/retention.md),
- * so the dispatcher's group statements can name that table and keep their plans instead of being
- * planned at each call. Partitions are added a period ahead and dropped only when past retention,
+ * so the group statements of MessageGroups (message-groups.ts) can name that table and keep their
+ * plans instead of being planned at each call. Partitions are added a period ahead and dropped only when past retention,
  * so a list a minute old is right for every message in flight; an id it does not place (a period
  * added since, a row in the default partition) goes to `messages` as before.
  */
