@@ -9,7 +9,9 @@ import {
 import { linkCeiling } from './link-ceiling';
 import { microsPerMessage, processUsage, sortedDescending } from './process-usage';
 import { ratio } from './send-rounds';
+import { byProcess, type FigureTable } from './figure-table';
 import { report } from './report';
+import { ratiosTable } from './side-figures';
 
 const WINDOW = 100;
 
@@ -85,26 +87,69 @@ export async function benchBatch(withReceipts = true): Promise<void> {
     ceilingBefore !== undefined && ceilingAfter !== undefined
       ? Math.round((ceilingBefore + ceilingAfter) / 2)
       : undefined;
-  report({
-    bench: withReceipts ? 'batch' : 'batch-noreceipt',
-    count,
-    window: WINDOW,
-    mtRoutes: benchRouteCount(),
-    receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
-    ...(receipts && { receipts }),
-    noReceipts,
-    ratios: receipts
-      ? {
-          rateVsNoReceipts: ratio(receipts.rate, noReceipts.rate),
-          targetCpuVsNoReceipts: ratio(
-            receipts.targetMicrosPerMessage,
-            noReceipts.targetMicrosPerMessage,
-          ),
-        }
-      : {
-          ceiling,
-          ceilingRuns: [ceilingBefore, ceilingAfter],
-          rateVsCeiling: ratio(noReceipts.rate, ceiling ?? NaN),
-        },
-  });
+  const ratios = receipts
+    ? {
+        rateVsNoReceipts: ratio(receipts.rate, noReceipts.rate),
+        targetCpuVsNoReceipts: ratio(
+          receipts.targetMicrosPerMessage,
+          noReceipts.targetMicrosPerMessage,
+        ),
+      }
+    : {
+        ceiling,
+        ceilingRuns: [ceilingBefore, ceilingAfter],
+        rateVsCeiling: ratio(noReceipts.rate, ceiling ?? NaN),
+      };
+  report(
+    {
+      bench: withReceipts ? 'batch' : 'batch-noreceipt',
+      count,
+      window: WINDOW,
+      mtRoutes: benchRouteCount(),
+      receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+      ...(receipts && { receipts }),
+      noReceipts,
+      ratios,
+    },
+    [
+      batchTable([
+        ...(receipts ? [['with receipts', receipts] as const] : []),
+        ['without receipts', noReceipts] as const,
+      ]),
+      ratiosTable(ratios, {
+        rateVsNoReceipts: 'messages/s, with receipts against without',
+        targetCpuVsNoReceipts: 'target CPU, with receipts against without',
+        ceiling: 'our SMPP client straight to a simulator, submit_sm/s (mean of before and after)',
+        rateVsCeiling: 'messages/s against our SMPP client straight to a simulator',
+      }),
+    ],
+  );
+}
+
+/** One row per batch: how long its acceptance took, its rate, CPU and memory. */
+function batchTable(
+  batches: readonly (readonly [string, Awaited<ReturnType<typeof oneBatch>>])[],
+): FigureTable {
+  return {
+    columns: [
+      'batch',
+      'accepted in ms',
+      'messages/s',
+      'target µs per message',
+      'CPU µs per message by process',
+      'peak RSS MB',
+      'most awaiting their receipt',
+      'other work, cores',
+    ],
+    rows: batches.map(([label, b]) => [
+      label,
+      b.acceptMs,
+      b.rate,
+      b.targetMicrosPerMessage,
+      byProcess(b.cpuMicrosPerMessage),
+      byProcess(b.peakRssMb),
+      'maxAwaitingReceipt' in b ? b.maxAwaitingReceipt : undefined,
+      b.otherWorkCores,
+    ]),
+  };
 }

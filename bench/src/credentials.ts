@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '@smsgw/kit/testing';
+import { figure } from './figure-table';
 import { report } from './report';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -84,19 +85,41 @@ export async function benchCredentials(): Promise<void> {
     }
     const floodResult = await floodDone;
     const sorted = [...latencies].sort((a, b) => a - b);
-    report({
-      bench: 'credentials',
-      floodSeconds: FLOOD_SECONDS,
-      floodConnections: FLOOD_CONNECTIONS,
-      flood: { statuses, errors: floodResult.errors, timeouts: floodResult.timeouts },
-      customer: {
-        requests: latencies.length,
-        statuses: customerStatuses,
-        firstMs: Math.round(latencies[0] ?? 0),
-        p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
-        p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
+    report(
+      {
+        bench: 'credentials',
+        floodSeconds: FLOOD_SECONDS,
+        floodConnections: FLOOD_CONNECTIONS,
+        flood: { statuses, errors: floodResult.errors, timeouts: floodResult.timeouts },
+        customer: {
+          requests: latencies.length,
+          statuses: customerStatuses,
+          firstMs: Math.round(latencies[0] ?? 0),
+          p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
+          p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
+        },
       },
-    });
+      [
+        {
+          columns: [
+            'wrong passwords answered',
+            "customer's first request, ms",
+            'customer p50 / p99 ms',
+            'customer errors',
+          ],
+          rows: [
+            [
+              Object.entries(statuses)
+                .map(([status, n]) => `${figure(n)} × ${status}`)
+                .join(', '),
+              Math.round(latencies[0] ?? 0),
+              `${Math.round(percentile(sorted, 50) * 10) / 10} / ${Math.round(percentile(sorted, 99) * 10) / 10}`,
+              latencies.length - (customerStatuses['200'] ?? 0),
+            ],
+          ],
+        },
+      ],
+    );
   } finally {
     await gw.stop();
     rmSync(dataDir, { recursive: true, force: true });

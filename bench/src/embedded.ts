@@ -9,6 +9,7 @@ import { CONNECTIONS } from './http-load';
 import { LOAD_GENERATOR } from './gateway-sides';
 import { ratio, runSendRounds } from './send-rounds';
 import { report } from './report';
+import { ratiosTable, sidesTable } from './side-figures';
 
 const STANDALONE = 'apps/standalone/dist/main.js';
 
@@ -66,12 +67,26 @@ export async function benchEmbedded(): Promise<void> {
       const { ceiling: base, embedded } = result.sides;
       // What the process logged (warnings and errors) says why it refused requests, if it did.
       if (embedded.non2xx > 0) process.stderr.write(`standalone's log:\n${gateway.output()}\n`);
-      report({
-        bench: 'embedded',
-        connections: CONNECTIONS,
-        ...result,
-        ratios: { rpsVsCeiling: ratio(embedded.rps, base.rps) },
-      });
+      report(
+        {
+          bench: 'embedded',
+          connections: CONNECTIONS,
+          ...result,
+          ratios: { rpsVsCeiling: ratio(embedded.rps, base.rps) },
+        },
+        [
+          sidesTable(result.sides, [
+            ['embedded', 'embedded mode'],
+            ['ceiling', 'express answering a constant'],
+          ]),
+          ratiosTable(
+            { rpsVsCeiling: ratio(embedded.rps, base.rps) },
+            {
+              rpsVsCeiling: 'answers/s against express',
+            },
+          ),
+        ],
+      );
     } finally {
       await gateway.stop();
     }

@@ -17,6 +17,7 @@ import {
 } from './kannel-sink';
 import { sharedServers } from './process-usage';
 import { report } from './report';
+import { ratiosTable, sidesTable } from './side-figures';
 import { ratio, runSendRounds, type Side } from './send-rounds';
 import { startSimulatorProcess, type SimulatorProcess } from './simulator-process';
 
@@ -152,31 +153,53 @@ export async function benchKannel(): Promise<void> {
       const { kannelInternal, kannelPgsql, receipts } = result.sides;
       const embeddedFigures = result.sides['embedded'];
       const cpu = (s: typeof receipts) => s.targetMicrosPerMessage ?? NaN;
-      report({
-        bench: 'kannel',
-        kannel: { version: '1.4.5 (Debian package kannel)', installation },
-        connections: CONNECTIONS,
-        window: KANNEL_WINDOW,
-        dlrMask: KANNEL_DLR_MASK,
-        receiptDelayMs: process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500',
-        autovacuum,
-        postgresStatistics: ours.analyze,
-        ...result,
-        ratios: {
-          // Targets: at most 0.5, at least 1, under 50 ms, at most 1.2.
-          cpuVsKannelInternal: ratio(cpu(receipts), cpu(kannelInternal)),
-          rateVsKannelInternal: ratio(receipts.doneRate, kannelInternal.doneRate),
-          cpuVsKannelPgsql: ratio(cpu(receipts), cpu(kannelPgsql)),
-          rateVsKannelPgsql: ratio(receipts.doneRate, kannelPgsql.doneRate),
-          p99Ms: receipts.p99,
-          warmUpCpuVsSteady: ratio(receipts.warmUp.targetMicrosPerMessage ?? NaN, cpu(receipts)),
-          // Target: at least 0.75.
-          ...(embeddedFigures && {
-            embeddedRateVsKannelInternal: ratio(embeddedFigures.doneRate, kannelInternal.doneRate),
-            embeddedCpuVsKannelInternal: ratio(cpu(embeddedFigures), cpu(kannelInternal)),
-          }),
+      const ratios = {
+        // Targets: at most 0.5, at least 1, under 50 ms, at most 1.2.
+        cpuVsKannelInternal: ratio(cpu(receipts), cpu(kannelInternal)),
+        rateVsKannelInternal: ratio(receipts.doneRate, kannelInternal.doneRate),
+        cpuVsKannelPgsql: ratio(cpu(receipts), cpu(kannelPgsql)),
+        rateVsKannelPgsql: ratio(receipts.doneRate, kannelPgsql.doneRate),
+        p99Ms: receipts.p99,
+        warmUpCpuVsSteady: ratio(receipts.warmUp.targetMicrosPerMessage ?? NaN, cpu(receipts)),
+        // Target: at least 0.75.
+        ...(embeddedFigures && {
+          embeddedRateVsKannelInternal: ratio(embeddedFigures.doneRate, kannelInternal.doneRate),
+          embeddedCpuVsKannelInternal: ratio(cpu(embeddedFigures), cpu(kannelInternal)),
+        }),
+      };
+      report(
+        {
+          bench: 'kannel',
+          kannel: { version: '1.4.5 (Debian package kannel)', installation },
+          connections: CONNECTIONS,
+          window: KANNEL_WINDOW,
+          dlrMask: KANNEL_DLR_MASK,
+          receiptDelayMs: process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500',
+          autovacuum,
+          postgresStatistics: ours.analyze,
+          ...result,
+          ratios,
         },
-      });
+        [
+          sidesTable(result.sides, [
+            ['kannelInternal', 'Kannel, `dlr-storage = internal`'],
+            ['kannelPgsql', 'Kannel, `dlr-storage = pgsql`'],
+            ['receipts', 'ours, distributed (`/secure/send`)'],
+            ['embedded', 'ours, embedded (PGlite)'],
+          ]),
+          ratiosTable(ratios, {
+            cpuVsKannelInternal: 'CPU per delivered message, ours / Kannel internal (target ≤ 0.5)',
+            rateVsKannelInternal: 'delivered rate, ours / Kannel internal (target ≥ 1)',
+            p99Ms: 'p99 of `/secure/send`, worst round, ms (target < 50)',
+            cpuVsKannelPgsql: 'CPU per message, ours / Kannel pgsql',
+            rateVsKannelPgsql: 'delivered rate, ours / Kannel pgsql',
+            warmUpCpuVsSteady: 'CPU, warm-up on a fresh database / steady state (target ≤ 1.2)',
+            embeddedRateVsKannelInternal:
+              'embedded delivered rate / Kannel internal (target ≥ 0.75)',
+            embeddedCpuVsKannelInternal: 'embedded CPU per message / Kannel internal',
+          }),
+        ],
+      );
     } finally {
       process.off('SIGINT', interrupted);
       process.off('SIGTERM', interrupted);

@@ -4,6 +4,7 @@ import { gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS, segmentOf, type Segment } from './http-load';
 import { ratio, runSendRounds, type Side } from './send-rounds';
 import { report } from './report';
+import { ratiosTable, sidesTable } from './side-figures';
 
 /** The account startDeployment creates, as Jasmin's and Kannel's clients give it: parameters. */
 const USERNAME = 'bench';
@@ -64,20 +65,36 @@ export async function benchLegacy(): Promise<void> {
     const result = await runSendRounds(sides);
     const { rest, jasmin: j, kannel: k } = result.sides;
     const per = (side: typeof rest) => side.targetMicrosPerMessage ?? 0;
-    report({
-      bench: 'legacy',
-      connections: CONNECTIONS,
-      mtRoutes: benchRouteCount(),
-      receiptDelayMs: process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500',
-      postgresStatistics: deployment.analyze,
-      ...result,
-      ratios: {
-        jasminRpsVsRest: ratio(j.rps, rest.rps),
-        kannelRpsVsRest: ratio(k.rps, rest.rps),
-        jasminCpuVsRest: ratio(per(j), per(rest)),
-        kannelCpuVsRest: ratio(per(k), per(rest)),
+    const ratios = {
+      jasminRpsVsRest: ratio(j.rps, rest.rps),
+      kannelRpsVsRest: ratio(k.rps, rest.rps),
+      jasminCpuVsRest: ratio(per(j), per(rest)),
+      kannelCpuVsRest: ratio(per(k), per(rest)),
+    };
+    report(
+      {
+        bench: 'legacy',
+        connections: CONNECTIONS,
+        mtRoutes: benchRouteCount(),
+        receiptDelayMs: process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500',
+        postgresStatistics: deployment.analyze,
+        ...result,
+        ratios,
       },
-    });
+      [
+        sidesTable(result.sides, [
+          ['rest', '`POST /secure/send`'],
+          ['jasmin', 'Jasmin `GET /send`'],
+          ['kannel', 'Kannel `GET /cgi-bin/sendsms`'],
+        ]),
+        ratiosTable(ratios, {
+          jasminRpsVsRest: 'answers/s, Jasmin `/send` against `/secure/send`',
+          kannelRpsVsRest: 'answers/s, Kannel sendsms against `/secure/send`',
+          jasminCpuVsRest: 'target CPU, Jasmin `/send` against `/secure/send`',
+          kannelCpuVsRest: 'target CPU, Kannel sendsms against `/secure/send`',
+        }),
+      ],
+    );
   } finally {
     await deployment.stop();
   }

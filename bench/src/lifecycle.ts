@@ -9,6 +9,7 @@ import {
 } from '@smsgw/store';
 import { processUsage, sharedServers } from './process-usage';
 import { walBytes } from './wal';
+import { span, type FigureTable } from './figure-table';
 import { report } from './report';
 
 const DAY = 86_400_000;
@@ -127,6 +128,34 @@ async function replay(
   };
 }
 
+/** One row per group size and statement form: each step's range over the rounds. */
+function lifecycleTable(
+  results: Record<string, Awaited<ReturnType<typeof replay>>[]>,
+): FigureTable {
+  const of = (rounds: Awaited<ReturnType<typeof replay>>[], key: keyof (typeof rounds)[number]) =>
+    span(rounds.map((r) => r[key]));
+  return {
+    columns: [
+      'group, statements',
+      'accept µs',
+      'claim µs',
+      'answers µs',
+      'receipts µs',
+      'WAL bytes',
+      'share of updates HOT',
+    ],
+    rows: Object.entries(results).map(([key, rounds]) => [
+      key,
+      of(rounds, 'insert'),
+      of(rounds, 'claim'),
+      of(rounds, 'answer'),
+      of(rounds, 'receipt'),
+      of(rounds, 'walBytes'),
+      of(rounds, 'hotShare'),
+    ]),
+  };
+}
+
 /**
  * `pnpm bench lifecycle`: Postgres's CPU per message in each of the dispatcher's statements on
  * `messages`, without services or broker around them, so that a change to a statement or an index
@@ -145,7 +174,7 @@ export async function benchLifecycle(): Promise<void> {
     const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
     const accountId = await insertTestAccount(db);
     const name = new URL(database.url).pathname.slice(1);
-    const results: Record<string, unknown[]> = {};
+    const results: Record<string, Awaited<ReturnType<typeof replay>>[]> = {};
     for (let round = 0; round < ROUNDS; round++)
       for (const group of GROUPS)
         for (const [label, partition] of [
@@ -157,7 +186,9 @@ export async function benchLifecycle(): Promise<void> {
           (results[key] ??= []).push(figures);
           await db.query('ANALYZE messages_default, ' + `messages_${suffix}`);
         }
-    report({ bench: 'lifecycle', messages: MESSAGES, rounds: ROUNDS, microsPerMessage: results });
+    report({ bench: 'lifecycle', messages: MESSAGES, rounds: ROUNDS, microsPerMessage: results }, [
+      lifecycleTable(results),
+    ]);
   } finally {
     await db.close();
     await database.drop();

@@ -1,3 +1,4 @@
+import { BENCH_NAMES, type BenchName } from './bench-names';
 import { benchBatch } from './batch';
 import { benchCredentials } from './credentials';
 import { benchEmbedded } from './embedded';
@@ -5,6 +6,7 @@ import { benchKannel } from './kannel';
 import { benchLegacy } from './legacy';
 import { benchLifecycle } from './lifecycle';
 import { benchPacing } from './pacing';
+import { benchStarting } from './report';
 import { benchRouting } from './routing';
 import { benchScale } from './scale';
 import { benchSend } from './send';
@@ -14,9 +16,10 @@ import { benchSoak } from './soak';
 /**
  * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel|smpp-server]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
- * prints one JSON line per benchmark, with its baseline measured in the same run.
+ * prints one JSON line per benchmark, with its baseline measured in the same run. With
+ * `--write-docs` each also writes its figures into docs/performance.md.
  */
-const benches: Record<string, () => Promise<void>> = {
+const benches: Record<BenchName, () => Promise<void>> = {
   send: () => benchSend(),
   'send-noreceipt': () => benchSend(false),
   batch: () => benchBatch(),
@@ -33,6 +36,10 @@ const benches: Record<string, () => Promise<void>> = {
   'smpp-server': () => benchSmppServer(),
 };
 
+function isBench(name: string): name is BenchName {
+  return (BENCH_NAMES as readonly string[]).includes(name);
+}
+
 async function main(): Promise<void> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/postgres';
   // Names come first; what follows the first `--option` is the benchmarks' own (soak --chaos).
@@ -42,14 +49,14 @@ async function main(): Promise<void> {
   // The soak runs only when named (it takes half an hour), the variants without receipts too: send
   // and batch measure them as their baselines; kannel too (it installs a package and waits for
   // Kannel's queue to drain).
-  const every = Object.keys(benches).filter(
+  const every = BENCH_NAMES.filter(
     (name) => name !== 'soak' && name !== 'kannel' && !name.endsWith('-noreceipt'),
   );
   for (const name of chosen.length > 0 ? chosen : every) {
-    const bench = benches[name];
-    if (!bench)
-      throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(benches).join(', ')}`);
-    await bench();
+    if (!isBench(name))
+      throw new Error(`unknown benchmark ${name}; choose from ${BENCH_NAMES.join(', ')}`);
+    benchStarting();
+    await benches[name]();
   }
 }
 

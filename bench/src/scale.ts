@@ -2,6 +2,7 @@ import { gatewaySide, startDeployment, type Deployment } from './gateway-sides';
 import { CONNECTIONS } from './http-load';
 import { ratio, runSendRounds } from './send-rounds';
 import { report } from './report';
+import { ratiosTable, sidesTable } from './side-figures';
 
 /**
  * `pnpm bench scale`: `/secure/send` with a receipt per message against one gateway and one
@@ -22,19 +23,32 @@ export async function benchScale(): Promise<void> {
       gatewaySide(deployments[1], 'replicas'),
     ]);
     const { single, replicas } = result.sides;
-    report({
-      bench: 'scale',
-      connections: CONNECTIONS,
-      replicas: { gateways, dispatchers },
-      ...result,
-      ratios: {
-        rpsReplicasVsSingle: ratio(replicas.rps, single.rps),
-        targetCpuReplicasVsSingle: ratio(
-          replicas.targetMicrosPerMessage ?? 0,
-          single.targetMicrosPerMessage ?? 0,
-        ),
+    const ratios = {
+      rpsReplicasVsSingle: ratio(replicas.rps, single.rps),
+      targetCpuReplicasVsSingle: ratio(
+        replicas.targetMicrosPerMessage ?? 0,
+        single.targetMicrosPerMessage ?? 0,
+      ),
+    };
+    report(
+      {
+        bench: 'scale',
+        connections: CONNECTIONS,
+        replicas: { gateways, dispatchers },
+        ...result,
+        ratios,
       },
-    });
+      [
+        sidesTable(result.sides, [
+          ['single', '1 gateway, 1 dispatcher'],
+          ['replicas', `${gateways} gateways, ${dispatchers} dispatchers`],
+        ]),
+        ratiosTable(ratios, {
+          rpsReplicasVsSingle: 'answers/s, replicas against one of each',
+          targetCpuReplicasVsSingle: 'target CPU, replicas against one of each',
+        }),
+      ],
+    );
   } finally {
     for (const d of deployments) await d.stop();
   }

@@ -4,6 +4,7 @@ import { LOAD_GENERATOR, gatewaySide, startDeployment, type Deployment } from '.
 import { CONNECTIONS } from './http-load';
 import { ratio, runSendRounds, type Side } from './send-rounds';
 import { report } from './report';
+import { ratiosTable, sidesTable } from './side-figures';
 
 /**
  * `pnpm bench send`: `/secure/send` at 32 connections against distributed mode, the simulator in
@@ -29,24 +30,39 @@ export async function benchSend(withReceipts = true): Promise<void> {
     const result = await runSendRounds(sides);
     const { ceiling: base, noReceipts, receipts } = result.sides;
     const measured = receipts ?? noReceipts;
-    report({
-      bench: withReceipts ? 'send' : 'send-noreceipt',
-      connections: CONNECTIONS,
-      mtRoutes: benchRouteCount(),
-      receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
-      postgresStatistics: deployments[0].analyze,
-      ...result,
-      ratios: {
-        rpsVsCeiling: ratio(measured.rps, base.rps),
-        ...(receipts && {
-          rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
-          targetCpuVsNoReceipts: ratio(
-            receipts.targetMicrosPerMessage ?? 0,
-            noReceipts.targetMicrosPerMessage ?? 0,
-          ),
-        }),
+    const ratios = {
+      rpsVsCeiling: ratio(measured.rps, base.rps),
+      ...(receipts && {
+        rpsVsNoReceipts: ratio(receipts.rps, noReceipts.rps),
+        targetCpuVsNoReceipts: ratio(
+          receipts.targetMicrosPerMessage ?? 0,
+          noReceipts.targetMicrosPerMessage ?? 0,
+        ),
+      }),
+    };
+    report(
+      {
+        bench: withReceipts ? 'send' : 'send-noreceipt',
+        connections: CONNECTIONS,
+        mtRoutes: benchRouteCount(),
+        receiptDelayMs: withReceipts ? (process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500') : null,
+        postgresStatistics: deployments[0].analyze,
+        ...result,
+        ratios,
       },
-    });
+      [
+        sidesTable(result.sides, [
+          ['receipts', 'with receipts'],
+          ['noReceipts', 'without receipts'],
+          ['ceiling', 'express answering a constant'],
+        ]),
+        ratiosTable(ratios, {
+          rpsVsCeiling: 'answers/s against express',
+          rpsVsNoReceipts: 'answers/s, with receipts against without',
+          targetCpuVsNoReceipts: 'target CPU, with receipts against without',
+        }),
+      ],
+    );
   } finally {
     for (const d of deployments) await d.stop();
     ceiling.close();
