@@ -1,7 +1,7 @@
 -- The foreign keys from `messages` and `credit_ledger` to `accounts` checked every inserted row
 -- with a query of its own: on a group of 50 accepted messages (message and ledger row each) they
--- were a third of the acceptance statement (docs/performance.md has the figure), and a share of
--- each batch chunk's insert. Every statement that writes these rows takes the account from a row
+-- were a third of the acceptance statement (docs/decisions.md § Measurements behind the code), and
+-- a share of each batch chunk's insert. Every statement that writes these rows takes the account from a row
 -- that exists: acceptance joins the locked account row, a batch's chunk takes it from its batch
 -- (whose own key to `accounts` stays), a refund from the message. What the keys still guarded was
 -- the deletion of an account, which nothing does, and which must never happen: its messages and its
