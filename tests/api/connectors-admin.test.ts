@@ -111,7 +111,7 @@ describe('connectors', () => {
       binds: 3,
       bind: 'transmitter_receiver',
     });
-    // The password is stored sealed, out of the URL (docs/security.md § Connector secrets).
+    // The password is stored sealed, out of the URL (docs/security.md § Connectors).
     const { rows } = await db.query<{ url: string; password_sealed: string }>(
       `SELECT url, password_sealed FROM connectors WHERE name = 'op-a'`,
     );

@@ -1,6 +1,7 @@
 /**
  * A clone of the repository explains itself: no file points to a document the repository lacks,
- * and every path the architecture document names exists.
+ * every path the architecture document names exists, and every `docs/x.md § Heading` names a
+ * heading the document has.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,6 +24,32 @@ const OUTSIDE = [
   /\bspec \d+(\.\d+)?\b/i,
   /\bissue: /i,
 ];
+
+/** A file's text as one line of prose: comment leaders dropped, so a reference may wrap. */
+function prose(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/^\s*(\/\/+|\*|\/\*\*?|--|#(?!#))\s?/, ''))
+    .join(' ')
+    .replace(/`/g, '')
+    .replace(/\s+/g, ' ');
+}
+
+/** The headings of a Markdown file, without their `#` and backticks (fenced code left out). */
+function headings(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  return [...text.matchAll(/^#{1,6} (.+)$/gm)].map(([, h]) => h.replace(/`/g, '').trim());
+}
+
+/**
+ * Whether the text after `§` names the heading: it starts with the whole heading, or is the start
+ * of one up to where the reference ends (`§ Promise 2)` names "Promise 2: once at the SMSC").
+ */
+function names(reference: string, heading: string): boolean {
+  if (reference.startsWith(heading) && !/^\w/.test(reference.slice(heading.length))) return true;
+  const cut = reference.split(/[),;.:"]|, | — | \(/)[0].trim();
+  return cut.length > 0 && heading.startsWith(cut) && !/^\w/.test(heading.slice(cut.length));
+}
 
 describe('the repository is self-contained', () => {
   it('no file refers to a document outside the repository', () => {
@@ -61,5 +88,25 @@ describe('the repository is self-contained', () => {
     }
     expect(named.size).toBeGreaterThan(20);
     expect([...named].filter((path) => !existsSync(join(root, path)))).toEqual([]);
+  });
+
+  it('every `§` names a heading of the document it points to', () => {
+    const wrong: string[] = [];
+    for (const file of textFiles) {
+      if (file === 'tests/docs/self-contained.test.ts') continue;
+      const text = prose(readFileSync(join(root, file), 'utf8'));
+      for (const [, doc, reference] of text.matchAll(/([\w./-]*\.md)"? ?§ ?(.{0,80})/g)) {
+        const target = [doc, join(dirname(file), doc), join('docs', doc)].find((f) =>
+          existsSync(join(root, f)),
+        );
+        if (!target) {
+          wrong.push(`${file}: ${doc} § ${reference} (no such document)`);
+          continue;
+        }
+        if (!headings(target).some((h) => names(reference, h)))
+          wrong.push(`${file}: ${doc} § ${reference}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

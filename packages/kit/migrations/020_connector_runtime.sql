@@ -1,5 +1,5 @@
 -- What each dispatcher reports of its sessions of each connector, every few seconds; the admin API
--- shows the rows reported recently (docs/routing.md § Watching connectors).
+-- shows the rows reported recently (docs/routing.md § Connectors).
 CREATE TABLE connector_status (
   connector     text NOT NULL,
   -- The dispatcher that holds the session(s): host and process id.
