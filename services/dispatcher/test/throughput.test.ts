@@ -97,21 +97,42 @@ describe('ThroughputGate', () => {
       isReady: () => failures < 0,
       close: () => Promise.resolve(),
     };
-    const gate = new ThroughputGate(flaky, logger, metrics, { key: 'c', perSecond: 10 });
+    // The gate says it paused through its gauge: that is the moment to look.
+    let pausedReported!: () => void;
+    const reported = new Promise<void>((resolve) => (pausedReported = resolve));
+    const gauges = {
+      ...metrics,
+      paused: { set: (value: number) => value === 1 && pausedReported() },
+    };
+    const gate = new ThroughputGate(flaky, logger, gauges, { key: 'c', perSecond: 10 });
     const passing = gate.pass(undefined, 1);
-    await new Promise((r) => setTimeout(r, 50));
+    await reported;
     expect(gate.isPaused()).toBe(true);
     await passing;
     expect(calls).toBe(4);
     expect(gate.isPaused()).toBe(false);
   });
 
-  it('lets everything through when no cap is set', async () => {
+  it('lets everything through without asking the shared state when no cap is set', async () => {
+    let asked = 0;
+    let waits = 0;
     const never: RateLimiter = {
-      reserve: () => Promise.reject(new Error('unused')),
+      reserve: () => {
+        asked++;
+        return Promise.reject(new Error('unused'));
+      },
       isReady: () => true,
       close: () => Promise.resolve(),
     };
-    await new ThroughputGate(never, logger, metrics, undefined).pass(undefined, 3);
+    const counted = { ...metrics, waitSeconds: { observe: () => void waits++ } };
+    const gate = new ThroughputGate(never, logger, counted, undefined);
+    await expect(gate.pass(undefined, 3)).resolves.toBeUndefined();
+    // An account whose cap is 0 has none either.
+    await expect(gate.pass({ key: 'account:a', perSecond: 0 }, 3)).resolves.toBeUndefined();
+    expect({ asked, waits, paused: gate.isPaused() }).toEqual({
+      asked: 0,
+      waits: 0,
+      paused: false,
+    });
   });
 });
