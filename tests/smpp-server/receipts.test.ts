@@ -3,7 +3,8 @@
  * as a deliver_sm (esm_class 0x04, the receipt text of SMPP 3.4 Appendix B, receipted_message_id
  * and message_state TLVs) with the id given in submit_sm_resp, on a receiver session opened after
  * the message was sent; a receipt whose deliver_sm goes unanswered is sent again on another
- * session; a message sent without registered_delivery gets none.
+ * session; a message sent without registered_delivery gets none; each part of a long message the
+ * customer concatenated itself gets its own receipt.
  */
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
@@ -108,6 +109,30 @@ describe('receipts over SMPP', () => {
     expect(receipt.tlvs.get(0x0427)).toEqual(Buffer.from([2]));
     // The other message's receipt, recorded before this session bound, is not among them.
     expect(rx.delivered.filter((d) => d.from === '41790000302')).toEqual([]);
+  });
+
+  it('gives each part of a long message the customer concatenated itself its own receipt, by the id of its submit_sm_resp', async () => {
+    const trx = await esme('bind_transceiver');
+    const parts = ['first part ', 'second part'].map((text, i) =>
+      Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x07, 2, i + 1]), Buffer.from(text)]),
+    );
+    const answers = await Promise.all(
+      parts.map((bytes) =>
+        trx.submit({ to: '41790000304', bytes, esmClass: 0x40, registeredDelivery: 1 }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([0, 0]);
+    expect(answers[0].id).not.toBe(answers[1].id);
+    const receipts = await waitFor(() => {
+      const found = answers.map((a) =>
+        trx.delivered.find((d) => d.tlvs.get(0x001e)?.toString('latin1') === `${a.id}\u0000`),
+      );
+      return found.every(Boolean) ? found : undefined;
+    }, 30_000);
+    for (const [i, receipt] of receipts.entries()) {
+      expect(receipt!.esmClass).toBe(0x04);
+      expect(receipt!.bytes.toString('latin1')).toMatch(new RegExp(`^id:${answers[i].id} `));
+    }
   });
 
   it('sends a receipt again on another session when its deliver_sm goes unanswered', async () => {

@@ -1,7 +1,8 @@
 /**
  * submit_sm as a customer's platform sends it, through the same acceptance as /secure/send: text,
- * binary and UCS-2 content kept byte for byte with its data_coding, a long message the customer
- * concatenated itself (UDH parts) or gave whole in message_payload, refusals with the SMPP status
+ * binary and UCS-2 content kept byte for byte with its data_coding, the parts of a long message the
+ * customer concatenated itself (UDH or SAR TLVs) passed on as they came, each its own message, a
+ * long message given whole in message_payload, refusals with the SMPP status
  * of docs/smpp-server.md (nothing charged), the account's throughput answered with
  * ESME_RTHROTTLED, and query_sm answering from the message's state.
  */
@@ -9,7 +10,7 @@ import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator, stripUdh } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
-import { openEsme, type Esme } from './support/esme-client';
+import { openEsme, tlv, type Esme } from './support/esme-client';
 
 let smsc: SmppSimulator;
 let gw: RunningGateway;
@@ -87,30 +88,76 @@ describe('submit_sm', () => {
     }
   });
 
-  it('takes the parts of a long message concatenated by UDH as one message, answering each part with its id', async () => {
-    const text = Buffer.from('x'.repeat(153) + 'y'.repeat(153) + 'z'.repeat(40), 'latin1');
-    const bodies = [text.subarray(0, 153), text.subarray(153, 306), text.subarray(306)];
+  it('passes each part of a long message concatenated by UDH on as it came: its own message, id and price', async () => {
     const before = Number(await balance('alice'));
+    // 8-bit reference, GSM 03.38 septets; 16-bit reference, UCS-2.
+    const gsm = ['x'.repeat(153), 'y'.repeat(153), 'z'.repeat(40)].map((body, i) => ({
+      to: '41790000104',
+      dataCoding: 0,
+      bytes: Buffer.concat([
+        Buffer.from([0x05, 0x00, 0x03, 0x2a, 3, i + 1]),
+        Buffer.from(body, 'latin1'),
+      ]),
+    }));
+    const ucs2 = ['00480069', '0021d83dde00'].map((body, i) => ({
+      to: '41790000108',
+      dataCoding: 8,
+      bytes: Buffer.from(`060804123402${String(i + 1).padStart(2, '0')}${body}`, 'hex'),
+    }));
+    const parts = [...gsm, ...ucs2];
+    const answers = await Promise.all(parts.map((p) => alice.submit({ ...p, esmClass: 0x40 })));
+    expect(answers.map((a) => a.status)).toEqual([0, 0, 0, 0, 0]);
+    for (const a of answers) expect(a.id).toMatch(UUID);
+    expect(new Set(answers.map((a) => a.id)).size).toBe(5);
+    for (const to of ['41790000104', '41790000108']) {
+      const expected = parts.filter((p) => p.to === to);
+      const got = await waitFor(
+        () => (receivedBy(to).length === expected.length ? receivedBy(to) : undefined),
+        20_000,
+      );
+      // Byte for byte: the customer's UDH and content, its data_coding, UDHI, no part re-cut.
+      const sent = got.map((g) => g.shortMessage.toString('hex')).sort();
+      expect(sent).toEqual(expected.map((p) => p.bytes.toString('hex')).sort());
+      for (const g of got) {
+        expect(g.esmClass & 0x40).toBe(0x40);
+        expect(g.dataCoding).toBe(expected[0].dataCoding);
+      }
+    }
+    // Each part is charged as one part at the account's rate.
+    expect(before - Number(await balance('alice'))).toBeCloseTo(0.5, 6);
+  });
+
+  it('passes the SAR TLVs of a part on as they came, and refuses a SAR part that does not fit one part', async () => {
+    const sar = (seq: number) => [
+      tlv(0x020c, Buffer.from([0x12, 0x34])),
+      tlv(0x020e, Buffer.from([2])),
+      tlv(0x020f, Buffer.from([seq])),
+    ];
+    const bodies = ['a'.repeat(153), 'b'.repeat(20)].map((b) => Buffer.from(b, 'latin1'));
     const answers = await Promise.all(
-      bodies.map((body, i) =>
-        alice.submit({
-          to: '41790000104',
-          esmClass: 0x40,
-          bytes: Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x2a, 3, i + 1]), body]),
-        }),
-      ),
+      bodies.map((bytes, i) => alice.submit({ to: '41790000109', bytes, tlvs: sar(i + 1) })),
     );
-    expect(answers.map((a) => a.status)).toEqual([0, 0, 0]);
-    expect(new Set(answers.map((a) => a.id)).size).toBe(1);
-    const parts = await waitFor(
-      () => (receivedBy('41790000104').length === 3 ? receivedBy('41790000104') : undefined),
+    expect(answers.map((a) => a.status)).toEqual([0, 0]);
+    expect(answers[0].id).not.toBe(answers[1].id);
+    const got = await waitFor(
+      () => (receivedBy('41790000109').length === 2 ? receivedBy('41790000109') : undefined),
       20_000,
     );
-    const sent = Buffer.concat(parts.map((p) => stripUdh(p.shortMessage, p.esmClass).body));
-    expect(sent.equals(text)).toBe(true);
-    expect(parts.every((p) => p.esmClass & 0x40)).toBe(true);
-    // Charged once, for its three parts at the account's rate.
-    expect(before - Number(await balance('alice'))).toBeCloseTo(0.3, 6);
+    for (const [i, bytes] of bodies.entries()) {
+      const part = got.find((g) => g.shortMessage.equals(bytes));
+      expect(part).toBeDefined();
+      expect(part!.esmClass & 0x40).toBe(0);
+      const tlvs = new Map(part!.tlvs.map((t) => [t.tag, t.value.toString('hex')]));
+      expect(tlvs.get(0x020c)).toBe('1234');
+      expect(tlvs.get(0x020e)).toBe('02');
+      expect(tlvs.get(0x020f)).toBe(`0${i + 1}`);
+    }
+    const tooLong = await alice.submit({
+      to: '41790000110',
+      bytes: Buffer.from('c'.repeat(200), 'latin1'),
+      tlvs: sar(1),
+    });
+    expect(tooLong.status).toBe(0x01);
   });
 
   it('accepts a whole long message in message_payload', async () => {

@@ -14,6 +14,7 @@ export { notAllowed, SenderGuard, type SenderDecision } from './sender-guard';
 export { createSendAcceptor, type SendAcceptor, type SendAcceptorDeps } from './send-acceptor';
 export {
   createSendAcceptance,
+  type EntryPointOptions,
   type SendAcceptance,
   type SendAcceptanceOptions,
 } from './send-acceptance';

@@ -1,5 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { MessageStatus, Principal, SendRequest, UnlistedSenderMode } from '@smsgw/contracts';
+import type {
+  CustomTlv,
+  MessageStatus,
+  Principal,
+  SendRequest,
+  UnlistedSenderMode,
+} from '@smsgw/contracts';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
 import type { RouteDecision } from '@smsgw/routing';
 import { MtRouter } from '@smsgw/routing';
@@ -21,16 +27,26 @@ export interface SendAcceptanceOptions {
   onAccepted?: () => void;
 }
 
+/** What an entry point outside HTTP adds to a message beside its /secure/send body. */
+export interface EntryPointOptions {
+  /** The message's handset receipt is kept for the account's SMPP sessions (registered_delivery). */
+  smppReceipt?: boolean;
+  /**
+   * TLVs sent on to the SMSC as they came, after the body's own: the SAR parameters of a part of
+   * a customer's long message, which /secure/send's schema keeps for the gateway alone.
+   */
+  tlvs?: readonly CustomTlv[];
+}
+
 export interface SendAcceptance {
   /**
    * /secure/send's acceptance: validation, sender rules, opt-out, route and price, credit,
-   * durability. With `smppReceipt`, the message's handset receipt is kept for the account's SMPP
-   * sessions (registered_delivery).
+   * durability; with what the entry point adds (EntryPointOptions).
    */
   accept(
     principal: Principal,
     body: unknown,
-    options?: { smppReceipt?: boolean },
+    options?: EntryPointOptions,
   ): Promise<AcceptedMessage>;
   /** A message's status as its owner sees it (undefined: unknown or someone else's). */
   status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
@@ -39,7 +55,7 @@ export interface SendAcceptance {
 }
 
 /** What the entry point adds to a message's stored params beside what the body says. */
-const entryParams = new AsyncLocalStorage<Record<string, string>>();
+const entryParams = new AsyncLocalStorage<EntryPointOptions>();
 
 /**
  * The send pipeline with the entry point's own params added to each message it records: the body
@@ -53,7 +69,17 @@ class EntryPointPipeline extends SendPipeline {
     routing: RouteDecision,
   ): Promise<AcceptedMessage> {
     const extra = entryParams.getStore();
-    return super.accept(accountId, extra ? { ...request, ...extra } : request, routing);
+    if (!extra) return super.accept(accountId, request, routing);
+    const tlvs = [...(request.custom_tlvs ?? []), ...(extra.tlvs ?? [])];
+    return super.accept(
+      accountId,
+      {
+        ...request,
+        ...(extra.smppReceipt && { smpp_receipt: 'yes' }),
+        ...(tlvs.length > 0 && { custom_tlvs: tlvs }),
+      },
+      routing,
+    );
   }
 }
 
@@ -87,8 +113,8 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
   });
   return {
     accept: (principal, body, extra) =>
-      extra?.smppReceipt
-        ? entryParams.run({ smpp_receipt: 'yes' }, () => acceptor(principal, body))
+      extra?.smppReceipt || (extra?.tlvs?.length ?? 0) > 0
+        ? entryParams.run(extra!, () => acceptor(principal, body))
         : acceptor(principal, body),
     status: (accountId, id) => store.status(accountId, id),
     stopSteps: [...sends.stopSteps, { name: 'MT routes reload', run: () => router.stop() }],

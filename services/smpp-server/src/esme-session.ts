@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { PDU, Session } from 'smpp';
+import type { EntryPointOptions } from '@smsgw/acceptance';
 import type { MessageStatus, Principal, SmppAccount } from '@smsgw/contracts';
 import { HttpError, type Logger } from '@smsgw/kit';
-import { pduText, shortMessageBytes, useRawShortMessages } from '@smsgw/smsc';
+import {
+  EncodingError,
+  planMessage,
+  pduText,
+  shortMessageBytes,
+  useRawShortMessages,
+} from '@smsgw/smsc';
 import type { AccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';
-import type { LongMessages } from './long-messages';
 import type { SmppServerMetrics } from './metrics';
 import { messageState } from './message-state';
 import { refusalStatus, STATUS, type StatusName } from './smpp-status';
@@ -24,11 +30,7 @@ const BIND_TYPES: Record<string, BindType> = {
 
 /** What the server's sessions share: the acceptance of /secure/send and the account's limits. */
 export interface SubmitAcceptance {
-  accept(
-    principal: Principal,
-    body: unknown,
-    options?: { smppReceipt?: boolean },
-  ): Promise<{ id: string }>;
+  accept(principal: Principal, body: unknown, options?: EntryPointOptions): Promise<{ id: string }>;
   status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
 }
 
@@ -51,7 +53,6 @@ export interface SessionDeps {
   acceptance: SubmitAcceptance;
   /** cancel_sm: cancels and refunds one of the account's messages that has not left yet. */
   cancel(accountId: string, id: string): Promise<'cancelled' | 'too_late' | 'not_found'>;
-  longMessages: LongMessages;
   metrics: SmppServerMetrics;
   logger: Logger;
   settings: SessionSettings;
@@ -267,11 +268,17 @@ export class EsmeSession {
     return { accountId: account.accountId, username: account.username, via: 'basic' };
   }
 
-  /** Accepts a whole message (a single submit_sm, or the parts of one joined) as /secure/send does. */
-  private async acceptWhole(first: SubmitPart, body: Buffer): Promise<string> {
+  /**
+   * Accepts one submit_sm as /secure/send does, as one message: a part of the customer's long
+   * message too, charged as one part and sent with its UDH or SAR TLVs as they came, so that the
+   * SMSC and the handset join it with the customer's other parts (docs/smpp-server.md).
+   */
+  private async acceptPart(part: SubmitPart): Promise<string> {
+    if (part.sarTlvs.length > 0) onePart(part);
     return (
-      await this.deps.acceptance.accept(this.principal, sendBody(first, body), {
-        smppReceipt: first.receipt,
+      await this.deps.acceptance.accept(this.principal, sendBody(part), {
+        smppReceipt: part.receipt,
+        tlvs: part.sarTlvs,
       })
     ).id;
   }
@@ -303,10 +310,7 @@ export class EsmeSession {
           ? shortMessageBytes(pdu['message_payload'])
           : bytes,
       );
-      const id = part.concatenation
-        ? await this.deps.longMessages.add(this.principal, part)
-        : await this.acceptWhole(part, part.body);
-      this.answerSubmit(pdu, 'ESME_ROK', id);
+      this.answerSubmit(pdu, 'ESME_ROK', await this.acceptPart(part));
     } catch (err) {
       const status = statusOf(err);
       if (status === 'ESME_RSYSERR')
@@ -436,6 +440,23 @@ export class EsmeSession {
           this.deps.logger.warn({ err, session: this.id }, 'freeing an SMPP session place failed'),
         );
     this.deps.onClosed(this);
+  }
+}
+
+/**
+ * A part with SAR TLVs must go in one submit_sm: the gateway would otherwise cut it in parts of
+ * its own, each carrying the customer's SAR parameters.
+ */
+function onePart(part: SubmitPart): void {
+  try {
+    planMessage({ hexContent: part.body.toString('hex'), coding: part.coding }, 1);
+  } catch (err) {
+    if (err instanceof EncodingError)
+      throw HttpError.invalid(
+        'content',
+        `a part of a long message fits in one part: ${err.message}`,
+      );
+    throw err;
   }
 }
 

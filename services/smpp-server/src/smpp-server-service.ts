@@ -15,7 +15,6 @@ export interface SmppServerConfig {
   REDIS_URL?: string | undefined;
   MAX_PARTS: number;
   UNLISTED_SENDERS: UnlistedSenderMode;
-  INBOUND_PART_TIMEOUT_MS: number;
   SMPP_SERVER_PORT: number;
   SMPP_SERVER_TLS_PORT: number;
   SMPP_SERVER_TLS_CERT?: string | undefined;
@@ -81,7 +80,6 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
       systemId: 'smsgw',
     },
     listen: { host: config.HOST, port: config.SMPP_SERVER_PORT, tls },
-    longPartTimeoutMs: config.INBOUND_PART_TIMEOUT_MS,
     replica: hostname(),
   });
   const deliveries = new Deliveries(options.db, server, metrics, logger, {

@@ -22,8 +22,6 @@ import { useRawShortMessages } from '@smsgw/smsc';
 import type { AccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';
 import { EsmeSession, type SessionSettings, type SubmitAcceptance } from './esme-session';
-import { LongMessages } from './long-messages';
-import { sendBody } from './submit-request';
 import type { SmppServerMetrics } from './metrics';
 
 const smpp = useRawShortMessages();
@@ -48,8 +46,6 @@ export interface SmppServerOptions {
   logger: Logger;
   settings: SessionSettings;
   listen: SmppListenSettings;
-  /** How long the parts of a customer's long message wait for the rest. */
-  longPartTimeoutMs: number;
   /** This replica's name in the session listing. */
   replica: string;
 }
@@ -63,7 +59,6 @@ export class SmppServer implements ForgetsAccounts {
   private readonly servers: Server[] = [];
   private readonly sessions = new Set<EsmeSession>();
   private readonly byAccount = new Map<string, Set<EsmeSession>>();
-  private readonly longMessages: LongMessages;
   private following: Consumer | undefined;
   private stopping = false;
   /** Keeps this replica's rows of smpp_sessions fresh and unbinds those an operator closed. */
@@ -75,15 +70,6 @@ export class SmppServer implements ForgetsAccounts {
 
   constructor(private readonly options: SmppServerOptions) {
     this.refresh = new PollingLoop(() => this.refreshRows(), options.logger, 'SMPP session rows');
-    this.longMessages = new LongMessages(
-      options.longPartTimeoutMs,
-      async (owner, first, body) =>
-        (
-          await options.acceptance.accept(owner, sendBody(first, body), {
-            smppReceipt: first.receipt,
-          })
-        ).id,
-    );
   }
 
   private listener(session: Session): void {
@@ -96,7 +82,6 @@ export class SmppServer implements ForgetsAccounts {
       limits: this.options.limits,
       acceptance: this.options.acceptance,
       cancel: (accountId, id) => cancelWaitingMessage(this.options.db, accountId, id),
-      longMessages: this.longMessages,
       metrics: this.options.metrics,
       logger: this.options.logger,
       settings: this.options.settings,
@@ -266,7 +251,6 @@ export class SmppServer implements ForgetsAccounts {
     const sessions = [...this.sessions];
     for (const s of sessions) if (!s.bound) s.destroy();
     await Promise.all(sessions.filter((s) => s.bound).map((s) => s.unbind()));
-    this.longMessages.clear();
     await Promise.all(closing);
     await this.options.limits.close();
   }

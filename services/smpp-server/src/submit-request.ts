@@ -1,4 +1,5 @@
-import { inboundPart, type Concatenation } from '@smsgw/smsc';
+import type { CustomTlv } from '@smsgw/contracts';
+import { stripUdh } from '@smsgw/smsc';
 
 /** What the server reads of a submit_sm (node-smpp's decoded fields, bytes kept raw). */
 export interface SubmitFields {
@@ -16,14 +17,20 @@ export interface SubmitFields {
   sar_segment_seqnum?: unknown;
 }
 
-/** One submit_sm as the acceptance sees it: the body /secure/send would get, and its place in a long message. */
+/**
+ * One submit_sm as the acceptance sees it: one message, whether it is a whole message or one part
+ * of a long message the customer concatenated itself.
+ */
 export interface SubmitPart {
   to: string;
   from: string | undefined;
   coding: number;
-  /** The part's body without UDH (the whole message's bytes when it is not a part). */
+  /** The content's bytes, without the UDH. */
   body: Buffer;
-  concatenation: Concatenation | null;
+  /** The customer's own UDH (esm_class UDHI), its length octet first, sent on as it came. */
+  udh: Buffer | undefined;
+  /** The customer's SAR TLVs (sar_msg_ref_num, sar_total_segments, sar_segment_seqnum), sent on as they came. */
+  sarTlvs: CustomTlv[];
   /** registered_delivery asks for the final receipt (SMPP 3.4 5.2.17, bits 1-0 not 00). */
   receipt: boolean;
   priority: number | undefined;
@@ -74,35 +81,38 @@ export function scheduleTime(value: unknown): string | undefined {
   return typeof value === 'string' ? value : 'invalid';
 }
 
+/** SMPP 3.4 5.3.2.22-24: the SAR parameters' tags and octets (Integer 2, 1 and 1). */
+const SAR_TLVS = [
+  { field: 'sar_msg_ref_num', tag: 0x020c, octets: 2 },
+  { field: 'sar_total_segments', tag: 0x020e, octets: 1 },
+  { field: 'sar_segment_seqnum', tag: 0x020f, octets: 1 },
+] as const;
+
+/** The SAR TLVs a submit_sm carries, encoded again as SMPP 3.4 defines them (none: not a SAR part). */
+function sarTlvs(pdu: SubmitFields): CustomTlv[] {
+  if (SAR_TLVS.every((t) => pdu[t.field] === undefined)) return [];
+  return SAR_TLVS.filter((t) => pdu[t.field] !== undefined).map((t) => {
+    const value = Buffer.alloc(t.octets);
+    value.writeUIntBE(int(pdu[t.field]) & (t.octets === 2 ? 0xffff : 0xff), 0, t.octets);
+    return { tag: t.tag, value: value.toString('hex') };
+  });
+}
+
 /**
  * Reads a submit_sm: short_message, or message_payload when short_message is empty (SMPP 3.4
- * 5.3.2.32), its bytes and data_coding kept as they are, and the concatenation its UDH or SAR
- * TLVs say.
+ * 5.3.2.32), its bytes and data_coding kept as they are; with esm_class UDHI, the customer's UDH
+ * apart from the content, and the SAR TLVs as they came.
  */
 export function readSubmit(pdu: SubmitFields, bytes: Buffer): SubmitPart {
-  const sar =
-    pdu.sar_msg_ref_num !== undefined
-      ? {
-          ref: int(pdu.sar_msg_ref_num),
-          total: int(pdu.sar_total_segments),
-          seq: int(pdu.sar_segment_seqnum),
-        }
-      : undefined;
-  const part = inboundPart({
-    from: '',
-    to: '',
-    dataCoding: int(pdu.data_coding),
-    esmClass: int(pdu.esm_class),
-    bytes,
-    ...(sar && { sar }),
-  });
+  const { udh, body } = stripUdh(bytes, int(pdu.esm_class));
   const source = text(pdu.source_addr);
   return {
     to: text(pdu.destination_addr),
     from: source === '' ? undefined : source,
     coding: int(pdu.data_coding),
-    body: part.body,
-    concatenation: part.concatenation,
+    body,
+    udh: udh ?? undefined,
+    sarTlvs: sarTlvs(pdu),
     receipt: (int(pdu.registered_delivery) & 0x03) !== 0,
     priority: pdu.priority_flag === undefined ? undefined : int(pdu.priority_flag),
     validityMinutes: validityMinutes(pdu.validity_period),
@@ -110,15 +120,20 @@ export function readSubmit(pdu: SubmitFields, bytes: Buffer): SubmitPart {
   };
 }
 
-/** The body of /secure/send for a whole message (its parts' bodies joined). */
-export function sendBody(first: SubmitPart, body: Buffer): Record<string, unknown> {
+/**
+ * The body of /secure/send for one submit_sm: its bytes as hex_content with its data_coding, and
+ * its UDH as the `udh` a client of the HTTP interfaces may give, which the gateway sends in front
+ * of the content in one part (what makes it a part of the customer's long message).
+ */
+export function sendBody(part: SubmitPart): Record<string, unknown> {
   return {
-    to: first.to,
-    ...(first.from !== undefined && { from: first.from }),
-    hex_content: body.toString('hex'),
-    coding: first.coding,
-    ...(first.priority !== undefined && first.priority !== 0 && { priority: first.priority }),
-    ...(first.validityMinutes !== undefined && { validity_period: first.validityMinutes }),
-    ...(first.sdt !== undefined && { sdt: first.sdt }),
+    to: part.to,
+    ...(part.from !== undefined && { from: part.from }),
+    hex_content: part.body.toString('hex'),
+    coding: part.coding,
+    ...(part.udh !== undefined && { udh: part.udh.toString('hex') }),
+    ...(part.priority !== undefined && part.priority !== 0 && { priority: part.priority }),
+    ...(part.validityMinutes !== undefined && { validity_period: part.validityMinutes }),
+    ...(part.sdt !== undefined && { sdt: part.sdt }),
   };
 }
