@@ -15,6 +15,7 @@ import {
   type SubmitResult,
   type Submission,
 } from './smsc-connector';
+import { SubmitWindow, type WindowLoad } from './submit-window';
 
 class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -92,8 +93,8 @@ export class HttpConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
   readonly onNoAnswer: NoAnswerPolicy;
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** Requests in progress, and those waiting for a place. */
+  private readonly places: SubmitWindow;
   private up = true;
   private stopped = false;
 
@@ -105,6 +106,7 @@ export class HttpConnector implements SmscConnector {
   ) {
     this.name = options.name ?? 'http';
     this.window = options.window;
+    this.places = new SubmitWindow(options.window, options.timeoutMs, () => !this.stopped);
     this.onNoAnswer = options.onNoAnswer;
   }
 
@@ -135,16 +137,6 @@ export class HttpConnector implements SmscConnector {
     return this.isUp() ? 1 : 0;
   }
 
-  private async slot(): Promise<() => void> {
-    if (this.active >= this.window)
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    return () => {
-      this.active--;
-      this.waiting.shift()?.();
-    };
-  }
-
   /** The message as the upstream wants it: text for text codings, hex for the rest. */
   private params(request: SubmitRequest): URLSearchParams {
     const esmClass = (request.concatenated ?? request.parts.length > 1) ? 0x40 : 0;
@@ -166,33 +158,62 @@ export class HttpConnector implements SmscConnector {
     return params;
   }
 
+  /** One request per message, whatever its parts: the upstream splits long texts itself. */
+  placesFor(): number {
+    return 1;
+  }
+
+  load(): WindowLoad {
+    return this.places.load();
+  }
+
+  room(): number {
+    return this.places.room();
+  }
+
+  onRoom(listener: () => void): void {
+    this.places.onRoom(listener);
+  }
+
   submit(request: SubmitRequest): Submission {
-    return submission((written) => this.send(request, written));
+    return this.submitAll([request])[0];
+  }
+
+  /** The group's requests take their places together, then each is posted. */
+  submitAll(requests: readonly SubmitRequest[]): Submission[] {
+    const entered = this.stopped
+      ? Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'))
+      : this.places.take(requests.length);
+    // Each submission reports the failure; this copy only keeps it from going unhandled.
+    entered.catch(() => undefined);
+    return requests.map((request) =>
+      submission(async (written) => {
+        await entered;
+        try {
+          return await this.send(request, written);
+        } finally {
+          this.places.give(1);
+        }
+      }),
+    );
   }
 
   private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
-    if (this.stopped) throw new SmscError('STOPPED', false, 'connector is stopping');
-    const release = await this.slot();
-    try {
-      const { status, text } = await this.post(
-        new URL(`${this.options.baseUrl}/send`),
-        this.params(request),
-        written,
-      );
-      this.up = true;
-      const success = /^Success "([^"]+)"?$/.exec(text);
-      if (status >= 200 && status < 300 && success)
-        return { smscIds: [normalizeSmscId(success[1])] };
-      const code = `HTTP_${status}`;
-      // 4xx: the upstream refused this message (bad number, credentials, content); retrying cannot help.
-      throw new SmscError(
-        code,
-        status >= 400 && status < 500,
-        `upstream answered ${status}: ${text.slice(0, 200)}`,
-      );
-    } finally {
-      release();
-    }
+    const { status, text } = await this.post(
+      new URL(`${this.options.baseUrl}/send`),
+      this.params(request),
+      written,
+    );
+    this.up = true;
+    const success = /^Success "([^"]+)"?$/.exec(text);
+    if (status >= 200 && status < 300 && success) return { smscIds: [normalizeSmscId(success[1])] };
+    const code = `HTTP_${status}`;
+    // 4xx: the upstream refused this message (bad number, credentials, content); retrying cannot help.
+    throw new SmscError(
+      code,
+      status >= 400 && status < 500,
+      `upstream answered ${status}: ${text.slice(0, 200)}`,
+    );
   }
 
   /**
@@ -269,7 +290,9 @@ export class HttpConnector implements SmscConnector {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.places.failQueued(new SmscError('STOPPED', false, 'connector is stopping'));
     const deadline = Date.now() + 5000;
-    while (this.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (this.places.load().inWindow > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -2,6 +2,7 @@ export * from './smsc-connector';
 export * from './encoding';
 export * from './smpp-url';
 export * from './smpp-connector';
+export * from './submit-window';
 export * from './smpp-pair-connector';
 export * from './smpp-simulator';
 export * from './http-connector';

@@ -8,6 +8,7 @@ import { DeliverSmResp } from './deliver-sm-resp';
 import { installHotPduReader } from './pdu-reader';
 import { sourceAddress } from './sender-address';
 import { insecureTransportWarning, type SmppConnectorOptions } from './smpp-url';
+import { SubmitWindow, type WindowLoad } from './submit-window';
 import {
   SmscError,
   normalizeSmscId,
@@ -83,13 +84,6 @@ interface Pending {
   reject: (err: SmscError) => void;
 }
 
-interface Waiter {
-  slots: number;
-  grant: () => void;
-  fail: (err: SmscError) => void;
-  timer: NodeJS.Timeout;
-}
-
 export type SmppConnectorConfig = SmppConnectorOptions & {
   name?: string;
   /**
@@ -114,8 +108,8 @@ export class SmppConnector implements SmscConnector {
   private session: Session | undefined;
   private bound = false;
   private stopped = false;
-  private outstanding = 0;
-  private readonly waiting: Waiter[] = [];
+  /** The window: submit_sm written and not answered, and submits waiting for places. */
+  private readonly places: SubmitWindow;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners: ((receipt: DeliveryReceipt) => void | Promise<void>)[] = [];
   private readonly sessionListeners: ((up: boolean) => void)[] = [];
@@ -132,6 +126,7 @@ export class SmppConnector implements SmscConnector {
   ) {
     this.name = options.name ?? 'smsc';
     this.window = options.window;
+    this.places = new SubmitWindow(options.window, options.responseTimeoutMs, () => this.bound);
     this.onNoAnswer = options.onNoAnswer;
     this.bindAs = options.bindAs ?? 'transceiver';
     if (options.onSessionChange) this.sessionListeners.push(options.onSessionChange);
@@ -302,7 +297,7 @@ export class SmppConnector implements SmscConnector {
       for (const l of this.sessionListeners) l(true);
       this.firstBind?.resolve();
       this.firstBind = undefined;
-      this.grantSlots();
+      this.places.grant();
       return;
     }
     const status = statusName(pdu.command_status);
@@ -469,59 +464,6 @@ export class SmppConnector implements SmscConnector {
     );
   }
 
-  private grantSlots(): void {
-    while (
-      this.bound &&
-      this.waiting.length > 0 &&
-      this.outstanding + this.waiting[0].slots <= this.window
-    ) {
-      const next = this.waiting.shift()!;
-      clearTimeout(next.timer);
-      this.outstanding += next.slots;
-      next.grant();
-    }
-  }
-
-  /**
-   * Places in the window, taken all at once (two multipart submits each holding half their slots
-   * would otherwise wait on each other forever) and in arrival order; bounded by the response
-   * timeout.
-   */
-  private acquire(slots: number): Promise<void> {
-    if (this.stopped)
-      return Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'));
-    if (this.bound && this.waiting.length === 0 && this.outstanding + slots <= this.window) {
-      this.outstanding += slots;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const entry: Waiter = {
-        slots,
-        grant: resolve,
-        fail: reject,
-        timer: setTimeout(() => {
-          const at = this.waiting.indexOf(entry);
-          if (at >= 0) this.waiting.splice(at, 1);
-          reject(
-            new SmscError(
-              this.bound ? 'WINDOW_TIMEOUT' : 'NOT_BOUND',
-              false,
-              this.bound ? 'no SMPP window slot in time' : 'SMPP session not bound',
-            ),
-          );
-          // A big request leaving the head of the queue may let smaller ones behind it through.
-          this.grantSlots();
-        }, this.options.responseTimeoutMs),
-      };
-      this.waiting.push(entry);
-    });
-  }
-
-  private release(slots = 1): void {
-    this.outstanding -= slots;
-    this.grantSlots();
-  }
-
   /**
    * Writes one part now (a window slot is held for it); the promise settles with the SMSC's answer.
    */
@@ -559,7 +501,7 @@ export class SmppConnector implements SmscConnector {
         settled = true;
         clearTimeout(timer);
         this.pending.delete(pdu.sequence_number);
-        this.release();
+        this.places.give(1);
         return true;
       };
       const timer = setTimeout(() => {
@@ -605,21 +547,61 @@ export class SmppConnector implements SmscConnector {
     });
   }
 
+  placesFor(parts: number): number {
+    return Math.max(1, Math.min(parts, this.window));
+  }
+
+  load(): WindowLoad {
+    return this.places.load();
+  }
+
+  room(): number {
+    return this.places.room();
+  }
+
+  onRoom(listener: () => void): void {
+    this.places.onRoom(listener);
+  }
+
   submit(request: SubmitRequest): Submission {
-    return submission((written) => this.send(request, written));
+    return this.submitAll([request])[0];
   }
 
   /**
-   * Takes window slots for every part first (at most a window's worth at a time), then writes them
-   * in one synchronous run; `written` is called as soon as the first of them are in the corked
-   * socket, before they leave (see corkUntilNextTick). Resolves when every part is answered.
+   * The requests' first window's worth of parts each take their places as one entry of the
+   * window, so all of them are written in one synchronous run once it has room for them all; each
+   * `written` is told as its parts are in the corked socket, before they leave (see
+   * corkUntilNextTick). A request's further parts, past a window's worth, follow as places free.
+   * Each submission resolves when every part of its request is answered.
    */
-  private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
+  submitAll(requests: readonly SubmitRequest[]): Submission[] {
+    const refusals = requests.map((r) => this.refusal(r));
+    const places = requests.reduce(
+      (sum, r, i) => sum + (refusals[i] ? 0 : this.placesFor(r.parts.length)),
+      0,
+    );
+    const entered = this.stopped
+      ? Promise.reject(new SmscError('STOPPED', false, 'connector is stopping'))
+      : this.places.take(places);
+    // Each submission reports the failure; this copy only keeps it from going unhandled.
+    entered.catch(() => undefined);
+    return requests.map((request, i) =>
+      submission(async (written) => {
+        const refusal = refusals[i];
+        if (refusal) throw refusal;
+        await entered;
+        return this.send(request, written);
+      }),
+    );
+  }
+
+  /** Why a request cannot be sent at all, found before it takes window places. */
+  private refusal(request: SubmitRequest): SmscError | undefined {
     if (request.parts.length === 0)
-      throw new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
+      return new SmscError('EMPTY_MESSAGE', true, 'a submit needs at least one part');
     const tooLong = request.parts.findIndex((p) => p.length > MAX_SHORT_MESSAGE);
     if (tooLong >= 0)
-      throw new SmscError(
+      return new SmscError(
         'MESSAGE_TOO_LONG',
         true,
         `part ${tooLong + 1} has ${request.parts[tooLong].length} octets; short_message holds ${MAX_SHORT_MESSAGE}`,
@@ -629,26 +611,38 @@ export class SmppConnector implements SmscConnector {
       !/^\d{12}\d{3}[-+R]$/.test(request.scheduleDeliveryTime)
     ) {
       // node-smpp would quietly turn a short string into a relative time.
-      throw new SmscError(
+      return new SmscError(
         'INVALID_SCHEDULE',
         true,
         'schedule_delivery_time must be SMPP time format YYMMDDhhmmsstnnp',
       );
     }
+    return undefined;
+  }
+
+  /**
+   * Writes the request's parts, the first window's worth on the places its group took, the rest as
+   * places free; `written` is called in the turn of each run of writes. Resolves when every part is
+   * answered.
+   */
+  private async send(request: SubmitRequest, written: () => void): Promise<SubmitResult> {
     const esmClass = (request.concatenated ?? request.parts.length > 1) ? 0x40 : 0;
     const answers: Promise<string>[] = [];
     let notWritten: unknown;
     try {
       let next = 0;
+      let places = this.placesFor(request.parts.length);
       while (next < request.parts.length) {
-        const slots = Math.min(request.parts.length - next, this.window);
-        await this.acquire(slots);
+        if (next > 0) {
+          places = Math.min(request.parts.length - next, this.window);
+          await this.places.take(places);
+        }
         const session = this.session;
         if (!session || !this.bound) {
-          this.release(slots);
+          this.places.give(places);
           throw new SmscError('NOT_BOUND', false, 'SMPP session is not bound');
         }
-        for (let i = 0; i < slots; i++, next++)
+        for (let i = 0; i < places; i++, next++)
           answers.push(this.writePart(session, request, request.parts[next], esmClass));
         // Told in this turn: whatever the caller does on it in this turn goes before the parts.
         written();
@@ -696,10 +690,7 @@ export class SmppConnector implements SmscConnector {
       );
       this.firstBind = undefined;
     }
-    for (const w of this.waiting.splice(0)) {
-      clearTimeout(w.timer);
-      w.fail(new SmscError('STOPPED', false, 'connector is stopping'));
-    }
+    this.places.failQueued(new SmscError('STOPPED', false, 'connector is stopping'));
     const deadline = Date.now() + 5000;
     while (this.pending.size > 0 && this.session && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10));

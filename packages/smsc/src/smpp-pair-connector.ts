@@ -1,6 +1,7 @@
 import type { Logger } from '@smsgw/kit';
 import type { InboundPdu } from './inbound';
 import { SmppConnector, type SmppConnectorConfig } from './smpp-connector';
+import type { WindowLoad } from './submit-window';
 import type {
   DeliveryReceipt,
   NoAnswerPolicy,
@@ -34,8 +35,28 @@ export class SmppPairConnector implements SmscConnector {
     await Promise.all([this.transmitter.start(), this.receiver.start()]);
   }
 
+  placesFor(parts: number): number {
+    return this.transmitter.placesFor(parts);
+  }
+
+  load(): WindowLoad {
+    return this.transmitter.load();
+  }
+
+  room(): number {
+    return this.transmitter.room();
+  }
+
+  onRoom(listener: () => void): void {
+    this.transmitter.onRoom(listener);
+  }
+
   submit(request: SubmitRequest): Submission {
     return this.transmitter.submit(request);
+  }
+
+  submitAll(requests: readonly SubmitRequest[]): Submission[] {
+    return this.transmitter.submitAll(requests);
   }
 
   onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void {

@@ -1,4 +1,5 @@
 import type { InboundPdu } from './inbound';
+import type { WindowLoad } from './submit-window';
 
 /**
  * The seam between the dispatcher and an SMSC (docs/architecture.md § The parts: one interface, one
@@ -135,18 +136,35 @@ export class SmscError extends Error {
 export interface SmscConnector {
   /** Connector name for metrics and DLR callbacks (`connector` parameter). */
   readonly name: string;
-  /** Most submissions that may be outstanding at once (the SMPP window). */
+  /**
+   * Places in its window: PDUs outstanding at once for SMPP, requests in progress for HTTP. The
+   * connector alone counts them (SubmitWindow); callers read its room and load.
+   */
   readonly window: number;
   /** What to do with a submit that was written and got no answer (`on_no_answer` in the URL). */
   readonly onNoAnswer: NoAnswerPolicy;
   /** Connects and binds; resolves once the first bind succeeded, keeps reconnecting afterwards. */
   start(): Promise<void>;
+  /** The window places a message of `parts` parts takes when it is written. */
+  placesFor(parts: number): number;
+  /** Places written and unanswered, and places queued for the window. */
+  load(): WindowLoad;
+  /** Places free now that nothing queued waits for. */
+  room(): number;
+  /** Told each time places come free. */
+  onRoom(listener: () => void): void;
   /**
    * Submits every part; rejects with SmscError once every written part has its answer or its
    * timeout (the error tells which parts were accepted and whether one went unanswered). Resolves
-   * only once every part has its response. Its `written` tells when the parts left.
+   * only once every part has its response. Its `written` tells when the parts left. Never waits
+   * itself: without room the request is queued, bounded by the response timeout.
    */
   submit(request: SubmitRequest): Submission;
+  /**
+   * Submits requests as one group: they take their window places together and are written
+   * together, so a caller's work on their `written` (a claim's commit) precedes all of them.
+   */
+  submitAll(requests: readonly SubmitRequest[]): Submission[];
   /**
    * Called for every delivery receipt the SMSC sends. The SMSC's deliver_sm is answered once the
    * listeners' promises settle: OK when they resolve, a temporary error when one rejects (the SMSC

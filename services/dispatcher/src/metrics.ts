@@ -48,7 +48,7 @@ export interface ConnectorView {
         throughput: number;
         qos: { current(): number } | undefined;
         sessions(): number;
-        dispatcher: { windowInUse: number; waitingCount: number };
+        load(): { inWindow: number; waiting: number };
       }
     | undefined;
 }
@@ -94,13 +94,13 @@ export function createDispatcherMetrics(
   );
   perConnector(
     'smsgw_connector_window_in_use',
-    "Submissions of the connector waiting for the SMSC's answer on this dispatcher",
-    (c) => c.current?.dispatcher.windowInUse ?? 0,
+    "Window places of the connector written and waiting for the SMSC's answer on this dispatcher",
+    (c) => c.current?.load().inWindow ?? 0,
   );
   perConnector(
     'smsgw_connector_waiting',
-    'Jobs of the connector taken from the bus and not yet submitted on this dispatcher',
-    (c) => c.current?.dispatcher.waitingCount ?? 0,
+    'Messages of the connector taken from the bus and not yet written on this dispatcher',
+    (c) => c.current?.load().waiting ?? 0,
   );
   return {
     submitted: new Counter({

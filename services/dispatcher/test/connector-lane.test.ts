@@ -19,7 +19,7 @@ function fakeSession(): ConnectorSession & { stopped: boolean } {
   const session = {
     stopped: false,
     connector: { isUp: () => !session.stopped },
-    dispatcher: { windowInUse: 0, waitingCount: 0 },
+    load: () => ({ inWindow: 0, waiting: 0 }),
     start: () => Promise.resolve(),
     stop: () => {
       session.stopped = true;

@@ -55,17 +55,18 @@ describe('MessageDispatcher', () => {
     const ids = await queued(accountId, 12);
     const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
     let answered = 0;
-    const submit = connector.submit.bind(connector);
-    jest.spyOn(connector, 'submit').mockImplementation((request) => {
-      const submission = submit(request);
-      return Object.assign(
-        submission.then((result) => {
-          answered++;
-          return result;
-        }),
-        { written: submission.written },
-      );
-    });
+    const submitAll = connector.submitAll.bind(connector);
+    jest.spyOn(connector, 'submitAll').mockImplementation((requests) =>
+      submitAll(requests).map((submission) =>
+        Object.assign(
+          submission.then((result) => {
+            answered++;
+            return result;
+          }),
+          { written: submission.written },
+        ),
+      ),
+    );
     // How many answers had come back when each claim began.
     const answeredAtClaim: number[] = [];
     const begin = claims.begin.bind(claims);
@@ -82,7 +83,6 @@ describe('MessageDispatcher', () => {
       {
         maxAttempts: 3,
         submitStaleMs: 60_000,
-        window: WINDOW,
       },
     );
 
@@ -132,7 +132,7 @@ describe('MessageDispatcher', () => {
       new MemoryBus(),
       logger,
       createDispatcherMetrics(createRegistry('dispatcher'), () => []),
-      { maxAttempts: 3, submitStaleMs: 60_000, window: WINDOW },
+      { maxAttempts: 3, submitStaleMs: 60_000 },
     );
 
     await Promise.all(

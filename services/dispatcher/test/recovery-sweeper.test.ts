@@ -214,7 +214,7 @@ describe('RecoverySweeper and a message whose job is gone', () => {
         bus,
         createLogger('test', 'silent'),
         createDispatcherMetrics(createRegistry('test2'), () => []),
-        { maxAttempts: 3, submitStaleMs: 60_000, window: 4 },
+        { maxAttempts: 3, submitStaleMs: 60_000 },
       );
       await dispatcher.handle(
         { messageId: lost, accountId: alice, segments: 1 },

@@ -62,7 +62,7 @@ function dispatcherOf(): MessageDispatcher {
     new MemoryBus(),
     logger,
     createDispatcherMetrics(createRegistry('dispatcher'), () => []),
-    { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
+    { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000 },
   );
 }
 
@@ -190,17 +190,18 @@ describe('a message of a batch cancelled while it was being submitted', () => {
     const id = await queuedMessage({ batchId });
     // The cancel comes while the message is `submitting` (its claim committed once the submit_sm
     // left): the cancel passes it over.
-    const submit = connector.submit.bind(connector);
-    jest.spyOn(connector, 'submit').mockImplementation((request) => {
-      const submission = submit(request);
-      const cancelled = submission.finally(() =>
-        db.transaction(async (tx) => {
-          await lockBatch(tx, accountId, batchId);
-          await cancelBatch(tx, batchId);
-        }),
-      );
-      return Object.assign(cancelled, { written: submission.written });
-    });
+    const submitAll = connector.submitAll.bind(connector);
+    jest.spyOn(connector, 'submitAll').mockImplementation((requests) =>
+      submitAll(requests).map((submission) => {
+        const cancelled = submission.finally(() =>
+          db.transaction(async (tx) => {
+            await lockBatch(tx, accountId, batchId);
+            await cancelBatch(tx, batchId);
+          }),
+        );
+        return Object.assign(cancelled, { written: submission.written });
+      }),
+    );
 
     await deliverUntilSettled(dispatcherOf(), id);
 
@@ -245,7 +246,7 @@ describe('a claim the database lost after its submit_sm left', () => {
       new MemoryBus(),
       logger,
       createDispatcherMetrics(createRegistry('dispatcher'), () => []),
-      { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000, window: 4 },
+      { maxAttempts: MAX_ATTEMPTS, submitStaleMs: 60_000 },
     );
     // The bus delivers a job again after any failure; bounded.
     for (let attempt = 1; attempt <= 3; attempt++) {

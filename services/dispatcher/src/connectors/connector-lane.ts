@@ -11,6 +11,7 @@ import { publishSubmitJobs } from '../submit-jobs';
 import type { BindLeases } from './bind-leases';
 import { windowOf, type ConnectorConfig } from './open-connector';
 import type { ConnectorSession } from './connector-session';
+import { RateMeter } from './rate-meter';
 import type { DispatcherMetrics } from '../metrics';
 
 export interface LaneOptions {
@@ -33,6 +34,9 @@ export interface LaneDeps {
   openSession(config: ConnectorConfig): ConnectorSession;
 }
 
+/** How far back the rate in the status looks. */
+const RATE_SPAN_MS = 5000;
+
 /** What the admin API shows of this dispatcher's part of a connector. */
 export type LaneStatus = ConnectorStatusReport;
 
@@ -51,8 +55,8 @@ export class ConnectorLane {
   private downSince: Date | null = null;
   private upSince: Date | null = null;
   private lastError: { text: string; at: Date } | undefined;
-  private submittedBefore = 0;
-  private reportedAt = Date.now();
+  /** The session's accepted count, read each tick: the rate in the status. */
+  private readonly rate = new RateMeter(RATE_SPAN_MS);
   /** Serialises lease and session changes: ticks never overlap. */
   private busy: Promise<void> = Promise.resolve();
   private readonly guard: NodeJS.Timeout;
@@ -180,6 +184,7 @@ export class ConnectorLane {
 
   /** Up/down bookkeeping for the status and the failover of waiting messages. */
   private trackSession(): void {
+    this.rate.sample(this.session?.submitted() ?? 0);
     if (this.isUp) {
       if (!this.upSince) this.upSince = new Date();
       this.downSince = null;
@@ -192,7 +197,6 @@ export class ConnectorLane {
   private openSession(): void {
     this.session = this.deps.openSession(this.config);
     this.downSince = new Date();
-    this.submittedBefore = 0;
     // A session may take long to bind (an SMSC away): the lane keeps ticking meanwhile.
     this.session.start().catch((err: unknown) => {
       this.noteError(err);
@@ -328,22 +332,18 @@ export class ConnectorLane {
   /** This dispatcher's part of the connector, for connector_status. */
   status(): LaneStatus {
     const session = this.session;
-    const submitted = session?.submitted() ?? 0;
-    const seconds = Math.max(0.001, (Date.now() - this.reportedAt) / 1000);
-    const rate = Math.max(0, submitted - this.submittedBefore) / seconds;
-    this.submittedBefore = submitted;
-    this.reportedAt = Date.now();
     const sessionError = session?.lastError();
     const error =
       sessionError && (!this.lastError || sessionError.at > this.lastError.at)
         ? sessionError
         : this.lastError;
+    const load = session?.load();
     return {
       connector: this.name,
       bound: session?.sessions() ?? 0,
-      window_in_use: session?.dispatcher.windowInUse ?? 0,
-      waiting: session?.dispatcher.waitingCount ?? 0,
-      rate: Math.round(rate * 10) / 10,
+      window_in_use: load?.inWindow ?? 0,
+      waiting: load?.waiting ?? 0,
+      rate: Math.round(this.rate.perSecond() * 10) / 10,
       last_error: error?.text ?? null,
       last_error_at: error?.at ?? null,
       up_since: this.upSince,

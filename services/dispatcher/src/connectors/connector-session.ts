@@ -5,7 +5,7 @@ import type { SmscConnector } from '@smsgw/smsc';
 import { dispatcherDefaults } from '../defaults';
 import { InboundReceiver } from '../inbound-receiver';
 import { MessageClaims } from '../message-claims';
-import { MessageDispatcher } from '../message-dispatcher';
+import { MessageDispatcher, type DispatcherLoad } from '../message-dispatcher';
 import type { DispatcherMetrics, InboundMetrics } from '../metrics';
 import { ReceiptMatcher } from '../receipt-matcher';
 import type { AccountCaps } from '../throughput/account-caps';
@@ -86,7 +86,6 @@ export class ConnectorSession {
       {
         maxAttempts: settings.maxAttempts,
         submitStaleMs: settings.submitStaleMs,
-        window: this.connector.window,
         ...(deps.tlvs && { tlvs: deps.tlvs }),
       },
       new SubmitPacing({
@@ -141,6 +140,11 @@ export class ConnectorSession {
   /** Sessions bound at the SMSC: two with a transmitter and a receiver. */
   sessions(): number {
     return this.connector.sessions();
+  }
+
+  /** The window in use and the messages waiting (the connector's count, and jobs not claimed). */
+  load(): DispatcherLoad {
+    return this.dispatcher.load();
   }
 
   /** Messages the SMSC accepted through this session so far (for the connector's rate). */
