@@ -19,6 +19,11 @@ export const dispatcherDefaults = {
     typicalGroupJob: SUBMIT_GROUP_MAX / 10,
     /** Group jobs prefetched at least, whatever the window. */
     minGroupJobs: 8,
+    /**
+     * The window a stopped connector's queues are prefetched for: without a session their jobs are
+     * only held or passed on, so its own window does not matter until it starts.
+     */
+    heldWindow: 10,
   },
   claims: {
     /**

@@ -18,7 +18,7 @@ const config: ConnectorConfig = {
 function fakeSession(): ConnectorSession & { stopped: boolean } {
   const session = {
     stopped: false,
-    connector: { isUp: () => !session.stopped },
+    connector: { isUp: () => !session.stopped, window: 10 },
     load: () => ({ inWindow: 0, waiting: 0 }),
     start: () => Promise.resolve(),
     stop: () => {
@@ -32,14 +32,32 @@ function fakeSession(): ConnectorSession & { stopped: boolean } {
   return session as unknown as ConnectorSession & { stopped: boolean };
 }
 
-function lane(holder: string, leases: BindLeases, sessions: ReturnType<typeof fakeSession>[]) {
+/** The prefetch of each consumer opened, and whether it was cancelled since. */
+type Consumed = { prefetch: number; cancelled: boolean }[];
+
+function lane(
+  holder: string,
+  leases: BindLeases,
+  sessions: ReturnType<typeof fakeSession>[],
+  connector: ConnectorConfig = config,
+  consumed: Consumed = [],
+) {
   const bus = {
-    consume: () => Promise.resolve({ cancel: () => Promise.resolve() }),
+    consume: (options: { prefetch: number }) => {
+      const entry = { prefetch: options.prefetch, cancelled: false };
+      consumed.push(entry);
+      return Promise.resolve({
+        cancel: () => {
+          entry.cancelled = true;
+          return Promise.resolve();
+        },
+      });
+    },
     publish: () => Promise.resolve(),
   } as unknown as Bus;
   const db = { query: () => Promise.resolve({ rows: [] }) } as unknown as Db;
   return new ConnectorLane(
-    config,
+    connector,
     {
       db,
       bus,
@@ -57,7 +75,7 @@ function lane(holder: string, leases: BindLeases, sessions: ReturnType<typeof fa
       leaseTtlMs: 400,
       failoverAfterMs: 5000,
       retryDelaysMs: [1000],
-      prefetch: { perWindowPlace: 4, typicalGroupJob: 10, minGroupJobs: 8 },
+      prefetch: { perWindowPlace: 4, typicalGroupJob: 10, minGroupJobs: 8, heldWindow: 3 },
     },
   );
 }
@@ -108,5 +126,29 @@ describe('ConnectorLane', () => {
     for (let i = 0; i < 40 && !sessions[0].stopped; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(sessions[0].stopped).toBe(true);
+  });
+
+  it("sizes its prefetch from its connector's window, and from the held window while stopped", async () => {
+    const leases = new MemoryBindLeases();
+    const sessions: ReturnType<typeof fakeSession>[] = [];
+    const consumed: Consumed = [];
+    const stopped: ConnectorConfig = { ...config, desiredState: 'stopped' };
+    const l = lane('a', leases, sessions, stopped, consumed);
+    running.push(l);
+    await l.tick();
+    // Stopped: no session, and the queues consumed only to hold their jobs.
+    expect(sessions).toHaveLength(0);
+    expect(consumed.map((c) => c.prefetch)).toEqual([3 * 4, 8]);
+    // Started: the session's connector says its window (10), and the consumers follow it.
+    await l.tick(config);
+    expect(sessions).toHaveLength(1);
+    expect(consumed.map((c) => [c.prefetch, c.cancelled])).toEqual([
+      [12, true],
+      [8, true],
+      [40, false],
+      [8, false],
+    ]);
+    const status = l.status();
+    expect([status.window_in_use, status.waiting]).toEqual([0, 0]);
   });
 });

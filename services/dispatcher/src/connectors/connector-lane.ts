@@ -9,7 +9,7 @@ import type { Bus, Consumer, Db, DeliveryInfo, Logger } from '@smsgw/kit';
 import { failOverWaiting, waitingForConnector, type ConnectorStatusReport } from '@smsgw/store';
 import { publishSubmitJobs } from '../submit-jobs';
 import type { BindLeases } from './bind-leases';
-import { windowOf, type ConnectorConfig } from './open-connector';
+import type { ConnectorConfig } from './open-connector';
 import type { ConnectorSession } from './connector-session';
 import { RateMeter } from './rate-meter';
 import type { DispatcherMetrics } from '../metrics';
@@ -21,7 +21,12 @@ export interface LaneOptions {
   /** A connector down this long passes the waiting messages of failover routes on. */
   failoverAfterMs: number;
   retryDelaysMs: number[];
-  prefetch: { perWindowPlace: number; typicalGroupJob: number; minGroupJobs: number };
+  prefetch: {
+    perWindowPlace: number;
+    typicalGroupJob: number;
+    minGroupJobs: number;
+    heldWindow: number;
+  };
 }
 
 export interface LaneDeps {
@@ -52,6 +57,8 @@ export class ConnectorLane {
   private lastRenewal = 0;
   private session: ConnectorSession | undefined;
   private consumers: Consumer[] = [];
+  /** The window the consumers' prefetch was sized for. */
+  private consumedFor: number | undefined;
   private downSince: Date | null = null;
   private upSince: Date | null = null;
   private lastError: { text: string; at: Date } | undefined;
@@ -148,7 +155,14 @@ export class ConnectorLane {
       await this.consume();
     } else if (!(await this.renew())) return;
     if (this.isStopped && this.session) await this.closeSession('stopped by an operator');
-    if (!this.isStopped && !this.session && !this.closing) this.openSession();
+    if (!this.isStopped && !this.session && !this.closing) {
+      const session = this.openSession();
+      // Consuming since the lease was taken while stopped: sized for holding, not for this window.
+      if (this.consumedFor !== session.connector.window) {
+        await this.stopConsuming();
+        await this.consume();
+      }
+    }
     this.trackSession();
   }
 
@@ -194,11 +208,12 @@ export class ConnectorLane {
     }
   }
 
-  private openSession(): void {
-    this.session = this.deps.openSession(this.config);
+  private openSession(): ConnectorSession {
+    const session = this.deps.openSession(this.config);
+    this.session = session;
     this.downSince = new Date();
     // A session may take long to bind (an SMSC away): the lane keeps ticking meanwhile.
-    this.session.start().catch((err: unknown) => {
+    session.start().catch((err: unknown) => {
       this.noteError(err);
       this.deps.logger.warn({ err, connector: this.name }, 'connector did not bind');
     });
@@ -207,6 +222,7 @@ export class ConnectorLane {
       this.noteError(err);
       this.deps.logger.warn({ err, connector: this.name }, 'could not re-publish held messages');
     });
+    return session;
   }
 
   private async closeSession(why: string): Promise<void> {
@@ -219,9 +235,14 @@ export class ConnectorLane {
     this.downSince = new Date();
   }
 
+  /**
+   * Consumes the connector's queues, prefetching for the window of its session's connector (the
+   * connector's own count); without a session, for holding jobs.
+   */
   private async consume(): Promise<void> {
-    const window = windowOf(this.config.url);
-    const { perWindowPlace, typicalGroupJob, minGroupJobs } = this.options.prefetch;
+    const { perWindowPlace, typicalGroupJob, minGroupJobs, heldWindow } = this.options.prefetch;
+    const window = this.session?.connector.window ?? heldWindow;
+    this.consumedFor = window;
     this.consumers = [
       await this.deps.bus.consume(
         {
@@ -306,9 +327,7 @@ export class ConnectorLane {
 
   /** Stops consuming, closes the session and gives the lease back. */
   async leave(): Promise<void> {
-    const consumers = this.consumers;
-    this.consumers = [];
-    await Promise.all(consumers.map((c) => c.cancel()));
+    await this.stopConsuming();
     await this.closeSession('left the bind');
     const slot = this.slot;
     this.slot = undefined;
@@ -316,6 +335,13 @@ export class ConnectorLane {
       await this.deps.leases
         .release(this.name, slot, this.options.holder)
         .catch((err: unknown) => this.noteError(err));
+  }
+
+  private async stopConsuming(): Promise<void> {
+    const consumers = this.consumers;
+    this.consumers = [];
+    this.consumedFor = undefined;
+    await Promise.all(consumers.map((c) => c.cancel()));
   }
 
   /** Waits for the tick in progress, then leaves (on shutdown or when the connector is removed). */

@@ -31,12 +31,6 @@ export interface OpenedConnector {
   throughput: number;
 }
 
-/** The window a connector's URL asks for, to size its queues' prefetch before any session. */
-export function windowOf(url: string): number {
-  if (/^https?:/.test(url)) return parseHttpSmscUrl(url).window;
-  return parseSmscUrl(url, { readCa: false }).window;
-}
-
 /**
  * One session's connector for a connector's URL: SMPP (plain or TLS) or HTTP, one class per file in
  * the smsc package; this is the only place that picks one.
