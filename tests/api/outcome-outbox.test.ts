@@ -1,4 +1,4 @@
-import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
+import { DEFAULT_CONNECTOR, decideReportWish } from '@smsgw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createNotifierService } from '@smsgw/callback-notifier';
 import { MessageClaims } from '@smsgw/dispatcher';
@@ -62,16 +62,27 @@ describe('outcome events lost between the commit and the publish', () => {
     return id;
   }
 
+  /** A message being submitted, with the report wish acceptance stored for it (none by default). */
   async function submitting(
     batchId: string | null,
     to: string,
-    params: Record<string, unknown> = {},
+    report: { mask: number; url: string; method: 'GET' | 'POST' } | null = null,
   ): Promise<string> {
     const id = randomUUID();
     await db.query(
-      `INSERT INTO messages (id, account_id, batch_id, state, to_addr, coding, segments, cost, params)
-       VALUES ($1, $2, $3, 'submitting', $4, 0, 1, 0, $5::jsonb)`,
-      [id, accountId, batchId, to, JSON.stringify(params)],
+      `INSERT INTO messages (id, account_id, batch_id, state, to_addr, coding, segments, cost,
+                             report_mask, report_url, report_method, report_style)
+       VALUES ($1, $2, $3, 'submitting', $4, 0, 1, 0, $5, $6, $7, $8)`,
+      [
+        id,
+        accountId,
+        batchId,
+        to,
+        report?.mask ?? 0,
+        report?.url ?? null,
+        report?.method ?? null,
+        report && 'rest',
+      ],
     );
     return id;
   }
@@ -80,10 +91,11 @@ describe('outcome events lost between the commit and the publish', () => {
     const batchId = await batch();
     const ok = await submitting(batchId, '41790000001');
     const unknown = await submitting(batchId, '41790000002');
+    // Jasmin's dlr-level 3: both levels.
     const dlr = await submitting(null, '41790000003', {
-      dlr: 'yes',
-      dlr_url: `${receiver.base}/dlr`,
-      dlr_level: 3,
+      mask: decideReportWish({ dlr: 'yes', dlr_url: 'http://x', dlr_level: 3 })!.mask,
+      url: `${receiver.base}/dlr`,
+      method: 'GET',
     });
 
     const moved = await claims.markSubmitted([

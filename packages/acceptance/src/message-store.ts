@@ -1,4 +1,4 @@
-import { UNLIMITED, formatDecimal, type MessageStatus } from '@smsgw/contracts';
+import { UNLIMITED, formatDecimal, type MessageStatus, type ReportWish } from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
 import type { RouteDecision } from '@smsgw/routing';
 import {
@@ -20,6 +20,8 @@ export interface NewMessage {
   coding: number;
   segments: number;
   params: Record<string, unknown>;
+  /** Whom its reports go to and for which events, decided at acceptance (decideReportWish). */
+  report: ReportWish | null;
   /** Where it goes, decided at acceptance (MtRouter). */
   routing: RouteDecision;
 }
@@ -67,6 +69,10 @@ export class MessageStore {
         coding: messages.map((m) => m.coding),
         segments: messages.map((m) => m.segments),
         params: messages.map((m) => JSON.stringify(m.params)),
+        reportMask: messages.map((m) => m.report?.mask ?? 0),
+        reportUrl: messages.map((m) => m.report?.url ?? null),
+        reportMethod: messages.map((m) => m.report?.method ?? null),
+        reportStyle: messages.map((m) => m.report?.style ?? null),
         route: messages.map((m) => m.routing.route),
         connectors: messages.map((m) => m.routing.connectors.join(',')),
         price: messages.map((m) => m.routing.price),

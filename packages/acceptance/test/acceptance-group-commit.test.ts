@@ -89,6 +89,7 @@ describe.each(databases)('AcceptanceGroupCommit on %s', (name, harness) => {
     coding: 0,
     segments,
     params: { tags: ['t'] },
+    report: null,
     routing: { route: null, connectors: ['default'], price: null },
     ...extra,
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReportWishSchema } from './report-wish';
 
 /** Routing keys on the topic exchange; the only place their names are written. */
 export const TOPICS = {
@@ -98,6 +99,11 @@ export const MessageResultEventSchema = z.object({
   /** The connector that answered (DLR callbacks report it). */
   connector: z.string().default(''),
   at: z.string(),
+  /**
+   * The message's report wish when it names this outcome (null: no report of it is wished);
+   * absent from events written before the wish was stored in columns (migration 034).
+   */
+  report: ReportWishSchema.nullable().optional(),
 });
 export type MessageResultEvent = z.infer<typeof MessageResultEventSchema>;
 
@@ -118,6 +124,8 @@ export const MessageDlrEventSchema = z.object({
   doneDate: z.string().default(''),
   text: z.string().default(''),
   at: z.string(),
+  /** The message's report wish (never null: the event is written for it); as in message.result. */
+  report: ReportWishSchema.nullable().optional(),
 });
 export type MessageDlrEvent = z.infer<typeof MessageDlrEventSchema>;
 

@@ -18,3 +18,4 @@ export * from './tlvs';
 export * from './smpp';
 export * from './batch-stalls';
 export * from './kannel-meta-data';
+export * from './report-wish';

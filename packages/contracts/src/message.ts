@@ -185,9 +185,9 @@ interface ReportParams {
 }
 
 /**
- * The report wish, decided once at acceptance and stored with the message: `dlr: 'yes'` in the
- * stored parameters means a report goes to `dlr_url` (level and method always set), and nothing
- * else does (reportTarget reads it). Jasmin's rule (send.py): `dlr-url` or `dlr-level` present
+ * Jasmin's report parameters as one meaning: `dlr: 'yes'` means a report goes to `dlr_url`
+ * (level and method always set), and nothing else does; decideReportWish makes the message's
+ * report wish of them at acceptance. Jasmin's rule (send.py): `dlr-url` or `dlr-level` present
  * means `dlr=yes`, level 1 and method POST by default; without a URL nobody is to be reported to.
  * Also drops the credentials Jasmin clients may repeat in the body (IGNORED_FIELDS).
  */
@@ -229,39 +229,6 @@ export function kannelMaskLevel(mask: number): 1 | 2 | 3 | undefined {
   if (smsc && handset) return 3;
   if (smsc) return 1;
   return handset ? 2 : undefined;
-}
-
-/** A stored message's report wish, as decideReport left it. */
-export interface StoredReportWish {
-  dlr?: string;
-  dlr_url?: string;
-  dlr_level?: number;
-  dlr_method?: 'GET' | 'POST';
-  dlr_style?: 'jasmin' | 'kannel';
-  dlr_mask?: number;
-}
-
-export interface ReportTarget {
-  url: string;
-  level: number;
-  method: 'GET' | 'POST';
-  /** How the interface the message came in by reports (InterfaceReport); undefined for REST. */
-  style?: 'jasmin' | 'kannel';
-  /** Kannel's dlr-mask, with style kannel. */
-  mask?: number;
-}
-
-/** Where and how a stored message's client wants its reports, or undefined for none. */
-export function reportTarget(params: StoredReportWish | undefined): ReportTarget | undefined {
-  if (params?.dlr !== 'yes' || params.dlr_url === undefined) return undefined;
-  return {
-    url: params.dlr_url,
-    level: params.dlr_level ?? 1,
-    // Messages accepted before the wish was decided at acceptance have no method: theirs was GET.
-    method: params.dlr_method ?? 'GET',
-    ...(params.dlr_style !== undefined && { style: params.dlr_style }),
-    ...(params.dlr_mask !== undefined && { mask: params.dlr_mask }),
-  };
 }
 
 /** A Message as documented (OpenAPI): one destination, underscore names. */

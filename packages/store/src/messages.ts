@@ -6,10 +6,16 @@ import {
   type MessageOutcome,
   type MessageResultEvent,
   type MessageState,
+  type ReportWish,
 } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 import { messagePartitionTable } from './message-partitions';
-import { deliveryReportsInsert, resultEventsInsert, wantsReport } from './outcome-outbox';
+import {
+  deliveryReportsInsert,
+  receiptEvent,
+  resultEventsInsert,
+  wishedReport,
+} from './outcome-outbox';
 import { sqlList } from './sql-list';
 
 /**
@@ -22,7 +28,7 @@ import { sqlList } from './sql-list';
  * messages); accounts.ts callbackSecretsOfMessage (the signing secrets of a
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
- * smpp-deliveries.ts insertSmppReceipt (reads the message a receipt for an SMPP customer is for).
+ * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for).
  */
 
 const WAITING = sqlList(WAITING_STATES);
@@ -88,6 +94,11 @@ export interface NewMessageColumns {
   segments: readonly number[];
   /** Each message's params as JSON text. */
   params: readonly string[];
+  /** Its report wish (contracts' ReportWish), decided at acceptance: 0 and nulls for none. */
+  reportMask: readonly number[];
+  reportUrl: readonly (string | null)[];
+  reportMethod: readonly (string | null)[];
+  reportStyle: readonly (string | null)[];
   /** The MT route that took it (null: the gateway has no routes). */
   route: readonly (string | null)[];
   /** The connectors it may go through, in order, joined by commas. */
@@ -120,9 +131,9 @@ const ACCEPT_MESSAGES_SQL = `
 WITH RECURSIVE input AS (
   SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[],
-                $12::text[], $13::text[], $14::numeric[])
+                $12::text[], $13::text[], $14::numeric[], $15::smallint[], $16::text[], $17::text[], $18::text[])
          WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params,
-                              route, connectors, price, n)
+                              route, connectors, price, report_mask, report_url, report_method, report_style, n)
 ), account AS (
   SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
     FROM accounts a
@@ -152,9 +163,10 @@ WITH RECURSIVE input AS (
    WHERE a.id = t.account_id
 ), message AS (
   INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
-                        route, connectors, connector_trail)
+                        route, connectors, connector_trail, report_mask, report_url, report_method, report_style)
   SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb,
-         route, string_to_array(connectors, ','), (string_to_array(connectors, ','))[1:1]
+         route, string_to_array(connectors, ','), (string_to_array(connectors, ','))[1:1],
+         report_mask, report_url, report_method, report_style
     FROM accepted ORDER BY n
   RETURNING id, account_id, batch_id, cost, segments
 ), ledger AS (
@@ -193,6 +205,10 @@ export async function acceptMessages(
     messages.route,
     messages.connectors,
     messages.price,
+    messages.reportMask,
+    messages.reportUrl,
+    messages.reportMethod,
+    messages.reportStyle,
   ]);
   return rows;
 }
@@ -249,33 +265,36 @@ export async function messageStatus(
   return rows[0];
 }
 
-/** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */
-export async function messageParams(
+/**
+ * The message's report wish, for a report event written before the wish was carried in events
+ * (migration 034); undefined when it wishes none.
+ */
+export async function messageReportWish(
   db: Queryable,
   messageId: string,
-): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await db.query<{ params: Record<string, unknown> }>(
-    'SELECT params FROM messages WHERE id = $1',
+): Promise<ReportWish | undefined> {
+  const { rows } = await db.query<ReportWish>(
+    `SELECT report_mask AS mask, report_url AS url, report_method AS method, report_style AS style
+       FROM messages WHERE id = $1 AND report_mask <> 0`,
     [messageId],
   );
-  return rows[0]?.params;
+  return rows[0];
 }
 
 /** What a Kannel report template may name of its message (the account's name is its service). */
 export interface MessageReportFacts {
-  params: Record<string, unknown>;
   to_addr: string;
   from_addr: string | null;
   username: string;
 }
 
-/** The message's wish and numbers, and its account's name (a join on `accounts`). */
+/** The message's numbers and its account's name (a join on `accounts`). */
 export async function messageReportFacts(
   db: Queryable,
   messageId: string,
 ): Promise<MessageReportFacts | undefined> {
   const { rows } = await db.query<MessageReportFacts>(
-    `SELECT m.params, m.to_addr, m.from_addr, a.username
+    `SELECT m.to_addr, m.from_addr, a.username
        FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
     [messageId],
   );
@@ -389,14 +408,14 @@ export async function markSubmitted(
                                connector = $6
            FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
           WHERE m.id = i.id AND ${target.pruned} AND ${notIndexed('m.state')} = 'submitting'
-         RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.params, m.smsc_id
+         RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.smsc_id, m.report_mask, m.report_url, m.report_method, m.report_style
        ), parts AS (
          INSERT INTO message_parts (message_id, seq, smsc_id)
          SELECT p.id, p.seq, p.smsc_id
            FROM unnest($3::uuid[], $4::smallint[], $5::text[]) AS p(id, seq, smsc_id)
            JOIN submitted s ON s.id = p.id
          ON CONFLICT (message_id, seq) DO NOTHING
-       ), outbox AS (${resultEventsInsert('submitted', "'submitted'", 'm.smsc_id', 'NULL', '$6::text')}
+       ), outbox AS (${resultEventsInsert('submitted', 'submitted', 'm.smsc_id', 'NULL', '$6::text')}
        )
        SELECT s.id, o.payload FROM submitted s LEFT JOIN outbox o ON o.message_id = s.id`,
     [
@@ -518,7 +537,7 @@ export async function failMessage(
     `WITH failed AS (
          UPDATE messages SET state = 'failed', error = $2, updated_at = now()
           WHERE id = $1 AND state = 'submitting'
-          RETURNING id, account_id, batch_id, cost, segments, to_addr, params
+          RETURNING id, account_id, batch_id, cost, segments, to_addr, report_mask, report_url, report_method, report_style
        ), refunded AS (
          UPDATE accounts a SET balance = a.balance + f.cost, sms_count = a.sms_count + f.segments, updated_at = now()
            FROM failed f WHERE $3::boolean AND a.id = f.account_id
@@ -526,7 +545,7 @@ export async function failMessage(
        ), ledger AS (
          INSERT INTO credit_ledger (account_id, amount, sms_count, reason, message_id, batch_id)
          SELECT account_id, cost, segments, 'refund', id, batch_id FROM failed WHERE $3::boolean
-       ), outbox AS (${resultEventsInsert('failed', "'failed'", 'NULL', '$2::text', '$4::text')}
+       ), outbox AS (${resultEventsInsert('failed', 'failed', 'NULL', '$2::text', '$4::text')}
        )
        SELECT f.id, o.payload FROM failed f LEFT JOIN outbox o ON o.message_id = f.id`,
     [id, error, refund, connector],
@@ -548,7 +567,8 @@ export interface ReceiptColumns {
 export interface CompletedMessageRow {
   id: string;
   state: MessageState;
-  dlr: boolean;
+  /** Its report wish when it names this receipt's event (null: no report is wished). */
+  report: ReportWish | null;
   smsc_id: string;
   failure_stat: string | null;
 }
@@ -578,8 +598,8 @@ export async function recordPartReceipts(
 
 /**
  * Records the receipts of submitted messages of one part, each taking its receipt's state, and in
- * the same statement writes the delivery report of each one whose client asked for it:
- * `reports[i]` is receipt i's report as JSON, without its message id. One statement, committed on
+ * the same statement writes the delivery report of each one whose client wished it:
+ * `reports[i]` is receipt i's report as JSON, without its message id and wish. One statement, committed on
  * its own: the receipts of single-part messages, nearly all of them, need no transaction.
  *
  * Its plan must not depend on statistics, which lag behind (a new period's partition has none; a
@@ -603,13 +623,13 @@ export async function recordSinglePartReceipts(
        UPDATE messages m SET state = i.state, error = CASE WHEN i.state = 'delivered' THEN NULL ELSE i.stat || ' err:' || i.err END, updated_at = now()
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[],
                      array_fill('submitted'::text, ARRAY[cardinality($1::text[])]), array_fill($5::text, ARRAY[cardinality($1::text[])]))
-              AS i(smsc_id, state, stat, err, report, expected, connector)
+              AS i(smsc_id, state, stat, err, event, expected, connector)
         WHERE (m.smsc_id || '') = i.smsc_id AND m.smsc_id = ANY($1::text[])
           AND m.state = i.expected AND COALESCE(m.connector, i.connector) = i.connector
           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)
-       RETURNING m.id, m.state, COALESCE(${wantsReport('m', "('2', '3')")}, false) AS dlr, m.smsc_id, m.error AS failure_stat, i.report
+       RETURNING m.id, m.state, ${wishedReport('m', receiptEvent('m'))} AS report, m.smsc_id, m.error AS failure_stat, i.event
      ), reported AS (${deliveryReportsInsert('done')})
-     SELECT id, state, dlr, smsc_id, failure_stat FROM done`,
+     SELECT id, state, report, smsc_id, failure_stat FROM done`,
     [receipts.smscId, receipts.state, receipts.stat, receipts.err, connector, reports],
   );
   return rows;
@@ -645,7 +665,7 @@ export async function completeMultipartMessages(
            UPDATE messages m SET state = COALESCE(agg.first_failure, 'delivered'), error = agg.failure_stat, updated_at = now()
              FROM agg
             WHERE m.id = agg.message_id AND ${PRUNED_BY_IDS} AND agg.open = 0 AND m.state = 'submitted'
-           RETURNING m.id, m.state, COALESCE(${wantsReport('m', "('2', '3')")}, false) AS dlr, m.smsc_id, agg.failure_stat`,
+           RETURNING m.id, m.state, ${wishedReport('m', receiptEvent('m'))} AS report, m.smsc_id, agg.failure_stat`,
     [ids],
   );
   return rows;

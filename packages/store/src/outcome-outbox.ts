@@ -1,4 +1,4 @@
-import type { MessageDlrEvent } from '@smsgw/contracts';
+import { REPORT_EVENTS, type MessageDlrEvent } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 
 /**
@@ -11,52 +11,61 @@ import type { Queryable } from '@smsgw/kit';
  */
 
 /**
- * The SQL test of a stored message (`m`, a `messages` row) whose client wants reports at `levels`
- * (quoted dlr_level values): the report wish as decided at acceptance (contracts' decideReport,
- * read by reportTarget), the one rule every writer of report events uses.
+ * The report wish of a stored message (`m`, a `messages` row) as an event's JSON (contracts'
+ * ReportWish) when it names `events` (a SQL expression of REPORT_EVENTS bits), else NULL: the
+ * wish as acceptance decided it (decideReportWish), the one rule every writer of report events
+ * uses, carried in the event so that the notifier sends what it gets without reading the message.
  */
-export const wantsReport = (m: string, levels: "('1', '3')" | "('2', '3')"): string =>
-  `((${m}.params->>'dlr' = 'yes' AND ${m}.params->>'dlr_url' IS NOT NULL AND COALESCE(${m}.params->>'dlr_level', '1') IN ${levels})` +
-  // A customer over SMPP asked for the handset receipt with registered_delivery (smpp-server).
-  `${levels === "('2', '3')" ? ` OR ${m}.params->>'smpp_receipt' = 'yes'` : ''})`;
+export const wishedReport = (m: string, events: string): string =>
+  `CASE WHEN (${m}.report_mask & ${events}) <> 0 THEN jsonb_build_object('mask', ${m}.report_mask, 'url', ${m}.report_url, 'method', ${m}.report_method, 'style', ${m}.report_style) END`;
+
+/** The REPORT_EVENTS bit of a receipt that completed a message (`m`, in its new state). */
+export const receiptEvent = (m: string): string =>
+  `CASE WHEN ${m}.state = 'delivered' THEN ${REPORT_EVENTS.delivered} ELSE ${REPORT_EVENTS.notDelivered} END`;
 
 /**
  * An `INSERT … RETURNING message_id, payload` of the message.result event of the messages in
- * `rows` (a CTE or table of `messages` columns, as `m`), for those someone waits for, to be used
- * as a CTE of the statement that changes their state. The test is migration 005's
- * smsgw_wants_result written out: Postgres cannot inline a function holding a subquery, and
+ * `rows` (a CTE or table of `messages` columns with the report wish's, as `m`), for those someone
+ * waits for: a report of the outcome's event (its REPORT_EVENTS bit in the wish), or their
+ * batch's callback. Used as a CTE of the statement that changes their state. The batch's test is
+ * migration 005's smsgw_wants_result written out: Postgres cannot inline a function holding a subquery, and
  * calling it per message, with a lookup of the batch each, made the statement dearer than reading
  * the batches once per batch of the group (figures in docs/performance.md).
  */
 export const resultEventsInsert = (
   rows: string,
-  outcome: string,
+  outcome: 'submitted' | 'failed',
   smscId: string,
   error: string,
   connector: string,
-): string => `
+): string => {
+  const events = outcome === 'submitted' ? REPORT_EVENTS.smscAccepted : REPORT_EVENTS.smscRefused;
+  return `
   INSERT INTO outcome_outbox (message_id, topic, payload)
   SELECT m.id, 'message.result', jsonb_build_object(
-           'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', ${outcome},
-           'smscId', ${smscId}, 'error', ${error}, 'connector', ${connector}, 'at', now())
+           'messageId', m.id, 'accountId', m.account_id, 'batchId', m.batch_id, 'to', m.to_addr, 'outcome', '${outcome}',
+           'smscId', ${smscId}, 'error', ${error}, 'connector', ${connector}, 'at', now(),
+           'report', ${wishedReport('m', String(events))})
     FROM ${rows} m
-   WHERE ${wantsReport('m', "('1', '3')")}
+   WHERE (m.report_mask & ${events}) <> 0
       OR m.batch_id IN (SELECT b.id FROM batches b
                          WHERE b.id IN (SELECT DISTINCT r.batch_id FROM ${rows} r WHERE r.batch_id IS NOT NULL)
                            AND (b.callback_url IS NOT NULL OR b.errback_url IS NOT NULL))
   ON CONFLICT DO NOTHING
   RETURNING message_id, payload`;
+};
 
 /**
  * An `INSERT` of the message.dlr events of the rows of `rows` (a CTE of completed messages with
- * `id`, `dlr` and `report`, the event as JSON text without its message id) whose client asked for
- * one, to be used as a CTE of the statement that records their receipts.
+ * `id`, `report`, their wish as wishedReport gives it, and `event`, the event as JSON text without
+ * its message id and wish) whose client wished one, to be used as a CTE of the statement that
+ * records their receipts.
  */
 export const deliveryReportsInsert = (rows: string): string => `
   INSERT INTO outcome_outbox (message_id, topic, payload)
-  SELECT d.id, 'message.dlr', d.report::jsonb || jsonb_build_object('messageId', d.id)
+  SELECT d.id, 'message.dlr', d.event::jsonb || jsonb_build_object('messageId', d.id, 'report', d.report)
     FROM ${rows} d
-   WHERE d.dlr
+   WHERE d.report IS NOT NULL
   ON CONFLICT DO NOTHING`;
 
 /** Delivery reports, in the transaction that records the state they report. */

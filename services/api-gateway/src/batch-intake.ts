@@ -173,7 +173,7 @@ export class BatchIntake {
     await this.callbackUrls.check('batch_config.errback_url', plan.errbackUrl);
     const seen = new Set<string>();
     for (const [index, entry] of plan.entries.entries()) {
-      const url = entry.params['dlr_url'];
+      const url = entry.report?.url;
       if (typeof url !== 'string' || seen.has(url)) continue;
       seen.add(url);
       await this.callbackUrls.check(`messages[${index}].dlr_url`, url);

@@ -3,7 +3,10 @@ import {
   BatchRequestSchema,
   GlobalsSchema,
   applyGlobals,
+  decideReportWish,
+  withoutReportAsk,
   type ErrorItem,
+  type ReportWish,
 } from '@smsgw/contracts';
 import { HttpError, describeIssues, parseInput } from '@smsgw/kit';
 import { EncodingError, planMessage } from '@smsgw/smsc';
@@ -22,6 +25,8 @@ export interface PlannedEntry {
   coding: number;
   segments: number;
   params: Record<string, unknown>;
+  /** Its messages' report wish, decided here at acceptance (decideReportWish); unset: none. */
+  report?: ReportWish | null;
   recipients: string[];
   /** Set once the batch is routed (batch-routing.ts); unset, the default connector at the rate. */
   routing?: RouteDecision;
@@ -147,7 +152,8 @@ function* planSteps(body: unknown, limits: BatchLimits, now: Date): Generator<vo
       hexContent: hex_content ?? null,
       coding: plan.coding,
       segments: plan.segments,
-      params,
+      params: withoutReportAsk(params),
+      report: decideReportWish(params),
       recipients: list,
     });
   }

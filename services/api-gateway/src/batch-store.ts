@@ -51,6 +51,7 @@ export class BatchStore {
         coding: e.coding,
         segments: e.segments,
         params: e.params,
+        report: e.report ?? null,
         recipients,
         route: e.routing?.route ?? null,
         connectors: e.routing?.connectors ?? [DEFAULT_CONNECTOR],

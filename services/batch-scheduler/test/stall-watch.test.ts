@@ -38,6 +38,7 @@ async function acceptBatch(accountId: string, recipients: number): Promise<strin
         coding: 0,
         segments: 1,
         params: {},
+        report: null,
         recipients: Array.from(
           { length: recipients },
           (_, i) => `4179${String(i).padStart(7, '0')}`,

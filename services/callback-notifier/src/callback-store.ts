@@ -1,3 +1,4 @@
+import type { ReportWish } from '@smsgw/contracts';
 import type { Db, Queryable } from '@smsgw/kit';
 import {
   accountCallbackSecrets,
@@ -8,8 +9,8 @@ import {
   insertCallbackAttempt,
   markCallbackDone,
   markCallbackGivenUp,
-  messageParams,
   messageReportFacts,
+  messageReportWish,
   releaseCallbackLease,
   scheduleCallbackRetry,
   setCallbackError,
@@ -100,12 +101,12 @@ export class CallbackStore {
     return secrets.previous === null ? [secrets.secret] : [secrets.secret, secrets.previous];
   }
 
-  /** What the client asked for on a message (dlr, dlr_url, dlr_level, dlr_method). */
-  messageParams(messageId: string): Promise<Record<string, unknown> | undefined> {
-    return messageParams(this.db, messageId);
+  /** The message's report wish, for an event written before events carried it. */
+  reportWish(messageId: string): Promise<ReportWish | undefined> {
+    return messageReportWish(this.db, messageId);
   }
 
-  /** The message's wish with its numbers and account name, for Kannel's report templates. */
+  /** The message's numbers and account name, for Kannel's report templates. */
   reportFacts(messageId: string): Promise<MessageReportFacts | undefined> {
     return messageReportFacts(this.db, messageId);
   }

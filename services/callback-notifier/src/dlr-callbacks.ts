@@ -1,15 +1,14 @@
 import {
   KANNEL_DLR,
-  reportTarget,
   type MessageDlrEvent,
   type MessageResultEvent,
-  type ReportTarget,
+  type ReportWish,
 } from '@smsgw/contracts';
 import type { CallbackStore } from './callback-store';
 import { fillKannelTemplate, type KannelFields } from './kannel-template';
 
-/** Handset states that are not final: the message waits at the SMSC (Kannel's "buffered"). */
-const BUFFERED_STATES = new Set(['ACCEPTD', 'ENROUTE']);
+/** A wish whose reports go to a URL (every style but smpp, whose receipts smpp-receipts.ts keeps). */
+type UrlReport = ReportWish & { url: string; method: 'GET' | 'POST' };
 
 /**
  * Delivery reports to `dlr-url` in the form the client's interface sends them
@@ -21,20 +20,33 @@ const BUFFERED_STATES = new Set(['ACCEPTD', 'ENROUTE']);
 export class DlrCallbacks {
   constructor(private readonly store: CallbackStore) {}
 
-  private async request(messageId: string, level: 1 | 2): Promise<ReportTarget | undefined> {
-    // The wish as decided at acceptance (decideReport), read as the store's SQL reads it.
-    const target = reportTarget(await this.store.messageParams(messageId));
-    if (!target || (target.level !== level && target.level !== 3)) return undefined;
-    return target;
+  /**
+   * Where the event's report goes. The store wrote the wish into the event when it names the
+   * event's outcome (decideReportWish, outcome-outbox.ts), and it is trusted as it is; an event
+   * written before events carried it (no `report`) has the message's wish read.
+   */
+  private async target(
+    messageId: string,
+    report: ReportWish | null | undefined,
+    events: number,
+  ): Promise<UrlReport | undefined> {
+    const wish = report === undefined ? await this.store.reportWish(messageId) : report;
+    if (!wish || wish.url === null || wish.method === null) return undefined;
+    if (report === undefined && (wish.mask & events) === 0) return undefined;
+    return { ...wish, url: wish.url, method: wish.method };
   }
 
   /** Level 1: the SMSC accepted the message (ESME_ROK) or refused it (its error). */
   async onResult(event: MessageResultEvent): Promise<boolean> {
-    const target = await this.request(event.messageId, 1);
+    const ok = event.outcome === 'submitted';
+    const target = await this.target(
+      event.messageId,
+      event.report,
+      ok ? KANNEL_DLR.smscSuccess : KANNEL_DLR.smscFail,
+    );
     if (!target) return false;
     if (target.style === 'kannel') {
       // bb_smscconn.c: the SMSC's answer reported as `ACK/…` (8) or `NACK/…` (16).
-      const ok = event.outcome === 'submitted';
       return this.kannel(event.messageId, 'dlr1', target, {
         dlrEvent: ok ? KANNEL_DLR.smscSuccess : KANNEL_DLR.smscFail,
         text: ok ? 'ACK/' : `NACK/${event.error ?? ''}`,
@@ -43,10 +55,7 @@ export class DlrCallbacks {
         time: new Date(event.at),
       });
     }
-    const status =
-      event.outcome === 'submitted'
-        ? 'ESME_ROK'
-        : (event.error ?? 'ESME_RUNKNOWNERR').split(/[ :]/)[0];
+    const status = ok ? 'ESME_ROK' : (event.error ?? 'ESME_RUNKNOWNERR').split(/[ :]/)[0];
     return this.store.enqueue({
       message_id: event.messageId,
       kind: 'dlr1',
@@ -62,17 +71,15 @@ export class DlrCallbacks {
     });
   }
 
-  /** Level 2: the handset receipt, once every part of the message has one. */
+  /**
+   * Level 2: the handset receipt, once every part of the message has one. Only final receipts
+   * come (the dispatcher's), so a report is delivered (1) or not (2), never Kannel's buffered.
+   */
   async onReceipt(event: MessageDlrEvent): Promise<boolean> {
-    const target = await this.request(event.messageId, 2);
+    const dlrEvent = event.status === 'DELIVRD' ? KANNEL_DLR.success : KANNEL_DLR.fail;
+    const target = await this.target(event.messageId, event.report, dlrEvent);
     if (!target) return false;
     if (target.style === 'kannel') {
-      const dlrEvent =
-        event.status === 'DELIVRD'
-          ? KANNEL_DLR.success
-          : BUFFERED_STATES.has(event.status)
-            ? KANNEL_DLR.buffered
-            : KANNEL_DLR.fail;
       // Kannel hands the receipt's text on as the SMSC wrote it (SMPP 3.4 Appendix B).
       const receipt =
         `id:${event.smscId} sub:${event.sub} dlvrd:${event.dlvrd} submit date:${event.submitDate}` +
@@ -108,16 +115,16 @@ export class DlrCallbacks {
   }
 
   /**
-   * A Kannel report: dlr.c's dlr_find reports an event only when the message's mask has its bit,
-   * and the URL is called with GET, filled in from the message and the event.
+   * A Kannel report: dlr.c's dlr_find reports an event only when the message's mask has its bit
+   * (the store wrote the event for no other), and the URL is called with GET, filled in from the
+   * message and the event.
    */
   private async kannel(
     messageId: string,
     kind: 'dlr1' | 'dlr2',
-    target: ReportTarget,
+    target: UrlReport,
     report: Pick<KannelFields, 'dlrEvent' | 'text' | 'foreignId' | 'smscId' | 'time'>,
   ): Promise<boolean> {
-    if (((target.mask ?? 0) & (report.dlrEvent ?? 0)) === 0) return false;
     const facts = await this.store.reportFacts(messageId);
     if (!facts) return false;
     const url = fillKannelTemplate(target.url, {

@@ -225,7 +225,7 @@ export class MessageClaims {
       return {
         messageId,
         final: final.state,
-        ...(final.dlr && { report: this.deliveryReport(messageId, final, receipt, at) }),
+        ...(final.report && { report: this.deliveryReport(messageId, final, receipt, at) }),
       };
     });
   }
@@ -236,7 +236,7 @@ export class MessageClaims {
    */
   private deliveryReport(
     messageId: string,
-    final: { smsc_id: string; failure_stat: string | null },
+    final: Pick<CompletedMessageRow, 'smsc_id' | 'failure_stat' | 'report'>,
     receipt: PartReceipt,
     at: string,
   ): MessageDlrEvent {
@@ -245,6 +245,7 @@ export class MessageClaims {
       ...this.receiptReport(receipt, at),
       smscId: final.smsc_id || receipt.smscId,
       status: final.failure_stat ? final.failure_stat.split(' ')[0] : receipt.stat,
+      report: final.report,
     };
   }
 

@@ -29,13 +29,12 @@ const receipt = (smscId: string, stat = 'DELIVRD'): DeliveryReceipt => ({
 async function submittedMessage(parts: string[], dlr = true): Promise<string> {
   const id = randomUUID();
   await db.query(
-    `INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost, params) VALUES ($1, $2, 'submitting', '41790000001', 0, $3, 1, $4::jsonb)`,
-    [
-      id,
-      accountId,
-      parts.length,
-      JSON.stringify(dlr ? { dlr: 'yes', dlr_url: 'http://example.test/dlr', dlr_level: 2 } : {}),
-    ],
+    `INSERT INTO messages (id, account_id, state, to_addr, coding, segments, cost, report_mask, report_url, report_method, report_style)
+     VALUES ($1, $2, 'submitting', '41790000001', 0, $3, 1, $4, $5, $6, $7)`,
+    // The wish of Jasmin's dlr-level 2: the handset receipt.
+    dlr
+      ? [id, accountId, parts.length, 3, 'http://example.test/dlr', 'POST', 'rest']
+      : [id, accountId, parts.length, 0, null, null, null],
   );
   return id;
 }
