@@ -1,9 +1,10 @@
 -- The report wish (contracts' decideReportWish): decided once at acceptance and stored as columns
 -- of the message, which the store's report events and the notifier trust (docs/architecture.md §
--- Delivery reports). report_mask holds the events wished as Kannel's dlr-mask bits (1 delivered, 2
--- another final state, 8 taken by the SMSC, 16 refused), 0 for none; report_url and report_method
--- where and how (null for smpp); report_style how the client takes them (rest, jasmin, kannel,
--- smpp). A batch's entries carry the wish of their messages until the expansion writes them.
+-- The path of a single send, step 11). report_mask holds the events wished as Kannel's dlr-mask
+-- bits (1 delivered, 2 another final state, 8 taken by the SMSC, 16 refused), 0 for none;
+-- report_url and report_method where and how (null for smpp); report_style how the client takes
+-- them (rest, jasmin, kannel, smpp). A batch's entries carry the wish of their messages until the
+-- expansion writes them.
 ALTER TABLE messages ADD COLUMN report_mask smallint NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN report_url text;
 ALTER TABLE messages ADD COLUMN report_method text;
@@ -13,7 +14,7 @@ ALTER TABLE batch_entries ADD COLUMN report_url text;
 ALTER TABLE batch_entries ADD COLUMN report_method text;
 ALTER TABLE batch_entries ADD COLUMN report_style text;
 
--- The wish of the rows already there, from the params it was kept in (docs/decisions.md § Reports):
+-- The wish of the rows already there, from the params it was kept in (docs/decisions.md § Callbacks):
 -- only messages that can still report (not final) and entries a batch may still expand; a final
 -- message never reports again. The rules are decideReportWish's, as the params held them: a
 -- message accepted before the method was decided has none, and its reports were sent with GET.
