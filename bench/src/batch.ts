@@ -22,13 +22,14 @@ const WINDOW = 100;
 async function oneBatch(count: number, receipts: boolean) {
   const deployment = await startDeployment(receipts, `window=${WINDOW}`);
   try {
-    return { postgresStatistics: deployment.analyze, ...(await measure(deployment, count)) };
+    return { postgresStatistics: deployment.analyze, ...(await measureBatch(deployment, count)) };
   } finally {
     await deployment.stop();
   }
 }
 
-async function measure(deployment: Deployment, count: number) {
+/** Sends the batch on a running deployment and measures it until its last message is done. */
+export async function measureBatch(deployment: Deployment, count: number) {
   const { cluster, receipts, auth } = deployment;
   const metricsUrls = cluster.dispatchers.map((d) => d.url);
   const recipients = Array.from({ length: count }, (_, i) => String(41_700_000_000 + i));

@@ -18,6 +18,7 @@ import {
 import { sharedServers } from './process-usage';
 import { report } from './report';
 import { ratiosTable, sidesTable } from './side-figures';
+import { measureBatch } from './batch';
 import { ratio, runSendRounds, type Side } from './send-rounds';
 import { startSimulatorProcess, type SimulatorProcess } from './simulator-process';
 
@@ -150,6 +151,9 @@ export async function benchKannel(): Promise<void> {
         },
         ...(embedded ? [embedded.side] : []),
       ]);
+      // One batch on the same deployment after the rounds; BENCH_KANNEL_BATCH=0 leaves it out.
+      const batchSize = Number(process.env['BENCH_KANNEL_BATCH'] ?? 20_000);
+      const batch = batchSize > 0 ? await measureBatch(ours, batchSize) : undefined;
       const { kannelInternal, kannelPgsql, receipts } = result.sides;
       const embeddedFigures = result.sides['embedded'];
       const cpu = (s: typeof receipts) => s.targetMicrosPerMessage ?? NaN;
@@ -161,6 +165,10 @@ export async function benchKannel(): Promise<void> {
         rateVsKannelPgsql: ratio(receipts.doneRate, kannelPgsql.doneRate),
         p99Ms: receipts.p99,
         warmUpCpuVsSteady: ratio(receipts.warmUp.targetMicrosPerMessage ?? NaN, cpu(receipts)),
+        // Target: at most 0.25.
+        ...(batch && {
+          batchCpuVsKannelInternal: ratio(batch.targetMicrosPerMessage, cpu(kannelInternal)),
+        }),
         // Target: at least 0.75.
         ...(embeddedFigures && {
           embeddedRateVsKannelInternal: ratio(embeddedFigures.doneRate, kannelInternal.doneRate),
@@ -178,6 +186,7 @@ export async function benchKannel(): Promise<void> {
           autovacuum,
           postgresStatistics: ours.analyze,
           ...result,
+          ...(batch && { batch: { count: batchSize, ...batch } }),
           ratios,
         },
         [
@@ -194,6 +203,8 @@ export async function benchKannel(): Promise<void> {
             cpuVsKannelPgsql: 'CPU per message, ours / Kannel pgsql',
             rateVsKannelPgsql: 'delivered rate, ours / Kannel pgsql',
             warmUpCpuVsSteady: 'CPU, warm-up on a fresh database / steady state (target ≤ 1.2)',
+            batchCpuVsKannelInternal:
+              'CPU per batch message, with its receipt / Kannel internal per message (target ≤ 0.25)',
             embeddedRateVsKannelInternal:
               'embedded delivered rate / Kannel internal (target ≥ 0.75)',
             embeddedCpuVsKannelInternal: 'embedded CPU per message / Kannel internal',
