@@ -9,6 +9,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { runSmsgw } from '../support/cli';
+import { metricValue } from '../support/scrape';
 
 let home: SmppSimulator;
 let abroad: SmppSimulator;
@@ -38,6 +39,33 @@ const messageOf = (body: { data: string }) => {
   };
 };
 const at = (sim: SmppSimulator, to: string) => sim.received.filter((r) => r.to === to).length;
+/**
+ * Waits until the gateway's routes take `to` by `route`, at `rate` when given (it reloads them
+ * within its refresh period).
+ */
+const gatewayRoutes = (to: string, route: string, rate?: string) =>
+  waitFor(
+    async () => {
+      const r = await request(gw.base, 'POST', '/secure/rate', {
+        auth: alice,
+        json: { to, content: 'hi' },
+      });
+      const data = r.body.data as { route?: string; rate?: string } | undefined;
+      return data?.route === route && (rate === undefined || data.rate === rate) ? true : undefined;
+    },
+    10_000,
+    `the gateway routes ${to} by ${route}`,
+  );
+/** Waits until the dispatcher's routes name `connector` in `count` routes (its own reload). */
+const dispatcherRoutes = (connector: string, count: number) =>
+  waitFor(
+    async () =>
+      (await metricValue(gw.base, 'smsgw_connector_routes', { connector })) === count
+        ? true
+        : undefined,
+    10_000,
+    `the dispatcher's routes name ${connector} ${count} times`,
+  );
 
 beforeAll(async () => {
   home = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });
@@ -276,9 +304,12 @@ describe('routing at acceptance', () => {
       connectors: [{ connector: 'op-b' }, { connector: 'default' }],
       filters: { prefixes: ['44'] },
       reroute_on: ['ESME_RINVDSTADR'],
-      price: '0.25',
+      price: '0.3',
     });
-    await new Promise((r) => setTimeout(r, 3000)); // both the gateway and the dispatcher reload
+    // Both take the new uk: the gateway prices by it, and uk and rest name default at the
+    // dispatcher, which reads reroute_on with it.
+    await gatewayRoutes('447900000001', 'uk', '0.3');
+    await dispatcherRoutes('default', 2);
     const before = await balance();
     const { status } = messageOf((await send('447900000001')).body);
     await waitFor(async () => ((await status()).state === 'submitted' ? true : undefined), 20_000);
@@ -288,7 +319,7 @@ describe('routing at acceptance', () => {
       connectorTrail: ['op-b', 'default'],
     });
     expect(at(home, '447900000001')).toBe(1);
-    expect(Number(before) - Number(await balance())).toBeCloseTo(0.25, 6);
+    expect(Number(before) - Number(await balance())).toBeCloseTo(0.3, 6);
   });
 
   it('holds a stopped connector’s traffic, or passes a failover route’s on, and resumes on start', async () => {
@@ -312,7 +343,8 @@ describe('routing at acceptance', () => {
       15_000,
       'op-b unbound',
     );
-    await new Promise((r) => setTimeout(r, 2000)); // the gateway reads the new route
+    await gatewayRoutes('353870000001', 'ireland');
+    await dispatcherRoutes('op-b', 2);
 
     const failover = messageOf((await send('447700900020')).body);
     const held = messageOf((await send('353870000001')).body);
@@ -349,7 +381,7 @@ describe('routing at acceptance', () => {
       connectors: [{ connector: 'parked' }],
       filters: { prefixes: ['358'] },
     });
-    await new Promise((r) => setTimeout(r, 2500));
+    await gatewayRoutes('358400000001', 'finland');
     const held = messageOf((await send('358400000001')).body);
     expect((await held.status()).state).toBe('queued');
     await adminCall('DELETE', '/routes/finland');
