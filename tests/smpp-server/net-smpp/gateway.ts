@@ -7,6 +7,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../../support/embedded';
 import { basic, request, type Reply } from '../../support/http';
 import { NetSmppEsme, type BindKind, type EsmeOptions } from './esme';
+import { ensureNetSmpp } from './install';
 
 export interface CustomerGateway {
   gw: RunningGateway;
@@ -28,6 +29,8 @@ export async function startCustomerGateway(
   simulator: { deliveryReceipts: boolean },
   env: Record<string, string> = {},
 ): Promise<CustomerGateway> {
+  // Before the gateway runs in this process: an install blocks it while apt-get works.
+  ensureNetSmpp();
   const smsc = new SmppSimulator({ host: '127.0.0.1', port: 0, ...simulator });
   const { port } = await smsc.start();
   const gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`, ...env });

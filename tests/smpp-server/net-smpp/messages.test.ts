@@ -53,7 +53,8 @@ beforeAll(async () => {
   await gateway.account('pia', { password: 'p1apw' });
   // The account and SMPP password docs/smpp-server.md's script binds with.
   await gateway.account('acme', { password: 'Xq7!pz2k' });
-}, 60_000);
+  // A ceiling: Net::SMPP may be installed (apt-get) before the gateway starts.
+}, 120_000);
 
 afterEach(() => gateway.closeClients());
 

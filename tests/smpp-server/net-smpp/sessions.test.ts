@@ -17,7 +17,8 @@ beforeAll(async () => {
   );
   await gateway.account('nina', { password: 'n1napw', max_sessions: 2 });
   await gateway.account('otto', { password: '0ttopw', throughput: 2 });
-}, 60_000);
+  // A ceiling: Net::SMPP may be installed (apt-get) before the gateway starts.
+}, 120_000);
 
 afterEach(() => gateway.closeClients());
 
