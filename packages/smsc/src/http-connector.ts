@@ -15,7 +15,7 @@ import {
   type SubmitResult,
   type Submission,
 } from './smsc-connector';
-import { SubmitWindow, type WindowLoad } from './submit-window';
+import { SubmitWindow, WindowedConnector } from './submit-window';
 
 class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -89,12 +89,12 @@ export function parseHttpSmscUrl(url: string): HttpConnectorOptions {
  * header, never in the URL, which proxies and access logs record. The upstream splits long texts
  * itself: the parts are joined back into the text.
  */
-export class HttpConnector implements SmscConnector {
+export class HttpConnector extends WindowedConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
   readonly onNoAnswer: NoAnswerPolicy;
   /** Requests in progress, and those waiting for a place. */
-  private readonly places: SubmitWindow;
+  protected readonly places: SubmitWindow;
   private up = true;
   private stopped = false;
 
@@ -104,6 +104,7 @@ export class HttpConnector implements SmscConnector {
     private readonly logger: Logger,
     private readonly guard: UrlGuard,
   ) {
+    super();
     this.name = options.name ?? 'http';
     this.window = options.window;
     this.places = new SubmitWindow(options.window, options.timeoutMs, () => !this.stopped);
@@ -161,22 +162,6 @@ export class HttpConnector implements SmscConnector {
   /** One request per message, whatever its parts: the upstream splits long texts itself. */
   placesFor(): number {
     return 1;
-  }
-
-  load(): WindowLoad {
-    return this.places.load();
-  }
-
-  room(): number {
-    return this.places.room();
-  }
-
-  onRoom(listener: () => void): void {
-    this.places.onRoom(listener);
-  }
-
-  submit(request: SubmitRequest): Submission {
-    return this.submitAll([request])[0];
   }
 
   /** The group's requests take their places together, then each is posted. */

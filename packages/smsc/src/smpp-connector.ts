@@ -8,7 +8,7 @@ import { DeliverSmResp } from './deliver-sm-resp';
 import { installHotPduReader } from './pdu-reader';
 import { sourceAddress } from './sender-address';
 import { insecureTransportWarning, type SmppConnectorOptions } from './smpp-url';
-import { SubmitWindow, type WindowLoad } from './submit-window';
+import { SubmitWindow, WindowedConnector } from './submit-window';
 import {
   SmscError,
   normalizeSmscId,
@@ -100,7 +100,7 @@ export type SmppConnectorConfig = SmppConnectorOptions & {
  * window of outstanding submit_sm, response timeouts, a liveness check, reconnect with backoff and
  * jitter, receipts parsed from raw bytes.
  */
-export class SmppConnector implements SmscConnector {
+export class SmppConnector extends WindowedConnector implements SmscConnector {
   readonly name: string;
   readonly window: number;
   readonly onNoAnswer: NoAnswerPolicy;
@@ -109,7 +109,7 @@ export class SmppConnector implements SmscConnector {
   private bound = false;
   private stopped = false;
   /** The window: submit_sm written and not answered, and submits waiting for places. */
-  private readonly places: SubmitWindow;
+  protected readonly places: SubmitWindow;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners: ((receipt: DeliveryReceipt) => void | Promise<void>)[] = [];
   private readonly sessionListeners: ((up: boolean) => void)[] = [];
@@ -124,6 +124,7 @@ export class SmppConnector implements SmscConnector {
     private readonly options: SmppConnectorConfig,
     private readonly logger: Logger,
   ) {
+    super();
     this.name = options.name ?? 'smsc';
     this.window = options.window;
     this.places = new SubmitWindow(options.window, options.responseTimeoutMs, () => this.bound);
@@ -549,22 +550,6 @@ export class SmppConnector implements SmscConnector {
 
   placesFor(parts: number): number {
     return Math.max(1, Math.min(parts, this.window));
-  }
-
-  load(): WindowLoad {
-    return this.places.load();
-  }
-
-  room(): number {
-    return this.places.room();
-  }
-
-  onRoom(listener: () => void): void {
-    this.places.onRoom(listener);
-  }
-
-  submit(request: SubmitRequest): Submission {
-    return this.submitAll([request])[0];
   }
 
   /**

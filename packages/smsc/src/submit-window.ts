@@ -1,4 +1,4 @@
-import { SmscError } from './smsc-connector';
+import { SmscError, type SubmitRequest, type Submission } from './smsc-connector';
 
 interface Entry {
   places: number;
@@ -117,5 +117,31 @@ export class SubmitWindow {
     if (at < 0) return;
     this.queue.splice(at, 1);
     this.queuedPlaces -= entry.places;
+  }
+}
+
+/**
+ * What every connector that owns a SubmitWindow answers the same way: its room, load and room
+ * listeners, and a single submit as a group of one.
+ */
+export abstract class WindowedConnector {
+  protected abstract readonly places: SubmitWindow;
+
+  abstract submitAll(requests: readonly SubmitRequest[]): Submission[];
+
+  load(): WindowLoad {
+    return this.places.load();
+  }
+
+  room(): number {
+    return this.places.room();
+  }
+
+  onRoom(listener: () => void): void {
+    this.places.onRoom(listener);
+  }
+
+  submit(request: SubmitRequest): Submission {
+    return this.submitAll([request])[0];
   }
 }
