@@ -189,6 +189,24 @@ describe('Net::SMPP deliver_sm', () => {
     expect(receipt.tlvs.get(0x0427)).toEqual(Buffer.from([2]));
   });
 
+  it('gets a receipt again on its next session when the first deliver_sm went unanswered', async () => {
+    const tx = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const { id } = await tx.submit({
+      destination_addr: '41790000509',
+      short_message: Buffer.from('again'),
+      registered_delivery: 1,
+    });
+    await waitFor(async () => ((await stateOf(id)) === 'delivered' ? true : undefined), 30_000);
+    // This platform reads the deliver_sm, crashes before answering it, and binds again.
+    const crashing = gateway.client({ answerDeliverSm: false });
+    expect((await crashing.bind('receiver', 'pia', 'p1apw')).status).toBe(0);
+    await crashing.next((p) => receiptOf(p) === id, 30_000);
+    crashing.close();
+    const again = await gateway.bound('receiver', 'pia', 'p1apw');
+    const receipt = await again.next((p) => receiptOf(p) === id, 30_000);
+    expect(receipt.fields.esm_class).toBe(0x04);
+  });
+
   it('gets an inbound reply on the customer’s session when its MO route says smpp', async () => {
     const route = await gateway.admin('PUT', '/mo-routes/pia-replies', {
       position: 1,
