@@ -89,33 +89,34 @@ describe('Net::SMPP submit_sm', () => {
     }
   });
 
-  it('sends a long message concatenated by UDH, its parts all on the wire at once', async () => {
+  it('passes the parts of a long message concatenated by UDH through, each with its own id', async () => {
     const esme = await gateway.bound('transceiver', 'pia', 'p1apw');
     const parts = [
       Buffer.from('x'.repeat(153), 'latin1'),
       Buffer.from('y'.repeat(153), 'latin1'),
       Buffer.from('z'.repeat(40), 'latin1'),
-    ];
+    ].map((body, i) => Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x2b, 3, i + 1]), body]));
+    // Net::SMPP's asynchronous mode: all the parts on the wire before the first answer.
     const answers = await Promise.all(
-      parts.map((body, i) =>
-        esme.submit({
-          destination_addr: '41790000504',
-          esm_class: 0x40,
-          short_message: Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x2b, 3, i + 1]), body]),
-        }),
+      parts.map((part) =>
+        esme.submit({ destination_addr: '41790000504', esm_class: 0x40, short_message: part }),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual([0, 0, 0]);
     for (const answer of answers) expect(answer.id).toMatch(UUID);
+    expect(new Set(answers.map((a) => a.id)).size).toBe(3);
     const sent = await waitFor(
       () => (receivedBy('41790000504').length === 3 ? receivedBy('41790000504') : undefined),
       20_000,
     );
+    // UDH and bytes unchanged, with UDHI (docs/smpp-server.md, Submitting).
     expect(sent.every((p) => p.esmClass & 0x40)).toBe(true);
-    expect(bodies(sent)).toEqual(parts.map((p) => p.toString('hex')).sort());
+    expect(sent.map((p) => p.shortMessage.toString('hex')).sort()).toEqual(
+      parts.map((p) => p.toString('hex')).sort(),
+    );
   });
 
-  it('sends a long message concatenated by SAR TLVs', async () => {
+  it('passes the parts of a long message concatenated by SAR TLVs through', async () => {
     const esme = await gateway.bound('transmitter', 'pia', 'p1apw');
     const parts = [Buffer.from('s'.repeat(153), 'latin1'), Buffer.from('t'.repeat(20), 'latin1')];
     const answers = await Promise.all(
@@ -137,6 +138,12 @@ describe('Net::SMPP submit_sm', () => {
       20_000,
     );
     expect(bodies(sent)).toEqual(parts.map((p) => p.toString('hex')).sort());
+    // The SAR TLVs leave as the same TLVs of the outgoing submit_sm.
+    for (const part of sent) {
+      const tlv = (tag: number) => part.tlvs.find((t) => t.tag === tag)?.value.toString('hex');
+      expect([tlv(0x020c), tlv(0x020e)]).toEqual(['012c', '02']);
+      expect(part.shortMessage.equals(parts[Number(`0x${tlv(0x020f)}`) - 1])).toBe(true);
+    }
   });
 
   it('sends a long message given whole in message_payload, in parts', async () => {
