@@ -1,7 +1,7 @@
 import { freePort, startService, type ServiceProcess } from '@smsgw/kit/testing';
 import { benchRouteCount } from './bench-routes';
 import { startCallbackSink, type CallbackSink } from './callback-sink';
-import { ADMIN_TOKEN } from './cluster';
+import { ADMIN_TOKEN, profilingArgs } from './cluster';
 import {
   clusterGrouping,
   gatewayAndServers,
@@ -24,12 +24,18 @@ async function startSmppServer(deployment: Deployment): Promise<{
 }> {
   const { cluster } = deployment;
   const port = await freePort();
-  const process = await startService('smpp-server', {
-    ...cluster.env,
-    AUTH_URL: cluster.auth.url,
-    SMPP_SERVER_PORT: String(port),
-    SMPP_SERVER_TLS_PORT: String(await freePort()),
-  });
+  // Profiled like the deployment's other services (BENCH_PROFILE, BENCH_PERF, BENCH_NODE_ARGS).
+  const process = await startService(
+    'smpp-server',
+    {
+      ...cluster.env,
+      AUTH_URL: cluster.auth.url,
+      SMPP_SERVER_PORT: String(port),
+      SMPP_SERVER_TLS_PORT: String(await freePort()),
+    },
+    45_000,
+    profilingArgs(),
+  );
   const access = await fetch(`${cluster.auth.url}/admin/v1/accounts/bench/smpp`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },

@@ -2,7 +2,7 @@ import type { Queryable } from '@smsgw/kit';
 
 /**
  * Statements on `smpp_deliveries` (migration 032): receipts and inbound messages waiting for an
- * account's SMPP sessions. insertSmppReceipt also reads `messages` (the message the receipt is
+ * account's SMPP sessions. insertSmppReceipts also reads `messages` (the message the receipt is
  * for), named in messages.ts.
  */
 
@@ -26,26 +26,35 @@ export interface SmppReceiptReport {
 }
 
 /**
- * Keeps the receipt of a message its customer submitted over SMPP asking for one
- * (`params.smpp_receipt`), with what the deliver_sm needs of the message; nothing for any other
- * message. Once per message: a report handled twice changes nothing.
+ * Keeps the receipts of messages their customer submitted over SMPP asking for one (their report
+ * wish's style `smpp`, decided at acceptance), with what the deliver_sm needs of each message;
+ * nothing for any other message. Once per message: a report handled twice changes nothing. One
+ * statement for the group; returns how many were kept.
  */
-export async function insertSmppReceipt(
+export async function insertSmppReceipts(
   db: Queryable,
-  report: SmppReceiptReport,
-): Promise<boolean> {
+  reports: readonly SmppReceiptReport[],
+): Promise<number> {
   const { rowCount } = await db.query(
     `INSERT INTO smpp_deliveries (account_id, kind, source_id, pdu)
      SELECT m.account_id, 'receipt', m.id,
-            jsonb_build_object('stat', $2::text, 'err', $3::text, 'doneDate', $4::text, 'text', $5::text,
+            jsonb_build_object('stat', r.stat, 'err', r.err, 'doneDate', r.done_date, 'text', r.text,
                                'to', m.to_addr, 'from', m.from_addr, 'submitted', m.created_at,
                                'content', m.content, 'hexContent', m.hex_content, 'coding', m.coding)
-       FROM messages m
-      WHERE m.id = $1 AND m.params->>'smpp_receipt' = 'yes'
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+              AS r (id, stat, err, done_date, text)
+       JOIN messages m ON m.id = r.id
+      WHERE m.report_style = 'smpp'
      ON CONFLICT (kind, source_id) DO NOTHING`,
-    [report.messageId, report.stat, report.err, report.doneDate, report.text],
+    [
+      reports.map((r) => r.messageId),
+      reports.map((r) => r.stat),
+      reports.map((r) => r.err),
+      reports.map((r) => r.doneDate),
+      reports.map((r) => r.text),
+    ],
   );
-  return rowCount === 1;
+  return rowCount ?? 0;
 }
 
 /** An inbound message an MO route gives to the account's SMPP sessions (in the routing's transaction). */
@@ -100,9 +109,9 @@ export async function takeSmppDeliveries(
   return rows;
 }
 
-/** The customer answered ESME_ROK: the delivery is done. */
-export async function deleteSmppDelivery(db: Queryable, id: string): Promise<void> {
-  await db.query('DELETE FROM smpp_deliveries WHERE id = $1', [id]);
+/** The customer answered ESME_ROK to each: those deliveries are done. */
+export async function deleteSmppDeliveries(db: Queryable, ids: readonly string[]): Promise<void> {
+  await db.query('DELETE FROM smpp_deliveries WHERE id = ANY($1::bigint[])', [ids]);
 }
 
 /** The session it went out on closed before answering: due again at once, on another session. */
