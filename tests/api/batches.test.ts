@@ -12,6 +12,21 @@ let accounts = 0;
 
 const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
   request(gw.base, method, path, options);
+/**
+ * Waits until no batch callback is waiting for an attempt or a retry: each message has one
+ * callback row, and a row answered or given up is never sent again, so none can come any more.
+ */
+const callbacksSettled = () =>
+  waitFor(
+    async () =>
+      /^smsgw_callbacks_pending\{kind="callback"[^}]*\} 0$/m.test(
+        (await call('GET', '/metrics')).text,
+      )
+        ? true
+        : undefined,
+    15_000,
+    'no batch callback pending',
+  );
 
 /** A fresh account per test, so balances are the test's own. */
 async function account(balance = '100'): Promise<string> {
@@ -98,7 +113,7 @@ describe('POST /secure/sendbatch', () => {
       const mine = receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
       return mine.length >= 5 ? mine : undefined;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await callbacksSettled();
     expect(receiver.on('/ok').filter((c) => c.query['batchId'] === batchId)).toHaveLength(5);
     for (const c of calls) {
       expect(c.method).toBe('GET');
@@ -287,7 +302,7 @@ describe('POST /secure/sendbatch', () => {
       return m.callbackError ? m : undefined;
     });
     expect(message.callbackError).toMatch(/callback .* given up after 3 attempts: HTTP status 500/);
-    await new Promise((r) => setTimeout(r, 500));
+    await callbacksSettled();
     expect(downCalls()).toHaveLength(3);
     expect(
       receiver.on('/flaky').filter((c) => c.query['batchId'] === flaky.body.data.batchId),
@@ -344,7 +359,7 @@ describe('DELETE /secure/batches/{id}', () => {
       const s = await batchStatus(auth, reply.body.data.batchId);
       return s.counts.queued === 0 ? s : undefined;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // None queued: every message was answered by the SMSC or is cancelled, so nothing more is sent.
     const sent = sentTo('4179001').length;
     expect(settled.counts.sent + settled.counts.cancelled).toBe(3000);
     expect(settled.counts.sent).toBe(sent);
