@@ -13,6 +13,7 @@ import type { ServiceProcess } from '@smsgw/kit/testing';
 import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, useDistributedRun } from '../support/distributed';
 import { basic, request } from '../support/http';
+import { metricValue } from '../support/scrape';
 
 const run = useDistributedRun();
 let auth: ServiceProcess;
@@ -296,8 +297,26 @@ describe('routing across connectors in distributed mode', () => {
       filters: { prefixes: ['39'] },
     });
     await waitFor(() => (pair.sim.boundCount === 2 ? true : undefined), 20_000, 'two binds', 100);
-    // Three dispatchers compete; a third bind would show in the peak.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Three dispatchers compete: once each has the connector's lane and two hold its leases, the
+    // third holds none and cannot bind while they renew them; a third bind would show in the peak.
+    await waitFor(
+      async () => {
+        const lanes = await Promise.all(
+          dispatchers.map(async (d) => {
+            const text = (await request(d.url, 'GET', '/metrics')).text;
+            return /^smsgw_connector_lease_held\{[^}]*connector="pair"[^}]*\} [01]$/m.test(text)
+              ? await metricValue(d.url, 'smsgw_connector_lease_held', { connector: 'pair' })
+              : undefined;
+          }),
+        );
+        return lanes.every((held) => held !== undefined) &&
+          lanes.reduce((n, held) => n + (held ?? 0), 0) === 2
+          ? true
+          : undefined;
+      },
+      20_000,
+      'every dispatcher has looked at pair, two hold it',
+    );
     expect(pair.sim.peakBound).toBe(2);
 
     const { rows: holders } = await run.db.query<{ holder: string }>(
