@@ -136,7 +136,12 @@ describe('SMPP sessions', () => {
 
   it('closes a connection that never binds, and unbinds a session that goes silent', async () => {
     const idle = await esme();
-    await waitFor(() => (idle.closed ? true : undefined), 20_000);
+    const refused = await esme();
+    expect((await refused.bind('bind_transmitter', 'dave', 'wrong')).status).not.toBe(0);
+    await waitFor(() => (idle.closed && refused.closed ? true : undefined), 20_000);
+    // Closed at the bind timeout, not unbound: unbind is for bound sessions.
+    for (const unbound of [idle, refused])
+      expect(unbound.received.map((p) => p.commandId)).not.toContain(CMD.unbind);
 
     const silent = await esme({ answerEnquireLink: false });
     expect((await silent.bind('bind_transmitter', 'dave', 'd4vepw')).status).toBe(0);

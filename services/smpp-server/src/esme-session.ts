@@ -142,15 +142,15 @@ export class EsmeSession {
   }
 
   private checkLink(): void {
-    if (this.closed) return;
+    // Before a bind the bind timeout alone applies: unbind is for bound sessions (SMPP 3.4 4.2).
+    if (this.closed || !this.account) return;
     const quiet = Date.now() - this.lastHeard;
     if (quiet >= this.deps.settings.idleTimeoutMs) {
       this.deps.logger.info({ session: this.id }, 'SMPP session silent too long; unbinding it');
       void this.unbind();
       return;
     }
-    if (this.account && quiet >= this.deps.settings.enquireLinkMs / 2)
-      this.session.enquire_link({});
+    if (quiet >= this.deps.settings.enquireLinkMs / 2) this.session.enquire_link({});
   }
 
   private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
@@ -254,6 +254,8 @@ export class EsmeSession {
       return;
     }
     clearTimeout(this.bindTimer);
+    // Silence is counted from the bind's answer: the time spent checking it was the server's.
+    this.lastHeard = Date.now();
     this.account = account;
     this.bindType = bindType;
     this.since = new Date();
