@@ -3,6 +3,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
+import { metricSample } from '../support/scrape';
 
 const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
 let sim: SmppSimulator;
@@ -19,9 +20,7 @@ const call = (method: string, path: string, options: Parameters<typeof request>[
 const callbacksSettled = () =>
   waitFor(
     async () =>
-      /^smsgw_callbacks_pending\{kind="callback"[^}]*\} 0$/m.test(
-        (await call('GET', '/metrics')).text,
-      )
+      (await metricSample(gw.base, 'smsgw_callbacks_pending', { kind: 'callback' })) === 0
         ? true
         : undefined,
     15_000,

@@ -13,7 +13,7 @@ import type { ServiceProcess } from '@smsgw/kit/testing';
 import { SmppSimulator, type SmppSimulatorOptions } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, useDistributedRun } from '../support/distributed';
 import { basic, request } from '../support/http';
-import { metricValue } from '../support/scrape';
+import { metricSample } from '../support/scrape';
 
 const run = useDistributedRun();
 let auth: ServiceProcess;
@@ -302,12 +302,9 @@ describe('routing across connectors in distributed mode', () => {
     await waitFor(
       async () => {
         const lanes = await Promise.all(
-          dispatchers.map(async (d) => {
-            const text = (await request(d.url, 'GET', '/metrics')).text;
-            return /^smsgw_connector_lease_held\{[^}]*connector="pair"[^}]*\} [01]$/m.test(text)
-              ? await metricValue(d.url, 'smsgw_connector_lease_held', { connector: 'pair' })
-              : undefined;
-          }),
+          dispatchers.map((d) =>
+            metricSample(d.url, 'smsgw_connector_lease_held', { connector: 'pair' }),
+          ),
         );
         return lanes.every((held) => held !== undefined) &&
           lanes.reduce((n, held) => n + (held ?? 0), 0) === 2
@@ -319,8 +316,16 @@ describe('routing across connectors in distributed mode', () => {
     );
     expect(pair.sim.peakBound).toBe(2);
 
-    const { rows: holders } = await run.db.query<{ holder: string }>(
-      `SELECT holder FROM connector_status WHERE connector = 'pair' AND bound > 0`,
+    // Each holder reports its sessions every few seconds.
+    const holders = await waitFor(
+      async () => {
+        const { rows } = await run.db.query<{ holder: string }>(
+          `SELECT holder FROM connector_status WHERE connector = 'pair' AND bound > 0`,
+        );
+        return rows.length >= 2 ? rows : undefined;
+      },
+      20_000,
+      'both holders reported',
     );
     expect(holders).toHaveLength(2);
     const victim = dispatchers.find((d) =>

@@ -9,9 +9,21 @@ export async function metricValue(
   name: string,
   match: Record<string, string> = {},
 ): Promise<number> {
+  return (await metricSample(base, name, match)) ?? 0;
+}
+
+/**
+ * The same sum, or undefined when no sample matches: a gauge that reads 0 is told apart from one
+ * the process does not have (yet), which a wait for "0" must not take for it.
+ */
+export async function metricSample(
+  base: string,
+  name: string,
+  match: Record<string, string> = {},
+): Promise<number | undefined> {
   const reply = await request(base, 'GET', '/metrics');
   if (reply.status !== 200) throw new Error(`GET ${base}/metrics: HTTP ${reply.status}`);
-  let sum = 0;
+  let sum: number | undefined;
   for (const line of reply.text.split('\n')) {
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!sample || sample[1] !== name) continue;
@@ -21,7 +33,8 @@ export async function metricValue(
         l[2],
       ]),
     );
-    if (Object.entries(match).every(([k, v]) => labels[k] === v)) sum += Number(sample[3]);
+    if (Object.entries(match).every(([k, v]) => labels[k] === v))
+      sum = (sum ?? 0) + Number(sample[3]);
   }
   return sum;
 }
