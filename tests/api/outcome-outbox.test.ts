@@ -136,8 +136,19 @@ describe('outcome events lost between the commit and the publish', () => {
       15_000,
       'the callback, the errback and both reports',
     );
-    // Another sweep after the rows were handled finds nothing left to send.
-    await new Promise((r) => setTimeout(r, 600));
+    // Handled: the outbox rows are gone and every request is answered, so no sweep and no retry
+    // has anything left to send.
+    await waitFor(
+      async () => {
+        const { rows } = await db.query<{ left: string }>(
+          `SELECT (SELECT count(*) FROM outcome_outbox)
+                + (SELECT count(*) FROM callback_attempts WHERE state = 'pending') AS left`,
+        );
+        return Number(rows[0].left) === 0 ? true : undefined;
+      },
+      15_000,
+      'the outbox and the callbacks done',
+    );
 
     expect(receiver.on('/ok').map((c) => c.query)).toEqual([
       { tag: 'cb', batchId, to: '41790000001', status: '1', statusText: `Success "${ok}"` },
