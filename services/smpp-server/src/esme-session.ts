@@ -87,6 +87,8 @@ export class EsmeSession {
    */
   private readonly unanswered = new Set<(err: Error) => void>();
   private binding = false;
+  /** Whether the socket is corked until the next tick (writeSoon). */
+  private corked = false;
   private lastHeard = Date.now();
   private readonly bindTimer: NodeJS.Timeout;
   private readonly linkTimer: NodeJS.Timeout;
@@ -155,7 +157,23 @@ export class EsmeSession {
 
   private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
     if (this.closed) return;
+    this.writeSoon();
     this.session.send(pdu.response({ ...fields, command_status: STATUS[status] }));
+  }
+
+  /**
+   * The PDUs written in one turn leave in one write on the next tick, not one system call each:
+   * the answers of one acceptance group come in one turn, and so do the deliver_sm of one round.
+   */
+  private writeSoon(): void {
+    if (this.corked) return;
+    this.corked = true;
+    const socket = this.session.socket;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   private onPdu(pdu: PDU): void {
@@ -401,6 +419,7 @@ export class EsmeSession {
       }, timeoutMs);
       this.unanswered.add(fail);
       const pdu = new smpp.PDU('deliver_sm', fields);
+      this.writeSoon();
       this.session.send(pdu, (resp: PDU) => {
         clearTimeout(timer);
         this.unanswered.delete(fail);
