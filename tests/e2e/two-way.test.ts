@@ -28,6 +28,23 @@ describe('distributed mode: inbound messages', () => {
   });
   afterAll(() => hooks.stop());
 
+  /**
+   * Waits until every inbound message is routed and its webhook call answered or given up: the
+   * message is then final and its call never made again, so no further call can arrive.
+   */
+  const webhooksSettled = () =>
+    waitFor(
+      async () => {
+        const { rows } = await run.db.query<{ open: string }>(
+          `SELECT (SELECT count(*) FROM inbound_messages WHERE state IN ('received', 'routed'))
+                + (SELECT count(*) FROM callback_attempts WHERE kind = 'mo' AND state = 'pending')
+                  AS open`,
+        );
+        return Number(rows[0].open) === 0 ? true : undefined;
+      },
+      20_000,
+      'every inbound message final',
+    );
   const texts = (path: string) =>
     hooks.on(path).map((c) => (JSON.parse(c.body) as { text: string }).text);
 
@@ -63,7 +80,7 @@ describe('distributed mode: inbound messages', () => {
       20_000,
       'every webhook call',
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await webhooksSettled();
     expect(texts('/carol').sort()).toEqual(sends.map(([, text]) => text).sort());
     const incomplete = hooks
       .on('/carol')
@@ -116,7 +133,7 @@ describe('distributed mode: inbound messages', () => {
       20_000,
       'every reply at the webhook',
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await webhooksSettled();
     const replies = texts('/carol').filter((t) => t.startsWith('reply '));
     expect(new Set(replies).size).toBe(count);
     expect(replies).toHaveLength(count);
