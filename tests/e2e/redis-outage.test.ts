@@ -73,7 +73,22 @@ describe('a Redis outage pauses dispatch; the batch completes when Redis returns
 
     redis = await startRedis(redisPort);
     await sim.waitFor(COUNT, 60_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // None queued (or awaiting the SMSC's answer): every message is answered, none can go again.
+    await waitFor(
+      async () => {
+        const status = await request(
+          gateway.url,
+          'GET',
+          `/secure/batches/${reply.body.data.batchId}`,
+          {
+            auth: basic('paced', 'paced-password'),
+          },
+        );
+        return status.body.data?.counts?.queued === 0 ? true : undefined;
+      },
+      30_000,
+      'every message answered',
+    );
     const distinct = new Set(sim.received.map((m) => m.to));
     expect([distinct.size, sim.received.length]).toEqual([COUNT, COUNT]);
     expect((await request(dispatcher.url, 'GET', '/readyz')).status).toBe(200);
