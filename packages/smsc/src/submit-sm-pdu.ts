@@ -29,8 +29,8 @@ const HEADER = 16;
 /**
  * A submit_sm written straight into its fixed layout. node-smpp's encoder is generic: it walks the
  * PDU's fields by name, through a filter and a type object each, which cost the dispatcher a
- * visible share of its CPU in large batches, where a message is one submit_sm (docs/performance.md
- * has the figures). Its Session.send only asks an outgoing PDU for sequence_number, isResponse() and
+ * visible share of its CPU in large batches, where a message is one submit_sm (docs/decisions.md
+ * § Measurements behind the code has the figures). Its Session.send only asks an outgoing PDU for sequence_number, isResponse() and
  * toBuffer(), so sequence numbers, response callbacks and everything received stay node-smpp's.
  * The bytes are node-smpp's own for the same fields (test/submit-sm-pdu.test.ts compares them):
  * C-octet strings as latin1, as node-smpp's 'ascii' writes them.

@@ -607,7 +607,7 @@ export async function recordPartReceipts(
  * by the SMSC id index (`= ANY`), and the state and connector are compared with columns of the
  * receipts rather than constants: as conditions of the join, they leave Postgres's estimate of the
  * messages found at one per receipt, and it joins them by hashing instead of comparing every
- * message it found with every receipt (figures in docs/performance.md). The join compares an
+ * message it found with every receipt (figures in docs/decisions.md § Measurements behind the code). The join compares an
  * expression of the SMSC id, which no index holds: given the column itself, Postgres may probe the
  * index once per receipt with both conditions, and then sorts the whole `ANY` array at every probe,
  * so a group's cost grows with the square of its size (docs/decisions.md § Postgres).

@@ -30,7 +30,7 @@ export const receiptEvent = (m: string): string =>
  * batch's callback. Used as a CTE of the statement that changes their state. The batch's test is
  * migration 005's smsgw_wants_result written out: Postgres cannot inline a function holding a subquery, and
  * calling it per message, with a lookup of the batch each, made the statement dearer than reading
- * the batches once per batch of the group (figures in docs/performance.md).
+ * the batches once per batch of the group (figures in docs/decisions.md § Measurements behind the code).
  */
 export const resultEventsInsert = (
   rows: string,
