@@ -3,15 +3,20 @@
  * places and throughput in Redis, messages through the dispatcher to an SMSC and receipts back
  * through the callback-notifier's smpp_deliveries. Then a replica is SIGKILLed while a customer is
  * bound to it: the customer binds to the other replica, every message it was answered for reaches
- * the SMSC once, and its receipt arrives once, on the new session.
+ * the SMSC once, and its receipt arrives once, on the new session. The same with customers on
+ * Perl's Net::SMPP (tests/smpp-server/net-smpp), one on a transceiver, another on a transmitter and
+ * a receiver.
  */
 import { freePort, waitFor, type ServiceProcess } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
 import { openEsme, type Delivered, type Esme } from '../smpp-server/support/esme-client';
+import { NetSmppEsme, type BindKind, type SmppPdu } from '../smpp-server/net-smpp/esme';
 
 const run = useDistributedRun();
 const open: Esme[] = [];
+/** Net::SMPP sessions opened by a case. */
+const perl: NetSmppEsme[] = [];
 let smsc: SmppSimulator;
 let auth: ServiceProcess;
 
@@ -44,6 +49,25 @@ async function bound(port: number): Promise<Esme> {
 const receiptOf = (d: Delivered): string | undefined =>
   d.esmClass === 0x04 ? d.tlvs.get(0x001e)?.toString('latin1').replace(/\0$/, '') : undefined;
 
+async function boundPerl(port: number, kind: BindKind, systemId: string): Promise<NetSmppEsme> {
+  const esme = NetSmppEsme.create({ port });
+  perl.push(esme);
+  expect((await esme.bind(kind, systemId, `${systemId.slice(0, 4)}pw`)).status).toBe(0);
+  return esme;
+}
+
+const perlReceiptOf = (pdu: SmppPdu): string | undefined =>
+  pdu.fields.esm_class === 0x04
+    ? pdu.tlvs.get(0x001e)?.toString('latin1').replace(/\0$/, '')
+    : undefined;
+
+/** A platform's messages: those answered with an id (id -> destination, '' when unknown). */
+interface Platform {
+  sender: NetSmppEsme;
+  receiver: NetSmppEsme;
+  accepted: Map<string, string>;
+}
+
 beforeAll(async () => {
   smsc = new SmppSimulator({
     host: '127.0.0.1',
@@ -52,7 +76,7 @@ beforeAll(async () => {
     password: 'secret',
     deliveryReceipts: true,
     // Receipts come after the replica is killed, so none is out on its sessions when it dies.
-    receiptDelayMs: 3_000,
+    receiptDelayMs: 4_000,
   });
   run.simulators.push(smsc);
   const { port } = await smsc.start();
@@ -67,6 +91,17 @@ beforeAll(async () => {
   expect(await admin('PUT', '/accounts/smppco/smpp', { password: 'smpp0k', max_sessions: 4 })).toBe(
     200,
   );
+  for (const username of ['perlco', 'perlpair']) {
+    expect(
+      await admin('POST', '/accounts', { username, password: `${username}-pw`, balance: null }),
+    ).toBe(201);
+    expect(
+      await admin('PUT', `/accounts/${username}/smpp`, {
+        password: `${username.slice(0, 4)}pw`,
+        max_sessions: 4,
+      }),
+    ).toBe(200);
+  }
   await Promise.all([
     run.start('dispatcher', { SMSC_URL: `smpp://smsgw:secret@127.0.0.1:${port}?window=10` }),
     run.start('callback-notifier'),
@@ -76,6 +111,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   for (const esme of open.splice(0)) esme.close();
+  for (const esme of perl.splice(0)) esme.close();
 });
 
 describe('the smpp-server in distributed mode', () => {
@@ -166,5 +202,79 @@ describe('the smpp-server in distributed mode', () => {
     expect(after.delivered.map(receiptOf).filter((id) => id && accepted.has(id)).length).toBe(
       accepted.size,
     );
+  }, 240_000);
+
+  it('Net::SMPP platforms bind again to the other replica when theirs is killed; nothing is lost or sent twice', async () => {
+    const [first, second] = await Promise.all([smppServer(), smppServer()]);
+    const transceiver = await boundPerl(first.smppPort, 'transceiver', 'perlco');
+    const platforms: Platform[] = [
+      { sender: transceiver, receiver: transceiver, accepted: new Map() },
+      {
+        sender: await boundPerl(first.smppPort, 'transmitter', 'perlpair'),
+        receiver: await boundPerl(first.smppPort, 'receiver', 'perlpair'),
+        accepted: new Map(),
+      },
+    ];
+    const submit = (p: Platform, to: string, text: string) =>
+      p.sender.submit({
+        source_addr: '4200',
+        destination_addr: to,
+        short_message: Buffer.from(text),
+        registered_delivery: 1,
+      });
+    await Promise.all(
+      platforms.flatMap((p, k) =>
+        Array.from({ length: 10 }, async (_, i) => {
+          const to = `417901${k}${String(4000 + i)}`;
+          const { status, id } = await submit(p, to, `kill ${k} ${i}`);
+          expect(status).toBe(0);
+          p.accepted.set(id, to);
+        }),
+      ),
+    );
+    // More on the wire when the replica dies: each is answered or not, never sent twice.
+    const inFlight = platforms.flatMap((p, k) =>
+      Array.from({ length: 5 }, (_, i) =>
+        submit(p, `417901${k}${String(5000 + i)}`, `in flight ${k} ${i}`).then(
+          (answer) => {
+            if (answer.status === 0) p.accepted.set(answer.id, '');
+          },
+          () => undefined,
+        ),
+      ),
+    );
+    await first.process.kill();
+    await Promise.all(inFlight);
+    for (const esme of perl) await esme.whenClosed(10_000);
+
+    // Each platform binds again, as it bound before, to the replica that lives.
+    const again: Platform[] = [
+      { ...platforms[0], receiver: await boundPerl(second.smppPort, 'transceiver', 'perlco') },
+      {
+        ...platforms[1],
+        sender: await boundPerl(second.smppPort, 'transmitter', 'perlpair'),
+        receiver: await boundPerl(second.smppPort, 'receiver', 'perlpair'),
+      },
+    ];
+    for (const [k, p] of again.entries()) {
+      await waitFor(
+        () => {
+          const got = new Set(p.receiver.delivered.map(perlReceiptOf));
+          return [...p.accepted.keys()].every((id) => got.has(id)) ? true : undefined;
+        },
+        90_000,
+        `a receipt for every message platform ${k} was answered for`,
+      );
+      // Each receipt once, on the new session, to the platform that sent the message.
+      const receipted = [...platforms[k].receiver.delivered, ...p.receiver.delivered]
+        .map(perlReceiptOf)
+        .filter((id): id is string => id !== undefined);
+      expect([...receipted].sort()).toEqual([...p.accepted.keys()].sort());
+    }
+    // Each accepted message reached the SMSC once; nothing reached it twice.
+    const destinations = smsc.received.map((r) => r.to).filter((to) => to.startsWith('417901'));
+    expect(new Set(destinations).size).toBe(destinations.length);
+    for (const p of platforms)
+      for (const to of p.accepted.values()) if (to !== '') expect(destinations).toContain(to);
   }, 240_000);
 });
