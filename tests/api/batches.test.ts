@@ -3,7 +3,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
-import { metricSample } from '../support/scrape';
+import { batchCallbacksSettled } from '../support/scrape';
 
 const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
 let sim: SmppSimulator;
@@ -13,19 +13,6 @@ let accounts = 0;
 
 const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
   request(gw.base, method, path, options);
-/**
- * Waits until no batch callback is waiting for an attempt or a retry: each message has one
- * callback row, and a row answered or given up is never sent again, so none can come any more.
- */
-const callbacksSettled = () =>
-  waitFor(
-    async () =>
-      (await metricSample(gw.base, 'smsgw_callbacks_pending', { kind: 'callback' })) === 0
-        ? true
-        : undefined,
-    15_000,
-    'no batch callback pending',
-  );
 
 /** A fresh account per test, so balances are the test's own. */
 async function account(balance = '100'): Promise<string> {
@@ -112,7 +99,7 @@ describe('POST /secure/sendbatch', () => {
       const mine = receiver.on('/ok').filter((c) => c.query['batchId'] === batchId);
       return mine.length >= 5 ? mine : undefined;
     });
-    await callbacksSettled();
+    await batchCallbacksSettled(gw.base);
     expect(receiver.on('/ok').filter((c) => c.query['batchId'] === batchId)).toHaveLength(5);
     for (const c of calls) {
       expect(c.method).toBe('GET');
@@ -301,7 +288,7 @@ describe('POST /secure/sendbatch', () => {
       return m.callbackError ? m : undefined;
     });
     expect(message.callbackError).toMatch(/callback .* given up after 3 attempts: HTTP status 500/);
-    await callbacksSettled();
+    await batchCallbacksSettled(gw.base);
     expect(downCalls()).toHaveLength(3);
     expect(
       receiver.on('/flaky').filter((c) => c.query['batchId'] === flaky.body.data.batchId),

@@ -9,7 +9,7 @@ import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
-import { metricSample, metricValue } from '../support/scrape';
+import { batchCallbacksSettled, metricValue } from '../support/scrape';
 import { SlowReceiver } from '../support/slow-receiver';
 
 const MAX_ATTEMPTS = 3;
@@ -26,20 +26,6 @@ const givenUp = () =>
   metricValue(gw.base, 'smsgw_callbacks_given_up_total', { kind: 'callback', reason: 'attempts' });
 const requests = (outcome: string) =>
   metricValue(gw.base, 'smsgw_callback_requests_total', { kind: 'callback', outcome });
-/**
- * Waits until no batch callback waits for an attempt or a retry (the gauge is read from
- * callback_attempts): an answered or given-up callback is never made again, so no call can come.
- */
-const settle = () =>
-  waitFor(
-    async () =>
-      (await metricSample(gw.base, 'smsgw_callbacks_pending', { kind: 'callback' })) === 0
-        ? true
-        : undefined,
-    15_000,
-    'no batch callback pending',
-    100,
-  );
 /** The message id a success callback names: statusText is `Success "<id>"`. */
 const idOf = (statusText: string | undefined) =>
   /^Success "([0-9a-f-]{36})"$/.exec(statusText ?? '')![1];
@@ -95,7 +81,7 @@ describe('callback receivers that fail', () => {
       'the callbacks given up',
       100,
     );
-    await settle();
+    await batchCallbacksSettled(gw.base);
     // Given up means no further attempt, and each message counted once.
     for (const to of recipients) expect(callsTo(to)).toHaveLength(MAX_ATTEMPTS);
     // Every attempt of one callback carries the same id, and each callback its own: a receiver
@@ -145,7 +131,7 @@ describe('callback receivers that fail', () => {
       'the callbacks to the healthy receiver',
       100,
     );
-    await settle();
+    await batchCallbacksSettled(gw.base);
     for (const to of recipients) {
       const calls = slow.to(to);
       // First attempt: the notifier stopped waiting before the answer; second: answered, and no more.

@@ -1,3 +1,4 @@
+import { waitFor } from '@smsgw/kit/testing';
 import { request } from './http';
 
 /**
@@ -37,4 +38,20 @@ export async function metricSample(
       sum = (sum ?? 0) + Number(sample[3]);
   }
   return sum;
+}
+
+/**
+ * Waits until no batch callback waits for an attempt or a retry (the gauge is read from
+ * callback_attempts): an answered or given-up callback is never made again, so no call can come.
+ */
+export function batchCallbacksSettled(base: string): Promise<true> {
+  return waitFor(
+    async () =>
+      (await metricSample(base, 'smsgw_callbacks_pending', { kind: 'callback' })) === 0
+        ? true
+        : undefined,
+    15_000,
+    'no batch callback pending',
+    100,
+  );
 }
