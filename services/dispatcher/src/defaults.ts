@@ -87,6 +87,11 @@ export const dispatcherDefaults = {
     throttleFactor: 0.5,
     /** The rate is multiplied by this when the SMSC's answers slow down. */
     latencyFactor: 0.8,
+    /**
+     * Latency is compared with its lowest of the last 5-10 s (two periods), so a lasting change of
+     * the SMSC's or the host's pace becomes the new normal within 10 s.
+     */
+    floorWindowMs: 5_000,
   },
   connectors: {
     /** How often the connectors table (and the MT routes) are read: changes apply within this. */

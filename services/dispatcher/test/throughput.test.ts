@@ -75,6 +75,20 @@ describe('SmartQos', () => {
     expect(qos.current(1000)).toBeLessThan(100);
   });
 
+  it('takes a lasting rise of latency as the new normal within two floor periods', () => {
+    const qos = new SmartQos(options, 0);
+    for (let t = 0; t < 2000; t += 10) qos.onResponse(2, t);
+    // The SMSC now answers in 60 ms, and keeps doing so.
+    for (let t = 2000; t < 4000; t += 10) qos.onResponse(60, t);
+    const backedOff = qos.current(4000);
+    expect(backedOff).toBeLessThan(100);
+    for (let t = 4000; t < 60_000; t += 10) qos.onResponse(60, t);
+    expect(qos.current(60_000)).toBe(100);
+    // A rise above that new floor still backs off.
+    for (let t = 60_000; t < 62_000; t += 10) qos.onResponse(200, t);
+    expect(qos.current(62_000)).toBeLessThan(100);
+  });
+
   it('never goes below the floor', () => {
     const qos = new SmartQos({ ...options, minRate: 5, throttleFactor: 0.1 }, 0);
     for (let t = 0; t < 5000; t += 1000) qos.onThrottled(t);

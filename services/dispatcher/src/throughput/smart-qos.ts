@@ -7,20 +7,25 @@ export interface SmartQosOptions {
   recoverPerSecond: number;
   /** Factor on ESME_RTHROTTLED (multiplicative decrease). */
   throttleFactor: number;
-  /** Factor when SMSC latency rises above twice its observed floor. */
+  /** Factor when SMSC latency rises above twice its recent floor. */
   latencyFactor: number;
+  /** The latency floor is the lowest smoothed latency of the last one to two of these periods. */
+  floorWindowMs: number;
 }
 
 /**
  * Adapts the submit rate to the SMSC (docs/architecture.md § Throughput caps): multiplicative
- * back-off on throttling or on rising response latency, additive recovery up to the configured
- * rate. Decisions use smoothed latency and at most one decrease per second, so a single slow answer
+ * back-off on throttling or on response latency rising above its recent floor, additive recovery up
+ * to the configured rate. Decisions use smoothed latency and at most one decrease per second, so a single slow answer
  * does not move the rate.
  */
 export class SmartQos {
   private rate: number;
   private ewmaMs: number | undefined;
-  private floorMs: number | undefined;
+  /** Lowest smoothed latency of the period now running and of the one before it. */
+  private windowFloorMs: number | undefined;
+  private previousFloorMs: number | undefined;
+  private windowStart: number;
   private lastDecrease = -Infinity;
   private lastTick: number;
 
@@ -30,6 +35,7 @@ export class SmartQos {
   ) {
     this.rate = options.maxRate;
     this.lastTick = now;
+    this.windowStart = now;
   }
 
   current(now = Date.now()): number {
@@ -42,10 +48,28 @@ export class SmartQos {
   }
 
   onResponse(latencyMs: number, now = Date.now()): void {
-    this.ewmaMs = this.ewmaMs === undefined ? latencyMs : this.ewmaMs * 0.9 + latencyMs * 0.1;
-    this.floorMs = this.floorMs === undefined ? this.ewmaMs : Math.min(this.floorMs, this.ewmaMs);
-    if (this.ewmaMs > Math.max(2 * this.floorMs, this.floorMs + 20))
-      this.decrease(this.options.latencyFactor, now);
+    const ewma = this.ewmaMs === undefined ? latencyMs : this.ewmaMs * 0.9 + latencyMs * 0.1;
+    this.ewmaMs = ewma;
+    const floor = this.floor(ewma, now);
+    if (ewma > Math.max(2 * floor, floor + 20)) this.decrease(this.options.latencyFactor, now);
+  }
+
+  /**
+   * The floor forgets what is older than two periods: a floor kept from an idle moment, or from
+   * before the SMSC moved farther away, would call every later answer slow and hold the rate at
+   * the level where one decrease a second matches the recovery.
+   */
+  private floor(ewma: number, now: number): number {
+    const elapsed = now - this.windowStart;
+    if (elapsed >= this.options.floorWindowMs) {
+      // After a silence of two periods and more, nothing seen before it is recent.
+      this.previousFloorMs =
+        elapsed < 2 * this.options.floorWindowMs ? this.windowFloorMs : undefined;
+      this.windowFloorMs = undefined;
+      this.windowStart = now;
+    }
+    this.windowFloorMs = Math.min(this.windowFloorMs ?? ewma, ewma);
+    return Math.min(this.windowFloorMs, this.previousFloorMs ?? ewma);
   }
 
   private decrease(factor: number, now: number): void {
