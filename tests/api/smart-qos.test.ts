@@ -41,8 +41,8 @@ describe('smart QoS', () => {
 
   it('backs off on ESME_RTHROTTLED and climbs back to the configured rate', async () => {
     const auth = basic('qos', 'qos-password');
-    // Enough that messages are still going out when the throttling stops: the rate climbs back on
-    // the SMSC's answers, so a batch sent out before then would leave nothing to climb on.
+    // Enough that messages are still going out when the throttling stops, so the rate climbs back
+    // while the SMSC's answers still feed the latency check, as in production.
     const recipients = Array.from({ length: 1000 }, (_, i) => String(41_770_000_000 + i));
     await request(gw.base, 'POST', '/secure/sendbatch', {
       auth,
