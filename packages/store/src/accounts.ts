@@ -327,16 +327,22 @@ export async function accountCallbackSecrets(
   return rows[0];
 }
 
-/** The signing secrets of the account that sent the message (a compound statement with `messages`). */
-export async function callbackSecretsOfMessage(
+/**
+ * The signing secrets of the account that sent each message, by message id (a compound statement
+ * with `messages`; messages not found are absent).
+ */
+export async function callbackSecretsOfMessages(
   db: Queryable,
-  messageId: string,
-): Promise<CallbackSecrets | undefined> {
-  const { rows } = await db.query<CallbackSecrets>(
-    `SELECT ${LIVE_SECRETS} FROM accounts WHERE id = (SELECT account_id FROM messages WHERE id = $1)`,
-    [messageId],
+  messageIds: readonly string[],
+): Promise<Map<string, CallbackSecrets>> {
+  if (messageIds.length === 0) return new Map();
+  const { rows } = await db.query<CallbackSecrets & { message_id: string }>(
+    `SELECT m.id AS message_id, ${LIVE_SECRETS}
+       FROM messages m JOIN accounts ON accounts.id = m.account_id
+      WHERE m.id = ANY($1::uuid[])`,
+    [messageIds],
   );
-  return rows[0];
+  return new Map(rows.map(({ message_id, ...secrets }) => [message_id, secrets]));
 }
 
 /**

@@ -42,6 +42,34 @@ export async function insertCallbackAttempt(
 }
 
 /**
+ * The same for many requests in one statement, answering per request in order whether it is new.
+ * A request named twice in one call is new at most once.
+ */
+export async function insertCallbackAttempts(
+  db: Queryable,
+  attempts: readonly Omit<CallbackAttempt, 'attempts'>[],
+): Promise<boolean[]> {
+  if (attempts.length === 0) return [];
+  const { rows } = await db.query<{ message_id: string; kind: string }>(
+    `INSERT INTO callback_attempts (message_id, kind, url, method, query, state, format)
+       SELECT id, kind, url, method, query::jsonb, 'pending', format
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+           AS a(id, kind, url, method, query, format)
+       ON CONFLICT (message_id, kind) DO NOTHING RETURNING message_id, kind`,
+    [
+      attempts.map((a) => a.message_id),
+      attempts.map((a) => a.kind),
+      attempts.map((a) => a.url),
+      attempts.map((a) => a.method),
+      attempts.map((a) => JSON.stringify(a.query)),
+      attempts.map((a) => a.format ?? 'form'),
+    ],
+  );
+  const inserted = new Set(rows.map((r) => `${r.message_id}.${r.kind}`));
+  return attempts.map((a) => inserted.delete(`${a.message_id}.${a.kind}`));
+}
+
+/**
  * The host (and port) of a callback URL, in lower case, as the notifier counts its requests ('' when
  * unreadable: such a request is never skipped).
  */
@@ -96,6 +124,20 @@ export async function markCallbackDone(
     `UPDATE callback_attempts SET state = 'done', attempts = attempts + 1, last_outcome = $3, updated_at = now()
         WHERE message_id = $1 AND kind = $2 AND state = 'pending'`,
     [a.message_id, a.kind, outcome],
+  );
+}
+
+/** Marks many requests done in one statement (markCallbackDone for each). */
+export async function markCallbacksDone(
+  db: Queryable,
+  done: readonly (Pick<CallbackAttempt, 'message_id' | 'kind'> & { outcome: string })[],
+): Promise<void> {
+  if (done.length === 0) return;
+  await db.query(
+    `UPDATE callback_attempts c SET state = 'done', attempts = c.attempts + 1, last_outcome = d.outcome, updated_at = now()
+        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS d(message_id, kind, outcome)
+       WHERE c.message_id = d.message_id AND c.kind = d.kind AND c.state = 'pending'`,
+    [done.map((d) => d.message_id), done.map((d) => d.kind), done.map((d) => d.outcome)],
   );
 }
 

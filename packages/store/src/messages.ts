@@ -25,7 +25,7 @@ import { sqlList } from './sql-list';
  * messages), cancelBatch (cancels the waiting ones), batchStatus (counts by state) and inState
  * (counts or finds a batch's messages in given states, for takeDueBatch,
  * completeFinishedBatches and STALLED_BATCHES), watchBatchProgress (counts each open batch's unsent
- * messages); accounts.ts callbackSecretsOfMessage (the signing secrets of a
+ * messages); accounts.ts callbackSecretsOfMessages (the signing secrets of a
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
  * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for).

@@ -1,13 +1,15 @@
 import type { ReportWish } from '@smsgw/contracts';
-import type { Db, Queryable } from '@smsgw/kit';
+import { GroupCommit, type Db, type Queryable } from '@smsgw/kit';
 import {
   accountCallbackSecrets,
   findInboundMessage,
   setInboundDelivery,
   batchCallbackUrls,
-  callbackSecretsOfMessage,
+  callbackSecretsOfMessages,
   insertCallbackAttempt,
+  insertCallbackAttempts,
   markCallbackDone,
+  markCallbacksDone,
   markCallbackGivenUp,
   messageReportFacts,
   messageReportWish,
@@ -21,16 +23,39 @@ import {
 
 export type { CallbackAttempt, CallbackKind } from '@smsgw/store';
 
+/** Most requests one grouped statement holds. */
+const GROUP_SIZE = 500;
+
+type DoneRequest = Pick<CallbackAttempt, 'message_id' | 'kind'> & { outcome: string };
+
 /**
  * Callback requests as rows: one per message and kind, so a redelivered event adds nothing, and a
  * request is retried from Postgres, not from memory (promise 4).
  */
 export class CallbackStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * Requests made and requests done, each in one statement per group: those that arrive while one
+   * statement is in flight go together in the next (docs/architecture.md § Promise 4).
+   */
+  private readonly inserts: GroupCommit<Omit<CallbackAttempt, 'attempts'>, boolean>;
+  private readonly dones: GroupCommit<DoneRequest, undefined>;
+
+  constructor(private readonly db: Db) {
+    this.inserts = new GroupCommit((rows) => insertCallbackAttempts(db, rows), {
+      maxSize: GROUP_SIZE,
+    });
+    this.dones = new GroupCommit(
+      async (rows) => {
+        await markCallbacksDone(db, rows);
+        return rows.map(() => undefined);
+      },
+      { maxSize: GROUP_SIZE },
+    );
+  }
 
   /** true when the request is new. */
   enqueue(a: Omit<CallbackAttempt, 'attempts'>): Promise<boolean> {
-    return insertCallbackAttempt(this.db, a);
+    return this.inserts.add(a);
   }
 
   /** The same, inside the caller's transaction (an inbound message's route and its webhook call). */
@@ -57,7 +82,7 @@ export class CallbackStore {
 
   /** Done; an inbound message's webhook call also marks the message delivered. */
   async succeeded(a: CallbackAttempt, outcome: string): Promise<void> {
-    if (a.kind !== 'mo') return markCallbackDone(this.db, a, outcome);
+    if (a.kind !== 'mo') return this.dones.add({ message_id: a.message_id, kind: a.kind, outcome });
     await this.db.transaction(async (tx) => {
       await markCallbackDone(tx, a, outcome);
       await setInboundDelivery(tx, a.message_id, 'delivered');
@@ -87,18 +112,37 @@ export class CallbackStore {
     });
   }
 
-  /** The secrets that sign the message's callbacks: its account's, and the previous one in its grace. */
-  async signingSecrets(messageId: string, kind?: string): Promise<string[]> {
-    const accountId =
-      kind === 'mo' ? (await findInboundMessage(this.db, messageId))?.account_id : undefined;
-    const secrets =
-      kind !== 'mo'
-        ? await callbackSecretsOfMessage(this.db, messageId)
-        : accountId
-          ? await accountCallbackSecrets(this.db, accountId)
-          : undefined;
-    if (!secrets) return [];
-    return secrets.previous === null ? [secrets.secret] : [secrets.secret, secrets.previous];
+  /**
+   * The secrets that sign each request: its account's, and the previous one in its grace. Read
+   * for every take, so a retry after a rotation is signed with the new secret; one statement for
+   * the reports and results of a take, one per inbound message's webhook.
+   */
+  async signingSecrets(
+    attempts: readonly CallbackAttempt[],
+  ): Promise<Map<CallbackAttempt, string[]>> {
+    const ofMessages = await callbackSecretsOfMessages(
+      this.db,
+      attempts.filter((a) => a.kind !== 'mo').map((a) => a.message_id),
+    );
+    const signing = new Map<CallbackAttempt, string[]>();
+    for (const a of attempts) {
+      const secrets =
+        a.kind === 'mo' ? await this.inboundSecrets(a.message_id) : ofMessages.get(a.message_id);
+      signing.set(
+        a,
+        !secrets
+          ? []
+          : secrets.previous === null
+            ? [secrets.secret]
+            : [secrets.secret, secrets.previous],
+      );
+    }
+    return signing;
+  }
+
+  private async inboundSecrets(inboundId: string) {
+    const accountId = (await findInboundMessage(this.db, inboundId))?.account_id;
+    return accountId ? accountCallbackSecrets(this.db, accountId) : undefined;
   }
 
   /** The message's report wish, for an event written before events carried it. */

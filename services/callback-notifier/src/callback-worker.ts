@@ -64,8 +64,9 @@ export class CallbackWorker {
       if (due.length === 0) return;
       const startBy =
         Date.now() + this.leaseMs - this.options.timeoutMs - notifierDefaults.leaseMarginMs;
+      const signing = await this.store.signingSecrets(due);
       for (const attempt of due) {
-        const delivery: Promise<void> = this.deliver(attempt, startBy)
+        const delivery: Promise<void> = this.deliver(attempt, startBy, signing.get(attempt) ?? [])
           .catch((err: unknown) =>
             this.logger.warn(
               { err, messageId: attempt.message_id, kind: attempt.kind },
@@ -81,9 +82,11 @@ export class CallbackWorker {
     }
   }
 
-  private async deliver(attempt: CallbackAttempt, startBy: number): Promise<void> {
-    // Read at each attempt: a retry after a rotation is signed with the new secret.
-    const secrets = await this.store.signingSecrets(attempt.message_id, attempt.kind);
+  private async deliver(
+    attempt: CallbackAttempt,
+    startBy: number,
+    secrets: string[],
+  ): Promise<void> {
     const outcome =
       Date.now() <= startBy
         ? await this.sender.send({
