@@ -94,13 +94,13 @@ describe.each(migratedDatabases())('callback requests in groups on %s', (_name, 
         [id, account],
       );
     const secrets = await callbackSecretsOfMessages(db, ids);
-    expect(secrets.get(ids[0]!)).toEqual(await accountCallbackSecrets(db, first));
-    expect(secrets.get(ids[1]!)).toMatchObject({
+    expect(secrets.get(ids[0])).toEqual(await accountCallbackSecrets(db, first));
+    expect(secrets.get(ids[1])).toMatchObject({
       secret: 'b'.repeat(64),
       previous: expect.any(String),
     });
     // No such message: absent, not an error.
-    expect(secrets.has(ids[2]!)).toBe(false);
+    expect(secrets.has(ids[2])).toBe(false);
     expect((await callbackSecretsOfMessages(db, [])).size).toBe(0);
   });
 });
