@@ -161,7 +161,12 @@ describe('distributed mode: each service its own process', () => {
       auth: [],
       'api-gateway': [],
       'batch-scheduler': [QUEUES.schedulerBatches],
-      'callback-notifier': [QUEUES.notifierDlr, QUEUES.notifierResults, QUEUES.notifierInbound],
+      'callback-notifier': [
+        QUEUES.notifierDlr,
+        QUEUES.notifierDlrGroup,
+        QUEUES.notifierResults,
+        QUEUES.notifierInbound,
+      ],
       dispatcher: [
         connectorQueue(QUEUES.dispatcherSubmit, DEFAULT_CONNECTOR),
         connectorQueue(QUEUES.dispatcherSubmitGroup, DEFAULT_CONNECTOR),

@@ -7,6 +7,7 @@ export const TOPICS = {
   messageSubmitGroup: 'message.submit-group',
   messageResult: 'message.result',
   messageDlr: 'message.dlr',
+  messageDlrGroup: 'message.dlr-group',
   batchAccepted: 'batch.accepted',
   inboundReceived: 'inbound.received',
 } as const;
@@ -20,6 +21,7 @@ export const QUEUES = {
   schedulerBatches: 'batch-scheduler.batch-accepted',
   notifierResults: 'callback-notifier.message-result',
   notifierDlr: 'callback-notifier.message-dlr',
+  notifierDlrGroup: 'callback-notifier.message-dlr-group',
   notifierInbound: 'callback-notifier.inbound-received',
 } as const;
 
@@ -129,6 +131,18 @@ export const MessageDlrEventSchema = z.object({
 });
 export type MessageDlrEvent = z.infer<typeof MessageDlrEventSchema>;
 
+/** Most reports one message.dlr-group event carries. */
+export const DLR_GROUP_MAX = 500;
+
+/**
+ * The reports of the receipts the dispatcher recorded in one statement, as one broker message
+ * instead of one each (message.dlr stays for the outbox's rows and for events already on the way).
+ */
+export const MessageDlrGroupEventSchema = z.object({
+  reports: z.array(MessageDlrEventSchema).min(1).max(DLR_GROUP_MAX),
+});
+export type MessageDlrGroupEvent = z.infer<typeof MessageDlrGroupEventSchema>;
+
 /** An inbound message was recorded (and its parts joined); the notifier routes and delivers it. */
 export const InboundReceivedEventSchema = z.object({ inboundId: z.string().uuid() });
 export type InboundReceivedEvent = z.infer<typeof InboundReceivedEventSchema>;
@@ -138,6 +152,7 @@ export const BUS_SCHEMAS = {
   [TOPICS.messageSubmitGroup]: MessageSubmitGroupJobSchema,
   [TOPICS.messageResult]: MessageResultEventSchema,
   [TOPICS.messageDlr]: MessageDlrEventSchema,
+  [TOPICS.messageDlrGroup]: MessageDlrGroupEventSchema,
   [TOPICS.batchAccepted]: BatchAcceptedEventSchema,
   [TOPICS.inboundReceived]: InboundReceivedEventSchema,
 } as const;

@@ -9,6 +9,8 @@ export const notifierDefaults = {
   concurrency: 64,
   /** Outcome events handled at once per queue: enough to hide the round trips to Postgres. */
   prefetch: 64,
+  /** Groups of reports (up to 500 each) handled at once: a few keep Postgres busy, as 64 events do. */
+  dlrGroupPrefetch: 4,
   /**
    * An outcome event not seen this long after its state change is taken from the outcome outbox:
    * long enough that the bus has almost surely delivered it, so the outbox rarely doubles it.

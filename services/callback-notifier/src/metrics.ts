@@ -25,6 +25,7 @@ export function createNotifierMetrics(
     exportQueueMetrics(registry, sources.bus, [
       QUEUES.notifierResults,
       QUEUES.notifierDlr,
+      QUEUES.notifierDlrGroup,
       QUEUES.notifierInbound,
     ]);
     new Gauge({

@@ -185,6 +185,23 @@ export function createNotifierService(options: NotifierServiceOptions): {
             await outbox.clear(event.messageId, TOPICS.messageDlr);
           },
         ),
+        // The reports of one recorded group: handled together, so their rows share statements;
+        // the broker message is acknowledged once every report has its rows.
+        await options.bus.consume(
+          {
+            queue: QUEUES.notifierDlrGroup,
+            topic: TOPICS.messageDlrGroup,
+            prefetch: notifierDefaults.dlrGroupPrefetch,
+          },
+          async ({ reports }) => {
+            await Promise.all(
+              reports.map(async (event) => {
+                await handlers.dlr(event);
+                await outbox.clear(event.messageId, TOPICS.messageDlr);
+              }),
+            );
+          },
+        ),
         await options.bus.consume(
           {
             queue: QUEUES.notifierInbound,

@@ -1,4 +1,4 @@
-import { TOPICS, type MessageState } from '@smsgw/contracts';
+import { DLR_GROUP_MAX, TOPICS, type MessageDlrEvent, type MessageState } from '@smsgw/contracts';
 import { GroupCommit, type Bus, type Logger } from '@smsgw/kit';
 import { receiptStatLabel, type DeliveryReceipt, type ReceiptState } from '@smsgw/smsc';
 import type { MessageClaims, PartReceipt, ReceiptMatch } from './message-claims';
@@ -51,10 +51,30 @@ export class ReceiptMatcher {
     private readonly metrics: DispatcherMetrics,
     private readonly options: ReceiptMatcherOptions,
   ) {
-    this.records = new GroupCommit((receipts) => claims.recordReceipts(receipts), {
-      maxSize: 500,
-      lingerMs: options.lingerMs,
-    });
+    this.records = new GroupCommit(
+      async (receipts) => {
+        const matches = await claims.recordReceipts(receipts);
+        await this.publishReports(matches.flatMap((m) => (m?.report ? [m.report] : [])));
+        return matches;
+      },
+      { maxSize: DLR_GROUP_MAX, lingerMs: options.lingerMs },
+    );
+  }
+
+  /**
+   * The reports of one recorded group leave as one broker message: one per report cost the broker
+   * and the notifier more than the report's own work. The outbox keeps them if the publish fails.
+   */
+  private async publishReports(reports: MessageDlrEvent[]): Promise<void> {
+    if (reports.length === 0) return;
+    await this.bus
+      .publish(TOPICS.messageDlrGroup, { reports })
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { err, count: reports.length },
+          'could not publish the delivery reports; the outbox keeps them',
+        ),
+      );
   }
 
   /**
@@ -132,22 +152,16 @@ export class ReceiptMatcher {
       if (!matched) return 'unmatched';
       if (matched.final)
         this.metrics.final.inc({ connector: this.options.connector, state: matched.final });
-      if (matched.report) {
-        const report = matched.report;
-        await this.bus
-          .publish(TOPICS.messageDlr, report)
-          .catch((err: unknown) =>
-            this.logger.warn(
-              { err, messageId: report.messageId },
-              'could not publish the delivery report; the outbox keeps it',
-            ),
-          );
-      }
       return 'matched';
     } catch (err) {
       this.logger.warn({ err, smscId: receipt.smscId }, 'could not record a delivery receipt');
       return 'error';
     }
+  }
+
+  /** Whether a receipt with this id waits, held, for its message to be recorded. */
+  holds(smscId: string): boolean {
+    return this.held.has(smscId);
   }
 
   stop(): void {

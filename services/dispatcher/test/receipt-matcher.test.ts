@@ -46,9 +46,10 @@ beforeAll(async () => {
   db = await openMigratedPglite();
   accountId = await insertTestAccount(db);
   bus = new MemoryBus();
+  // The reports of one recorded group travel as one event.
   await bus.consume(
-    { queue: QUEUES.notifierDlr, topic: TOPICS.messageDlr },
-    (e) => void dlrs.push(e),
+    { queue: QUEUES.notifierDlrGroup, topic: TOPICS.messageDlrGroup },
+    (e) => void dlrs.push(...e.reports),
   );
   claims = new MessageClaims(db, DEFAULT_CONNECTOR);
   const metrics = createDispatcherMetrics(createRegistry('test'), () => []);
@@ -70,7 +71,8 @@ describe('ReceiptMatcher', () => {
     const id = await submittedMessage(['1001']);
     let answered = false;
     const answer = matcher.receive(receipt('1001')).then(() => (answered = true));
-    await new Promise((r) => setTimeout(r, 50));
+    // Tried, no submitted message found: held.
+    await waitFor(() => matcher.holds('1001'), 5_000, 'the receipt held');
     expect(await stateOf(id)).toBe('submitting');
     // The SMSC's deliver_sm stays unanswered while the receipt is only held in memory.
     expect(answered).toBe(false);
@@ -88,9 +90,8 @@ describe('ReceiptMatcher', () => {
   it('a long message is delivered only when every part is, and reports once', async () => {
     const id = await submittedMessage(['2001', '2002', '2003']);
     await claims.markSubmitted([{ id, smscIds: ['2001', '2002', '2003'] }]);
-    void matcher.receive(receipt('2001'));
-    void matcher.receive(receipt('2003'));
-    await new Promise((r) => setTimeout(r, 100));
+    // Both recorded (receive resolves once its receipt is).
+    await Promise.all([matcher.receive(receipt('2001')), matcher.receive(receipt('2003'))]);
     expect(await stateOf(id)).toBe('submitted');
     void matcher.receive(receipt('2002'));
     await waitFor(async () => (await stateOf(id)) === 'delivered');
@@ -115,7 +116,8 @@ describe('ReceiptMatcher', () => {
     await waitFor(async () => (await stateOf(id)) === 'delivered');
     // Held until holdMs, past the end of the suite, when the database is closed: refused then.
     matcher.receive(receipt('4001', 'UNDELIV')).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
+    // Tried and matched nothing: the message took its final state with the first one.
+    await waitFor(() => matcher.holds('4001'), 5_000, 'the duplicate held');
     expect(await stateOf(id)).toBe('delivered');
     expect(dlrs.filter((d) => d.messageId === id)).toHaveLength(1);
   });
