@@ -1,5 +1,36 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Side } from './send-rounds';
+
+/**
+ * A deployment whose callback-notifier may call the sink on loopback, as many requests at once as
+ * it makes (64) rather than the default 8 per customer host, so the reports do not wait on the
+ * sink's host limit.
+ */
+export const SINK_CALLBACK_ENV = {
+  CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+  CALLBACK_HOST_CONCURRENCY: '64',
+};
+
+/**
+ * A `/secure/send` side whose message asks for its handset receipt at the sink (dlr_url at level
+ * 2), done when the callback-notifier's request reached it: the HTTP side that delivers the
+ * receipt to the customer.
+ */
+export function reportedAtSink(side: Side, sink: CallbackSink): Side {
+  const { done: _done, ...rest } = side;
+  return {
+    ...rest,
+    body: JSON.stringify({
+      to: '41790000001',
+      content: 'Hello',
+      dlr: 'yes',
+      dlr_url: sink.url,
+      dlr_level: 2,
+    }),
+    tracker: () => sink.tracker(),
+  };
+}
 
 export interface CallbackSink {
   /** The dlr_url a message asks its delivery report at. */

@@ -3,6 +3,7 @@ import { createTestDatabase } from '@smsgw/kit/testing';
 import { resetAutovacuum, withAutovacuum } from './autovacuum';
 import { LOAD_GENERATOR, SIMULATOR, gatewaySide, startDeployment } from './gateway-sides';
 import type { Deployment } from './gateway-sides';
+import { SINK_CALLBACK_ENV, reportedAtSink, startCallbackSink } from './callback-sink';
 import { CONNECTIONS } from './http-load';
 import { ensureKannelInstalled, startKannel, type KannelBoxes } from './kannel-boxes';
 import { embeddedSide } from './kannel-embedded';
@@ -118,6 +119,8 @@ export async function benchKannel(): Promise<void> {
   const installation = ensureKannelInstalled();
   await withAutovacuum(async (autovacuum) => {
     const sink = await startDlrSink();
+    // Ours with the receipt delivered to the customer's dlr_url, as Kannel calls its dlr-url.
+    const reports = await startCallbackSink();
     const kannel: KannelSide[] = [];
     let ours: Deployment | undefined;
     let embedded: KannelSide | undefined;
@@ -126,6 +129,7 @@ export async function benchKannel(): Promise<void> {
       await ours?.stop();
       for (const k of kannel) await k.stop();
       sink.close();
+      await reports.close();
     };
     // An interrupted run stops Kannel's boxes and the services it started, and puts autovacuum
     // back, rather than leaving them to the next run.
@@ -139,22 +143,23 @@ export async function benchKannel(): Promise<void> {
     try {
       kannel.push(await kannelSide('internal', sink));
       kannel.push(await kannelSide('pgsql', sink));
-      ours = await startDeployment(true, `window=${KANNEL_WINDOW}`);
+      ours = await startDeployment(true, `window=${KANNEL_WINDOW}`, {}, SINK_CALLBACK_ENV);
       // BENCH_KANNEL_EMBEDDED=0 leaves embedded mode out, for a shorter run.
       if (process.env['BENCH_KANNEL_EMBEDDED'] !== '0') embedded = await embeddedSide();
+      // Unlimited credit, asked for explicitly: an account is created with none.
+      const anchor = {
+        authorization: await ours.cluster.createAccount('anchor', { balance: null }),
+      };
       const result = await runSendRounds([
         ...kannel.map((k) => k.side),
-        {
-          ...gatewaySide(ours),
-          // Unlimited credit, asked for explicitly: an account is created with none.
-          headers: { authorization: await ours.cluster.createAccount('anchor', { balance: null }) },
-        },
+        { ...gatewaySide(ours), headers: anchor },
+        { ...reportedAtSink(gatewaySide(ours, 'receiptsReported'), reports), headers: anchor },
         ...(embedded ? [embedded.side] : []),
       ]);
       // One batch on the same deployment after the rounds; BENCH_KANNEL_BATCH=0 leaves it out.
       const batchSize = Number(process.env['BENCH_KANNEL_BATCH'] ?? 20_000);
       const batch = batchSize > 0 ? await measureBatch(ours, batchSize) : undefined;
-      const { kannelInternal, kannelPgsql, receipts } = result.sides;
+      const { kannelInternal, kannelPgsql, receipts, receiptsReported } = result.sides;
       const embeddedFigures = result.sides['embedded'];
       const cpu = (s: typeof receipts) => s.targetMicrosPerMessage ?? NaN;
       const ratios = {
@@ -164,6 +169,8 @@ export async function benchKannel(): Promise<void> {
         cpuVsKannelPgsql: ratio(cpu(receipts), cpu(kannelPgsql)),
         rateVsKannelPgsql: ratio(receipts.doneRate, kannelPgsql.doneRate),
         p99Ms: receipts.p99,
+        reportedCpuVsKannelInternal: ratio(cpu(receiptsReported), cpu(kannelInternal)),
+        reportedRateVsKannelInternal: ratio(receiptsReported.doneRate, kannelInternal.doneRate),
         warmUpCpuVsSteady: ratio(receipts.warmUp.targetMicrosPerMessage ?? NaN, cpu(receipts)),
         // Target: at most 0.25.
         ...(batch && {
@@ -194,12 +201,17 @@ export async function benchKannel(): Promise<void> {
             ['kannelInternal', 'Kannel, `dlr-storage = internal`'],
             ['kannelPgsql', 'Kannel, `dlr-storage = pgsql`'],
             ['receipts', 'ours, distributed (`/secure/send`)'],
+            ['receiptsReported', 'ours, distributed, report to `dlr_url`'],
             ['embedded', 'ours, embedded (PGlite)'],
           ]),
           ratiosTable(ratios, {
             cpuVsKannelInternal: 'CPU per delivered message, ours / Kannel internal (target ≤ 0.5)',
             rateVsKannelInternal: 'delivered rate, ours / Kannel internal (target ≥ 1)',
             p99Ms: 'p99 of `/secure/send`, worst round, ms (target < 50)',
+            reportedCpuVsKannelInternal:
+              'CPU per message, ours with its report called at `dlr_url` / Kannel internal',
+            reportedRateVsKannelInternal:
+              'delivered rate, ours with its report called at `dlr_url` / Kannel internal',
             cpuVsKannelPgsql: 'CPU per message, ours / Kannel pgsql',
             rateVsKannelPgsql: 'delivered rate, ours / Kannel pgsql',
             warmUpCpuVsSteady: 'CPU, warm-up on a fresh database / steady state (target ≤ 1.2)',

@@ -1,6 +1,11 @@
 import { freePort, startService, type ServiceProcess } from '@smsgw/kit/testing';
 import { benchRouteCount } from './bench-routes';
-import { startCallbackSink, type CallbackSink } from './callback-sink';
+import {
+  SINK_CALLBACK_ENV,
+  reportedAtSink,
+  startCallbackSink,
+  type CallbackSink,
+} from './callback-sink';
 import { ADMIN_TOKEN, profilingArgs } from './cluster';
 import {
   clusterGrouping,
@@ -48,10 +53,6 @@ async function startSmppServer(deployment: Deployment): Promise<{
   return { process, port };
 }
 
-/** /secure/send's message asking for its handset receipt at the customer's URL (level 2). */
-const callbackBody = (url: string) =>
-  JSON.stringify({ to: '41790000001', content: 'Hello', dlr: 'yes', dlr_url: url, dlr_level: 2 });
-
 /**
  * `pnpm bench smpp-server`: the same message (to 41790000001, "Hello", a receipt asked for) as
  * submit_sm on one transceiver session at windows of 1, 10 and 100, beside `/secure/send` at 32
@@ -64,15 +65,9 @@ const callbackBody = (url: string) =>
  * is every process of the deployment, the smpp-server among them.
  */
 export async function benchSmppServer(): Promise<void> {
-  // The receipts' endpoint is the bench's own, on loopback. It takes as many requests at once as
-  // the callback-notifier makes (64), not the default 8 per customer host: the SMPP session takes
-  // a round of up to 200 deliver_sm at once, and the HTTP side's reports should not wait more.
-  const deployment = await startDeployment(
-    true,
-    undefined,
-    {},
-    { CALLBACK_ALLOWED_HOSTS: '127.0.0.1', CALLBACK_HOST_CONCURRENCY: '64' },
-  );
+  // The SMPP session takes a round of up to 200 deliver_sm at once: the HTTP side's reports should
+  // not wait more (SINK_CALLBACK_ENV).
+  const deployment = await startDeployment(true, undefined, {}, SINK_CALLBACK_ENV);
   let smppServer: ServiceProcess | undefined;
   let sink: CallbackSink | undefined;
   const clients: SmppLoadClient[] = [];
@@ -86,12 +81,9 @@ export async function benchSmppServer(): Promise<void> {
     const grouping = (pid: number, command: string) =>
       pid === serverPid ? 'smpp-server' : base(pid, command);
     const rest = { ...gatewaySide(deployment, 'rest'), grouping };
-    const { done: _done, ...httpSide } = gatewaySide(deployment, 'restCallback');
     const restCallback: Side = {
-      ...httpSide,
+      ...reportedAtSink(gatewaySide(deployment, 'restCallback'), callbacks),
       grouping,
-      body: callbackBody(callbacks.url),
-      tracker: () => callbacks.tracker(),
     };
     const receipts = new ReceiptCount();
     const smppSides: Side[] = [];
