@@ -1,5 +1,5 @@
 import { createLogger, type Db } from '@smsgw/kit';
-import { insertTestAccount, openMigratedPglite } from '@smsgw/kit/testing';
+import { insertTestAccount, openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { MessageStore } from '../src/message-store';
 import { SendPipeline } from '../src/send-pipeline/send-pipeline';
 import type { SubmitJob } from '../src/send-pipeline/submit-job-publisher';
@@ -33,15 +33,17 @@ function pipeline(broker: HeldBroker, maxUnconfirmedJobs = 1000) {
 
 const outboxRows = async () =>
   Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM job_outbox')).rows[0].n);
-const settledSoon = async <T>(p: Promise<T>): Promise<boolean> => {
-  let settled = false;
+/** Whether `p` has settled, read at any time. */
+const tracked = <T>(p: Promise<T>): { settled: boolean } => {
+  const state = { settled: false };
   void p.then(
-    () => (settled = true),
-    () => (settled = true),
+    () => (state.settled = true),
+    () => (state.settled = true),
   );
-  for (let i = 0; i < 50 && !settled; i++) await new Promise((r) => setTimeout(r, 5));
-  return settled;
+  return state;
 };
+/** One turn of the event loop: whatever the microtasks queued before it would settle has. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const DEFAULT_ROUTE = { route: null, connectors: ['default'], price: null };
 
@@ -83,14 +85,23 @@ describe('SendPipeline and the broker confirm', () => {
     await gateway.accept(accountId, { to: '41790000001', content: 'one' }, DEFAULT_ROUTE);
     await gateway.accept(accountId, { to: '41790000001', content: 'two' }, DEFAULT_ROUTE);
 
-    const third = gateway.accept(accountId, { to: '41790000001', content: 'three' }, DEFAULT_ROUTE);
-    expect(await settledSoon(third)).toBe(false);
-    expect(broker.jobs).toHaveLength(3);
+    const third = tracked(
+      gateway.accept(accountId, { to: '41790000001', content: 'three' }, DEFAULT_ROUTE),
+    );
+    // Its job reached the broker: all that remains for the request is to wait for the confirm.
+    await waitFor(() => broker.jobs.length === 3, 5_000, 'the third job published');
+    await nextTurn();
+    expect(third.settled).toBe(false);
+    expect(gateway.unconfirmedJobs).toBe(3);
     broker.jobs[2].confirm();
-    expect(await settledSoon(third)).toBe(true);
+    await waitFor(() => third.settled, 5_000, 'the third request answered');
 
     const drained = gateway.waitForConfirms();
-    expect(await settledSoon(drained)).toBe(false);
+    const draining = tracked(drained);
+    await nextTurn();
+    // Two jobs still wait for their confirm.
+    expect(gateway.unconfirmedJobs).toBe(2);
+    expect(draining.settled).toBe(false);
     for (const j of broker.jobs.slice(0, 2)) j.confirm();
     await drained;
     expect(gateway.unconfirmedJobs).toBe(0);

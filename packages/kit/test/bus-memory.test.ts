@@ -3,7 +3,9 @@ import { TOPICS } from '@smsgw/contracts';
 import { MemoryBus, PoisonMessageError } from '../src';
 import { waitFor } from '../src/testing';
 import { describeBusConformance } from './bus-conformance';
-import { sleep } from './support/wait';
+
+/** One turn of the event loop: the microtasks queued before it have all run. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describeBusConformance('MemoryBus', () => Promise.resolve(new MemoryBus()));
 
@@ -70,18 +72,29 @@ describe('MemoryBus specifics', () => {
   });
 
   it('drops pending retry timers on close', async () => {
-    let calls = 0;
-    await bus.consume(
-      { queue: 'timers', topic: TOPICS.messageSubmit, retryDelaysMs: [100] },
-      () => {
-        calls++;
-        throw new Error('x');
-      },
-    );
-    await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
-    await waitFor(() => calls === 1);
-    await bus.close();
-    await sleep(200);
-    expect(calls).toBe(1);
+    // Fake timers: the retry's timer can be seen pending, and the clock moved past its delay. The
+    // bus hands messages over in microtasks, which stay real, as do the turns awaited here.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    try {
+      let calls = 0;
+      await bus.consume(
+        { queue: 'timers', topic: TOPICS.messageSubmit, retryDelaysMs: [100] },
+        () => {
+          calls++;
+          throw new Error('x');
+        },
+      );
+      await bus.publish(TOPICS.messageSubmit, { messageId: randomUUID() });
+      await nextTurn();
+      expect(calls).toBe(1);
+      expect(jest.getTimerCount()).toBe(1); // the retry
+      await bus.close();
+      expect(jest.getTimerCount()).toBe(0);
+      await jest.advanceTimersByTimeAsync(200);
+      await nextTurn();
+      expect(calls).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { PgliteDb } from '../src';
 import { PgliteStatistics } from '../src/db/pglite-statistics';
+import { waitFor } from '../src/testing';
 
 /** Stands in for autovacuum's ANALYZE in embedded mode (packages/kit/src/db/pglite-statistics.ts). */
 describe('PgliteStatistics', () => {
@@ -49,16 +50,18 @@ describe('PgliteStatistics', () => {
     const own = await PgliteDb.open({ logger: pino({ level: 'silent' }), analyzeEveryMs: 50 });
     await own.exec(`CREATE TABLE samples (id int PRIMARY KEY)`);
     await own.query(`INSERT INTO samples SELECT generate_series(1, 500)`);
-    const deadline = Date.now() + 10_000;
-    let reltuples = -1;
-    while (reltuples < 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      ({ reltuples } = (
-        await own.query<{ reltuples: number }>(
+    // reltuples is -1 until the table's first analyze.
+    const reltuples = await waitFor(
+      async () => {
+        const { rows } = await own.query<{ reltuples: number }>(
           `SELECT reltuples FROM pg_class WHERE relname = 'samples'`,
-        )
-      ).rows[0]);
-    }
+        );
+        return rows[0].reltuples >= 0 ? rows[0].reltuples : undefined;
+      },
+      10_000,
+      'the first analyze of its own',
+      50,
+    );
     expect(reltuples).toBe(500);
     await own.close();
     await expect(own.query('SELECT 1')).rejects.toThrow(/closed/);

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATIONS_DIR, PgliteDb, migrate } from '@smsgw/kit';
-import { insertTestAccount } from '@smsgw/kit/testing';
+import { insertTestAccount, waitFor } from '@smsgw/kit/testing';
 import {
   accountCallbackSecrets,
   claimIdempotencyKey,
@@ -69,11 +69,25 @@ describe('idempotency keys', () => {
     expect(claims.filter(Boolean)).toHaveLength(1);
 
     const short = { accountId, key: 'k2', fingerprint: 'f2', windowSeconds: 0.001 };
+    /** Until the database clock is past the key's expiry (what every statement here compares). */
+    const expired = () =>
+      waitFor(
+        async () => {
+          const { rows } = await db.query<{ over: boolean }>(
+            `SELECT expires_at <= now() AS over FROM idempotency_keys WHERE account_id = $1 AND key = 'k2'`,
+            [accountId],
+          );
+          return rows[0].over;
+        },
+        5_000,
+        'the key expired',
+        1,
+      );
     expect(await claimIdempotencyKey(db, short)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expired();
     expect(await findIdempotencyKey(db, accountId, 'k2')).toBeUndefined();
     expect(await claimIdempotencyKey(db, { ...short, fingerprint: 'f3' })).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expired();
     expect(await deleteExpiredIdempotencyKeys(db, 100)).toBe(1);
     expect(await findIdempotencyKey(db, accountId, 'k1')).toMatchObject({
       fingerprint: 'f1',

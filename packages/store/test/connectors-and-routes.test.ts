@@ -1,4 +1,5 @@
 import { PgliteDb, SecretBox, migrate } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import {
   deleteStaleConnectorStatus,
   getConnector,
@@ -40,7 +41,17 @@ const route = (name: string, position: number, connectors: string[]): NewMtRoute
   price: '0.05',
 });
 const updatedAt = async (name: string) => (await getConnector(db, name, box))!.updated_at.getTime();
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Until the database clock is past `ms`: a change made after it gets a later updated_at. */
+const clockPast = (ms: number) =>
+  waitFor(
+    async () => {
+      const { rows } = await db.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+      return rows[0].now.getTime() > ms;
+    },
+    5_000,
+    'the database clock past the last change',
+    1,
+  );
 
 describe('connectors', () => {
   it('refuses a second connector of the same name', async () => {
@@ -57,7 +68,7 @@ describe('connectors', () => {
 
   it('moves updated_at only when a value changes', async () => {
     const before = await updatedAt('a');
-    await tick();
+    await clockPast(before);
     expect(await updateConnector(db, box, 'a', { binds: 1, url: 'smpp://u:p@a' })).toBe(true);
     expect(await updatedAt('a')).toBe(before);
     expect(await updateConnector(db, box, 'a', { binds: 2 })).toBe(true);
@@ -70,7 +81,7 @@ describe('connectors', () => {
     expect(await setDesiredState(db, 'b', 'stopped')).toBe(true);
     expect((await getConnector(db, 'b', box))!.desired_state).toBe('stopped');
     const stoppedAt = await updatedAt('b');
-    await tick();
+    await clockPast(stoppedAt);
     expect(await setDesiredState(db, 'b', 'stopped')).toBe(true);
     expect(await updatedAt('b')).toBe(stoppedAt);
     expect(await setDesiredState(db, 'b', 'started')).toBe(true);
