@@ -1,25 +1,14 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
-import { timeOrderedId, type Db } from '@smsgw/kit';
-import { insertTestAccount, migratedDatabases } from '@smsgw/kit/testing';
+import { timeOrderedId } from '@smsgw/kit';
+import { DAY_MS, migratedDatabases, useMigratedAccount, utcDayStart } from '@smsgw/kit/testing';
 import { addMessagePartition } from '@smsgw/store';
 import { MessageClaims } from '../src/message-claims';
 
-const DAY = 86_400_000;
-
-const today = (): Date => new Date(Math.floor(Date.now() / DAY) * DAY);
-
 describe.each(migratedDatabases())('message claims across partitions on %s', (_name, open) => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  let accountId: string;
-  beforeEach(async () => {
-    ({ db, drop } = await open());
-    accountId = await insertTestAccount(db);
-  });
-  afterEach(() => drop());
+  const suite = useMigratedAccount(open);
 
   async function states(ids: readonly string[]): Promise<string[]> {
-    const { rows } = await db.query<{ state: string }>(
+    const { rows } = await suite.db.query<{ state: string }>(
       'SELECT state FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id',
       [ids],
     );
@@ -27,19 +16,19 @@ describe.each(migratedDatabases())('message claims across partitions on %s', (_n
   }
 
   it("claims and records answers of a group whose messages are in a period's partition and in the default one", async () => {
-    const day = today();
-    await addMessagePartition(db, day, new Date(day.getTime() + DAY));
+    const day = utcDayStart();
+    await addMessagePartition(suite.db, day, new Date(day.getTime() + DAY_MS));
     const ids = [
       timeOrderedId(),
       timeOrderedId(),
-      timeOrderedId(new Date(day.getTime() + 3 * DAY)),
+      timeOrderedId(new Date(day.getTime() + 3 * DAY_MS)),
     ];
     for (const id of ids)
-      await db.query(
+      await suite.db.query(
         `INSERT INTO messages (id, account_id, state, to_addr, content, coding, segments, cost) VALUES ($1, $2, 'queued', '41790000001', 'hi', 0, 1, 1)`,
-        [id, accountId],
+        [id, suite.accountId],
       );
-    const claims = new MessageClaims(db, DEFAULT_CONNECTOR);
+    const claims = new MessageClaims(suite.db, DEFAULT_CONNECTOR);
     const claim = await claims.begin(ids);
     expect(claim.messages.map((m) => m.id).sort()).toEqual([...ids].sort());
     await claim.commit();

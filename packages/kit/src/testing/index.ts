@@ -5,3 +5,5 @@ export * from './service-process';
 export * from './bus-namespace';
 export * from './certificate';
 export * from './migrated-databases';
+export * from './migrated-account';
+export * from './utc-day';
