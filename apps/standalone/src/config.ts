@@ -1,4 +1,4 @@
-import { envVars } from '@smsgw/kit';
+import { envVars, smppServerEnv } from '@smsgw/kit';
 
 /**
  * Embedded mode reads the union of the services' variables; the secrets are optional here (those
@@ -61,13 +61,5 @@ export const standaloneConfigShape = {
   LOGIN_WINDOW_SECONDS: envVars.LOGIN_WINDOW_SECONDS,
   KDF_CONCURRENCY: envVars.KDF_CONCURRENCY,
   TRUSTED_PROXIES: envVars.TRUSTED_PROXIES,
-  SMPP_SERVER_PORT: envVars.SMPP_SERVER_PORT,
-  SMPP_SERVER_TLS_PORT: envVars.SMPP_SERVER_TLS_PORT,
-  SMPP_SERVER_TLS_CERT: envVars.SMPP_SERVER_TLS_CERT,
-  SMPP_SERVER_TLS_KEY: envVars.SMPP_SERVER_TLS_KEY,
-  SMPP_BIND_TIMEOUT_MS: envVars.SMPP_BIND_TIMEOUT_MS,
-  SMPP_IDLE_TIMEOUT_MS: envVars.SMPP_IDLE_TIMEOUT_MS,
-  SMPP_ENQUIRE_LINK_MS: envVars.SMPP_ENQUIRE_LINK_MS,
-  SMPP_WINDOW: envVars.SMPP_WINDOW,
-  SMPP_RECEIPT_EXPIRY_HOURS: envVars.SMPP_RECEIPT_EXPIRY_HOURS,
+  ...smppServerEnv,
 };

@@ -249,3 +249,16 @@ export const busEnv = {
   AMQP_URL: envVars.AMQP_URL,
   BUS_NAMESPACE: envVars.BUS_NAMESPACE,
 };
+
+/** What the SMPP server reads for its listeners and sessions, as a service and in embedded mode. */
+export const smppServerEnv = {
+  SMPP_SERVER_PORT: envVars.SMPP_SERVER_PORT,
+  SMPP_SERVER_TLS_PORT: envVars.SMPP_SERVER_TLS_PORT,
+  SMPP_SERVER_TLS_CERT: envVars.SMPP_SERVER_TLS_CERT,
+  SMPP_SERVER_TLS_KEY: envVars.SMPP_SERVER_TLS_KEY,
+  SMPP_BIND_TIMEOUT_MS: envVars.SMPP_BIND_TIMEOUT_MS,
+  SMPP_IDLE_TIMEOUT_MS: envVars.SMPP_IDLE_TIMEOUT_MS,
+  SMPP_ENQUIRE_LINK_MS: envVars.SMPP_ENQUIRE_LINK_MS,
+  SMPP_WINDOW: envVars.SMPP_WINDOW,
+  SMPP_RECEIPT_EXPIRY_HOURS: envVars.SMPP_RECEIPT_EXPIRY_HOURS,
+};
