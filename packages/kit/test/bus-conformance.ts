@@ -73,8 +73,14 @@ export function describeBusConformance(
       const id = randomUUID();
       await bus.publish(TOPICS.messageSubmit, { messageId: id });
       await waitFor(() => seen.length === 1);
-      await sleep(100);
-      expect(seen).toEqual([[id, { attempt: 1, redelivered: false }]]);
+      // A second job after it, so a repeat of the first would have come by the time it does.
+      const marker = randomUUID();
+      await bus.publish(TOPICS.messageSubmit, { messageId: marker });
+      await waitFor(() => seen.some(([messageId]) => messageId === marker), 5_000, 'the marker');
+      expect(seen).toEqual([
+        [id, { attempt: 1, redelivered: false }],
+        [marker, { attempt: 1, redelivered: false }],
+      ]);
     });
 
     it('keeps messages for a declared queue until a consumer comes', async () => {
@@ -88,7 +94,11 @@ export function describeBusConformance(
         at: new Date().toISOString(),
       });
       await bus.publish(TOPICS.messageDlr, dlr);
-      await sleep(50);
+      await waitFor(
+        async () => (await bus.queueDepth(q('declared'))) === 1,
+        5_000,
+        'the job in the queue',
+      );
       const seen: unknown[] = [];
       track(
         await bus.consume(
@@ -125,16 +135,32 @@ export function describeBusConformance(
       const event = resultEvent();
       await bus.publish(TOPICS.messageResult, event);
       await waitFor(() => a.length === 1 && b.length === 1);
-      await sleep(150);
-      expect([a, b, other]).toEqual([[event.messageId], [event.messageId], []]);
+      // A job of each topic after it: a repeat, or one routed to the wrong queue, would come first.
+      const marker = resultEvent();
+      const otherMarker = randomUUID();
+      await bus.publish(TOPICS.messageResult, marker);
+      await bus.publish(TOPICS.batchAccepted, { batchId: otherMarker });
+      await waitFor(
+        () =>
+          a.includes(marker.messageId) &&
+          b.includes(marker.messageId) &&
+          other.includes(otherMarker),
+        5_000,
+        'the markers',
+      );
+      expect([a, b, other]).toEqual([
+        [event.messageId, marker.messageId],
+        [event.messageId, marker.messageId],
+        [otherMarker],
+      ]);
     });
 
     it('refuses a payload that does not match the topic schema, and delivers nothing', async () => {
-      const seen: unknown[] = [];
+      const seen: string[] = [];
       track(
         await bus.consume(
           { queue: q('invalid'), topic: TOPICS.messageSubmit },
-          (p) => void seen.push(p),
+          (p) => void seen.push(p.messageId),
         ),
       );
       await expect(
@@ -144,8 +170,11 @@ export function describeBusConformance(
       await expect(
         bus.publish(TOPICS.messageResult, { ...resultEvent(), outcome: 'maybe' } as never),
       ).rejects.toThrow();
-      await sleep(100);
-      expect(seen).toEqual([]);
+      // A valid job after them: had one of them gone out, it would have come first.
+      const marker = randomUUID();
+      await bus.publish(TOPICS.messageSubmit, { messageId: marker });
+      await waitFor(() => seen.length > 0, 5_000, 'the marker');
+      expect(seen).toEqual([marker]);
     });
 
     it('retries a failing handler after each delay, counting attempts, then dead-letters it', async () => {
@@ -190,27 +219,45 @@ export function describeBusConformance(
     });
 
     it('a retry goes only to the queue whose handler failed', async () => {
-      const failing: number[] = [];
-      const healthy: number[] = [];
+      const event = resultEvent();
+      const failing: [string, number][] = [];
+      const healthy: [string, number][] = [];
       track(
         await bus.consume(
           { queue: q('fails'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          (_p, info) => {
-            failing.push(info.attempt);
-            if (info.attempt === 1) throw new Error('once');
+          (p, info) => {
+            failing.push([p.messageId, info.attempt]);
+            if (p.messageId === event.messageId && info.attempt === 1) throw new Error('once');
           },
         ),
       );
       track(
         await bus.consume(
           { queue: q('fine'), topic: TOPICS.messageResult, retryDelaysMs: [30] },
-          (_p, info) => void healthy.push(info.attempt),
+          (p, info) => void healthy.push([p.messageId, info.attempt]),
         ),
       );
-      await bus.publish(TOPICS.messageResult, resultEvent());
+      await bus.publish(TOPICS.messageResult, event);
       await waitFor(() => failing.length === 2);
-      await sleep(150);
-      expect([failing, healthy]).toEqual([[1, 2], [1]]);
+      // A job after the retry: a copy of the retry sent to the healthy queue would come before it.
+      const marker = resultEvent();
+      await bus.publish(TOPICS.messageResult, marker);
+      await waitFor(
+        () => failing.length === 3 && healthy.some(([id]) => id === marker.messageId),
+        5_000,
+        'the marker',
+      );
+      expect([failing, healthy]).toEqual([
+        [
+          [event.messageId, 1],
+          [event.messageId, 2],
+          [marker.messageId, 1],
+        ],
+        [
+          [event.messageId, 1],
+          [marker.messageId, 1],
+        ],
+      ]);
     });
 
     it('dead-letters a poison message without retrying', async () => {
@@ -258,17 +305,22 @@ export function describeBusConformance(
       const queue = q('compete');
       const byFirst: string[] = [];
       const bySecond: string[] = [];
+      // Each handling is counted as it starts; the handler then takes a while, so that the other
+      // consumer gets the next one.
       const slow = (list: string[]) => async (p: { messageId: string }) => {
-        await sleep(10);
         list.push(p.messageId);
+        await sleep(10);
       };
       track(await bus.consume({ queue, topic: TOPICS.messageSubmit, prefetch: 1 }, slow(byFirst)));
       track(await bus.consume({ queue, topic: TOPICS.messageSubmit, prefetch: 1 }, slow(bySecond)));
       const ids = Array.from({ length: 10 }, () => randomUUID());
       for (const messageId of ids) await bus.publish(TOPICS.messageSubmit, { messageId });
       await waitFor(() => byFirst.length + bySecond.length === ids.length);
-      await sleep(100);
-      expect([...byFirst, ...bySecond].sort()).toEqual([...ids].sort());
+      // A job after them: a second handling of any of them would have started before it.
+      const marker = randomUUID();
+      await bus.publish(TOPICS.messageSubmit, { messageId: marker });
+      await waitFor(() => [...byFirst, ...bySecond].includes(marker), 5_000, 'the marker');
+      expect([...byFirst, ...bySecond].sort()).toEqual([...ids, marker].sort());
       expect(byFirst.length).toBeGreaterThan(0);
       expect(bySecond.length).toBeGreaterThan(0);
     });
@@ -290,7 +342,8 @@ export function describeBusConformance(
 
       const later = randomUUID();
       await bus.publish(TOPICS.messageSubmit, { messageId: later });
-      await sleep(100);
+      // It stays in the queue: no consumer takes it.
+      await waitFor(async () => (await bus.queueDepth(queue)) === 1, 5_000, 'the job queued');
       expect(started).toBe(1);
       const seen: string[] = [];
       track(

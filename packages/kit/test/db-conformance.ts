@@ -1,5 +1,6 @@
 import type { Db } from '../src';
 import { migrate } from '../src';
+import { waitFor } from '../src/testing';
 
 export interface DbAdapter {
   /**
@@ -282,12 +283,16 @@ export function describeDbConformance(name: string, adapter: DbAdapter): void {
     });
 
     it('keeps a statement from outside out of a transaction in progress', async () => {
+      let inserted = false;
       const failing = db.transaction(async (tx) => {
         await tx.query(`INSERT INTO conformance (state) VALUES ('inside')`);
+        inserted = true;
+        // Still in progress a while after the statement from outside is sent, so that on a single
+        // session that statement would run inside it were it not kept out.
         await sleep(50);
         throw new Error('abort');
       });
-      await sleep(10); // the transaction is open now
+      await waitFor(() => inserted, 5_000, 'the transaction open, its row written', 1);
       const outside = db.query(`INSERT INTO conformance (state) VALUES ('outside')`);
       await expect(failing).rejects.toThrow('abort');
       expect((await outside).rowCount).toBe(1);

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { MIGRATIONS_DIR, PgDb, migrate, openDb } from '../src';
 import { createTestDatabase, findTestDatabaseServer, waitFor } from '../src/testing';
@@ -93,7 +94,14 @@ if (server === undefined) {
     });
 
     it('a session ended by the server while a transaction waits fails that transaction, not the process', async () => {
-      const db = new PgDb({ connectionString: fresh.url, max: 2 });
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      });
+      const db = new PgDb({ connectionString: fresh.url, max: 2, logger: pino({}, sink) });
       const admin = new PgDb({ connectionString: fresh.url, max: 1 });
       try {
         let pid = 0;
@@ -107,8 +115,12 @@ if (server === undefined) {
         });
         await waitFor(() => pid > 0);
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-        // The server's termination notice reaches the idle client before the transaction goes on.
-        await new Promise((r) => setTimeout(r, 200));
+        // The server's termination notice has reached the idle client before the transaction goes on.
+        await waitFor(
+          () => lines.some((l) => l.includes('Postgres connection lost during a transaction')),
+          10_000,
+          'the connection lost',
+        );
         resume();
         await expect(transaction).rejects.toThrow();
         expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
