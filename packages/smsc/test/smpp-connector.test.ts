@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
-import { createLogger } from '@smsgw/kit';
+import { createLogger, type Logger } from '@smsgw/kit';
 import { waitFor } from '@smsgw/kit/testing';
 import {
   MAX_UNANSWERED_DELIVERIES,
@@ -23,15 +24,32 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A debug logger whose lines are kept, to follow the connector's reconnects. */
+function loggedLines(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: createLogger('test', 'debug', sink), lines };
+}
+
 function connectorFor(
   port: number,
   query = 'window=10&response_timeout_ms=2000',
   credentials = 'sys:pw',
-  extra: { onSessionChange?: (up: boolean) => void } = {},
+  extra: { onSessionChange?: (up: boolean) => void; logger?: Logger } = {},
 ) {
+  const { logger: log = logger, ...options } = extra;
   const connector = new SmppConnector(
-    { ...parseSmscUrl(`smpp://${credentials}@127.0.0.1:${port}?${query}`), name: 'test', ...extra },
-    logger,
+    {
+      ...parseSmscUrl(`smpp://${credentials}@127.0.0.1:${port}?${query}`),
+      name: 'test',
+      ...options,
+    },
+    log,
   );
   running.push(connector);
   return connector;
@@ -286,10 +304,16 @@ describe('SmppConnector against the simulator', () => {
         parts: [1, 2].map((seq) => Buffer.concat([udh(5, 2, seq), Buffer.from('xy')])),
       }),
     );
-    await connector.submit(request({ registeredDelivery: false }));
-    await waitFor(() => receipts.length >= 4, 5000, 'four receipts');
-    await sleep(100);
-    expect(receipts).toHaveLength(4); // none for the submit that did not ask
+    const silent = await connector.submit(request({ registeredDelivery: false }));
+    // A last one that asks: a receipt for the one before it would come first.
+    const last = await connector.submit(request({ registeredDelivery: true }));
+    await waitFor(
+      () => receipts.some((r) => r.smscId === last.smscIds[0]),
+      5000,
+      'the last receipt',
+    );
+    expect(receipts).toHaveLength(5); // none for the submit that did not ask
+    expect(receipts.map((r) => r.smscId)).not.toContain(silent.smscIds[0]);
     const byId = new Map(receipts.map((r) => [r.smscId, r]));
     expect(byId.get(ok.smscIds[0])).toMatchObject({
       state: 'delivered',
@@ -325,11 +349,13 @@ describe('SmppConnector against the simulator', () => {
 
   it('fails what is in flight when the link drops, then reconnects on the same port', async () => {
     const changes: boolean[] = [];
+    const { logger: watched, lines } = loggedLines();
     const sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 2000 });
     const { port } = await sim.start();
     running.push(sim);
     const connector = connectorFor(port, 'window=5&response_timeout_ms=5000', 'sys:pw', {
       onSessionChange: (up) => changes.push(up),
+      logger: watched,
     });
     await connector.start();
     const inFlight = connector.submit(request());
@@ -338,7 +364,12 @@ describe('SmppConnector against the simulator', () => {
     await expect(inFlight).rejects.toMatchObject({ code: 'CONNECTION_LOST', permanent: false });
     expect(connector.isUp()).toBe(false);
     expect(connector.inFlight).toBe(0);
-    await sleep(300); // a few refused reconnects while the port is closed
+    // Two reconnects refused while the port is closed (each ends a session: the drop was the first).
+    await waitFor(
+      () => lines.filter((l) => l.includes('SMPP session closed; reconnecting')).length >= 3,
+      10_000,
+      'two refused reconnects',
+    );
     const again = new SmppSimulator({ port, systemId: 'sys', password: 'pw' });
     await again.start();
     running.push(again);

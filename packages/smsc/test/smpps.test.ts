@@ -1,11 +1,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '@smsgw/kit';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '@smsgw/kit';
 import { selfSignedCertificate, waitFor, type TestCertificate } from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type DeliveryReceipt } from '@smsgw/smsc';
 
 const logger = createLogger('smpps-test', 'silent');
+
+/** A logger whose lines are kept, to read why a session ended. */
+function loggedLines(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: createLogger('smpps-test', 'warn', sink), lines };
+}
+
 let dir: string;
 let sim: SmppSimulator;
 let port: number;
@@ -34,10 +48,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function connector(query: string): SmppConnector {
+function connector(query: string, log = logger): SmppConnector {
   const c = new SmppConnector(
     { ...parseSmscUrl(`smpps://gw:pw@127.0.0.1:${port}?${query}`, { caDir: dir }), name: 'tls' },
-    logger,
+    log,
   );
   running.push(c);
   return c;
@@ -64,9 +78,18 @@ describe('smpps:// connectors', () => {
   });
 
   it('does not bind to an SMSC whose certificate the CA it trusts did not sign', async () => {
-    const c = connector(`tls_ca=${encodeURIComponent(stranger.cert)}&response_timeout_ms=1000`);
+    const { logger: watched, lines } = loggedLines();
+    const c = connector(
+      `tls_ca=${encodeURIComponent(stranger.cert)}&response_timeout_ms=1000`,
+      watched,
+    );
     void c.start().catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every attempt ends like the first: the certificate check refuses the session.
+    await waitFor(
+      () => lines.some((l) => l.includes('SMPP session error') && /certificate/i.test(l)),
+      10_000,
+      'the session refused for its certificate',
+    );
     expect(c.isUp()).toBe(false);
     expect(sim.binds.filter((b) => b.systemId === 'gw')).toHaveLength(1);
   });
