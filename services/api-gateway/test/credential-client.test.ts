@@ -43,13 +43,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TTL_MS = 2000;
 const PAST_REFRESH_MS = 1300;
 
+/**
+ * Until a refresh that failed has landed, every request answered from the cache: the entry is kept,
+ * so a request after it starts the next refresh (the third call).
+ */
+const cachedPastFailedRefresh = (client: HttpCredentialClient) =>
+  waitFor(
+    async () => {
+      expect((await client.verify(basic)).accountId).toBe('a1');
+      return calls >= 3;
+    },
+    5_000,
+    'a request answered from the cache after the failed refresh',
+  );
+
 describe('HttpCredentialClient', () => {
   it('asks auth once for concurrent requests with the same credentials', async () => {
     let open!: () => void;
     gate = new Promise<void>((r) => (open = r));
     const client = new HttpCredentialClient(authUrl, INTERNAL_TOKEN);
     const pending = Array.from({ length: 20 }, () => client.verify(basic));
-    await sleep(50);
+    // Auth is asked; it answers once all twenty wait (a call each would show in `calls` below).
+    await waitFor(() => calls > 0, 5_000, 'auth asked');
     open();
     const principals = await Promise.all(pending);
     expect(principals.every((p) => p.accountId === 'a1')).toBe(true);
@@ -84,8 +99,20 @@ describe('HttpCredentialClient', () => {
     };
     await client.verify(basic); // still cached; starts the refresh
     await waitFor(() => calls === 2);
-    await sleep(20);
-    await expect(client.verify(basic)).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    // Answered from the cache until the refusal lands; the next request then asks auth again.
+    const refused = await waitFor(
+      () =>
+        client.verify(basic).then(
+          () => undefined,
+          (err: unknown) => err,
+        ),
+      5_000,
+      'the credential refused',
+    );
+    expect(refused).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    // That was the third call: no request was answered from the cache after the refusal (one
+    // would have started another refresh).
+    expect(calls).toBe(3);
   });
 
   it('keeps a cached answer while auth is unreachable, and reports 503 without one', async () => {
@@ -95,8 +122,7 @@ describe('HttpCredentialClient', () => {
     answer = { status: 502, body: 'bad gateway' };
     expect((await client.verify(basic)).accountId).toBe('a1');
     await waitFor(() => calls === 2);
-    await sleep(20);
-    expect((await client.verify(basic)).accountId).toBe('a1');
+    await cachedPastFailedRefresh(client);
     await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       status: 503,
@@ -122,8 +148,7 @@ describe('HttpCredentialClient', () => {
     answer = limited;
     await client.verify(basic); // still cached; starts the refresh
     await waitFor(() => calls === 2);
-    await sleep(20);
-    expect((await client.verify(basic)).accountId).toBe('a1');
+    await cachedPastFailedRefresh(client);
     await expect(client.verify('Basic Ym9iOng=')).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       status: 429,

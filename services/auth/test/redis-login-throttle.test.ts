@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { HttpError } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { KdfGate } from '../src/kdf-gate';
 import { LoginGuard } from '../src/login-guard';
 import type { ThrottleKey } from '../src/login-throttle';
@@ -13,9 +14,8 @@ import { VerifiedCredentials } from '../src/verified-credentials';
 // Runs with REDIS_URL (CI sets it); jest.config.js leaves this file out otherwise.
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
-async function ready(...throttles: RedisLoginThrottle[]): Promise<void> {
-  for (let i = 0; i < 100 && !throttles.every((t) => t.isReady()); i++)
-    await new Promise((r) => setTimeout(r, 20));
+async function ready(...connections: { isReady(): boolean }[]): Promise<void> {
+  await waitFor(() => connections.every((c) => c.isReady()), 10_000, 'connected to Redis');
 }
 
 describe('RedisLoginThrottle', () => {
@@ -104,8 +104,7 @@ describe('verified credentials in Redis', () => {
     const throttle = new RedisLoginThrottle(redisUrl, 60_000, undefined, `${prefix}:n`);
     const flags = new RedisFlags(redisUrl, undefined, `${prefix}:v`);
     opened.push(throttle, flags);
-    await ready(throttle);
-    for (let i = 0; i < 100 && !flags.isReady(); i++) await new Promise((r) => setTimeout(r, 20));
+    await ready(throttle, flags);
     return new LoginGuard(
       throttle,
       new VerifiedCredentials(flags, 'test-server-secret'),

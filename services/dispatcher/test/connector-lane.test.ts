@@ -1,4 +1,5 @@
 import { createLogger, type Bus, type Db } from '@smsgw/kit';
+import { waitFor } from '@smsgw/kit/testing';
 import { Registry } from 'prom-client';
 import { MemoryBindLeases, type BindLeases } from '../src/connectors/bind-leases';
 import { ConnectorLane } from '../src/connectors/connector-lane';
@@ -123,9 +124,7 @@ describe('ConnectorLane', () => {
     await l.tick();
     // The store does not answer: renewals fail, and no tick comes meanwhile.
     jest.spyOn(leases, 'renew').mockRejectedValue(new Error('Redis away'));
-    for (let i = 0; i < 40 && !sessions[0].stopped; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(sessions[0].stopped).toBe(true);
+    await waitFor(() => sessions[0].stopped, 2_000, 'the session unbound');
   });
 
   it("sizes its prefetch from its connector's window, and from the held window while stopped", async () => {

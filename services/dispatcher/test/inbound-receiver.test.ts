@@ -1,5 +1,5 @@
 import { MemoryBus, createLogger, createRegistry, type Db } from '@smsgw/kit';
-import { openMigratedPglite } from '@smsgw/kit/testing';
+import { openMigratedPglite, waitFor } from '@smsgw/kit/testing';
 import { QUEUES, TOPICS } from '@smsgw/contracts';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type OriginateRequest } from '@smsgw/smsc';
 import type { InboundMessageRow } from '@smsgw/store';
@@ -132,7 +132,17 @@ describe('inbound messages from the SMSC', () => {
   it('delivers what arrived, marked incomplete, once the missing part is overdue', async () => {
     await sim.originate({ ...base, text: 'aaaaabbbbbccccc', partBytes: 5, withhold: [2] });
     expect(await inbound()).toEqual([]);
-    await new Promise((r) => setTimeout(r, 400));
+    // Overdue: its first part is older than the part timeout by the database's clock.
+    await waitFor(
+      async () => {
+        const { rows } = await db.query<{ overdue: boolean | null }>(
+          `SELECT min(received_at) < now() - interval '300 milliseconds' AS overdue FROM inbound_parts`,
+        );
+        return rows[0].overdue === true;
+      },
+      5_000,
+      'the missing part overdue',
+    );
     expect(await receiver.sweep()).toBe(1);
     const rows = await inbound();
     expect(rows).toHaveLength(1);

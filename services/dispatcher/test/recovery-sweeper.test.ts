@@ -119,7 +119,15 @@ describe('RecoverySweeper and the job outbox', () => {
     await s.sweepOnce();
     await waitFor(() => jobs.length === 1);
     await s.sweepOnce();
-    await new Promise((r) => setTimeout(r, 20));
+    // Whatever the second sweep published has been handed to the consumers.
+    await waitFor(
+      async () =>
+        (await bus.queueDepth(connectorQueue(QUEUES.dispatcherSubmitGroup, DEFAULT_CONNECTOR))) ===
+          0 &&
+        (await bus.queueDepth(connectorQueue(QUEUES.dispatcherSubmit, DEFAULT_CONNECTOR))) === 0,
+      5_000,
+      'the submit queues drained',
+    );
     expect(published()).toHaveLength(4);
     expect(await outboxIds()).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { waitFor } from '@smsgw/kit/testing';
 import { RedisRateLimiter } from '../src/throughput/redis-rate-limiter';
 
 // Runs with REDIS_URL (CI sets it); jest.config.js leaves this file out otherwise.
@@ -11,8 +12,7 @@ describe('RedisRateLimiter', () => {
   beforeAll(async () => {
     a = new RedisRateLimiter(redisUrl, prefix);
     b = new RedisRateLimiter(redisUrl, prefix);
-    for (let i = 0; i < 100 && !(a.isReady() && b.isReady()); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => a.isReady() && b.isReady(), 10_000, 'connected to Redis');
   });
   afterAll(async () => {
     await a.close();
