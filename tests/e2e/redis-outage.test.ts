@@ -5,6 +5,7 @@ import { freshCluster, type Cluster } from '../support/distributed';
 import { basic, request } from '../support/http';
 import { freePort, startService, type ServiceProcess } from '../support/processes';
 import { startRedis } from '../support/redis-server';
+import { metricValue } from '../support/scrape';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const JWT_SECRET = 'e2e-jwt-secret-0123456789-0123456789-0123456789';
@@ -62,14 +63,26 @@ describe('a Redis outage pauses dispatch; the batch completes when Redis returns
     );
     expect((await request(dispatcher.url, 'GET', '/readyz')).body.checks.throughput).toBe(false);
     // Paused: jobs that reserved their slot before the outage (at most the prefetch, 4 × window)
-    // still go at their reserved time; nothing more is sent.
+    // still go at their reserved time; nothing more is sent. Each reservation is one observation
+    // of the wait histogram: once the SMSC has accepted as many messages as were reserved while
+    // the gate says paused, no message is left that may still go (one sent without a reservation
+    // would keep the two apart, and the wait fails).
     const paused = sim.received.length;
-    await new Promise((r) => setTimeout(r, 1500));
+    const submitted = () => metricValue(dispatcher.url, 'smsgw_messages_submitted_total');
+    await waitFor(
+      async () => {
+        if ((await metricValue(dispatcher.url, 'smsgw_throughput_paused')) !== 1) return undefined;
+        const reserved = await metricValue(dispatcher.url, 'smsgw_throughput_wait_seconds_count');
+        return (await submitted()) === reserved ? true : undefined;
+      },
+      15_000,
+      'every reserved message sent, the rest held',
+      100,
+    );
     const during = sim.received.length;
     expect(during - paused).toBeLessThanOrEqual(80);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(sim.received.length).toBe(during);
-    expect(sim.received.length).toBeLessThan(COUNT);
+    expect(during).toBe(await submitted());
+    expect(during).toBeLessThan(COUNT);
 
     redis = await startRedis(redisPort);
     await sim.waitFor(COUNT, 60_000);
