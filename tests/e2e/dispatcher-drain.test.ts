@@ -1,3 +1,4 @@
+import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';
@@ -40,7 +41,19 @@ describe('SIGTERM to a dispatcher during a batch drains it', () => {
 
     await run.start('dispatcher', dispatcherEnv);
     await sim.waitFor(COUNT, 120_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // Every message answered (none waiting or in flight): none can be claimed and sent again, so
+    // any duplicate would already be at the simulator.
+    await waitFor(
+      async () => {
+        const { rows: unsent } = await run.db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM messages WHERE state IN ('accepted', 'queued', 'submitting')`,
+        );
+        return unsent[0].n === '0' ? true : undefined;
+      },
+      30_000,
+      'every message answered',
+      100,
+    );
     expect(new Set(sim.received.map((m) => m.to)).size).toBe(COUNT);
     expect(sim.received.length).toBe(COUNT);
     const { rows } = await run.db.query<{ n: string }>(

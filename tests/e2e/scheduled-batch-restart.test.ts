@@ -9,6 +9,7 @@ import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/d
 import { basic, request } from '../support/http';
 import { SERVICE_NAMES, freePort, type ServiceName } from '../support/processes';
 import { CallbackReceiver } from '../support/receiver';
+import { batchCallbacksSettled } from '../support/scrape';
 
 const DELAY_S = 15;
 const RECIPIENTS = Array.from({ length: 40 }, (_, i) => String(41_790_050_000 + i));
@@ -103,8 +104,9 @@ describe('a scheduled batch survives SIGKILL and restart of every service', () =
       'every callback',
       100,
     );
-    // Room for a duplicate to show up, were one coming.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Completed, every message answered: none can be claimed and sent again. And no callback waits
+    // for an attempt or a retry, so no duplicate call can come either.
+    await batchCallbacksSettled(`http://127.0.0.1:${ports['callback-notifier']}`);
     expect(
       mine()
         .map((r) => r.to)

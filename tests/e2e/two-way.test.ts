@@ -110,7 +110,9 @@ describe('distributed mode: inbound messages', () => {
       );
     const all = Array.from({ length: count }, (_, i) => i);
     const first = originateAll(all);
-    await new Promise((r) => setTimeout(r, 30));
+    // Killed once the dispatcher is under way: it has answered a first message, the others are
+    // still arriving or being recorded.
+    await waitFor(() => (answered.size > 0 ? true : undefined), 10_000, 'a first answer', 1);
     await dispatcher.kill();
     await Promise.all(first);
     await waitFor(() => (sim.receivingCount === 0 ? true : undefined), 5_000, 'the session gone');

@@ -2,6 +2,7 @@
  * Password guessing against embedded mode, black-box: a flood of wrong passwords meets 429 after
  * the configured number of failures, and customers (cached or not) keep being served meanwhile.
  */
+import { waitFor } from '@smsgw/kit/testing';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { basic, request } from '../support/http';
 import { LoopbackClient, percentile, type Timed } from '../support/from-address';
@@ -35,14 +36,17 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-/** `count` requests over `connections` connections from one address; every answer. */
+/**
+ * `count` requests over `connections` connections from one address; every answer, also in
+ * `answers` as they come.
+ */
 async function flood(
   client: LoopbackClient,
   count: number,
   connections: number,
   next: (i: number) => { path: string; authorization: string },
+  answers: Timed[] = [],
 ): Promise<Timed[]> {
-  const answers: Timed[] = [];
   let sent = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
@@ -80,13 +84,26 @@ describe('a flood of wrong Basic passwords', () => {
           await customerClient.send(balance, { headers: { authorization: customer } }),
         );
     })();
-    const guessing = flood(attacker, FLOOD_REQUESTS, FLOOD_CONNECTIONS, (i) => ({
-      path: '/secure/balance',
-      // The worst case: guesses at the very account that keeps sending.
-      authorization: basic('customer', `guess-${i}`),
-    }));
-    // A customer never seen before starts while the flood runs, from its own address.
-    await new Promise((r) => setTimeout(r, 200));
+    const flooded: Timed[] = [];
+    const guessing = flood(
+      attacker,
+      FLOOD_REQUESTS,
+      FLOOD_CONNECTIONS,
+      (i) => ({
+        path: '/secure/balance',
+        // The worst case: guesses at the very account that keeps sending.
+        authorization: basic('customer', `guess-${i}`),
+      }),
+      flooded,
+    );
+    // A customer never seen before starts while the flood runs, from its own address: once the
+    // flood is being refused, with most of its requests still to come.
+    await waitFor(
+      () => (flooded.some((a) => a.status === 429) ? true : undefined),
+      30_000,
+      'the flood refused',
+      5,
+    );
     const newcomer = await new LoopbackClient('127.0.0.3').send(balance, {
       headers: { authorization: basic('newcomer', 'newcomer-password') },
     });
