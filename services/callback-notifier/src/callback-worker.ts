@@ -25,8 +25,6 @@ export interface CallbackWorkerOptions {
 export class CallbackWorker {
   private readonly loop: PollingLoop;
   private readonly inFlight = new Set<Promise<void>>();
-  /** The short wait of a take for more free places (waitsForPlaces). */
-  private linger: 'none' | 'waiting' | 'over' = 'none';
 
   constructor(
     private readonly store: CallbackStore,
@@ -61,7 +59,7 @@ export class CallbackWorker {
   private async round(): Promise<void> {
     for (let i = 0; i < 1000 && !this.loop.isStopped; i++) {
       const free = this.options.concurrency - this.inFlight.size;
-      if (free <= 0 || this.waitsForPlaces(free)) return;
+      if (free <= 0) return;
       const due = await this.store.takeDue(free, this.leaseMs, this.sender.busyHosts());
       if (due.length === 0) return;
       const startBy =
@@ -82,30 +80,6 @@ export class CallbackWorker {
         this.inFlight.add(delivery);
       }
     }
-  }
-
-  /**
-   * Whether the take waits a moment for more places: only while requests are in flight (each one
-   * ending wakes the loop) and never longer than takeLingerMs, so a request waits at most that.
-   */
-  private waitsForPlaces(free: number): boolean {
-    const { takeGroup, takeLingerMs } = notifierDefaults;
-    if (free >= Math.min(takeGroup, this.options.concurrency) || this.inFlight.size === 0) {
-      this.linger = 'none';
-      return false;
-    }
-    if (this.linger === 'over') {
-      this.linger = 'none';
-      return false;
-    }
-    if (this.linger === 'none') {
-      this.linger = 'waiting';
-      setTimeout(() => {
-        this.linger = 'over';
-        this.loop.wake();
-      }, takeLingerMs).unref();
-    }
-    return true;
   }
 
   private async deliver(

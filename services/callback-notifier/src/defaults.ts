@@ -7,12 +7,6 @@ export const notifierDefaults = {
   pollIntervalMs: 500,
   /** Callback requests in flight at once over all hosts (each host is limited on its own too). */
   concurrency: 64,
-  /**
-   * With requests in flight and fewer places free than this, a take waits up to takeLingerMs for
-   * more to free up: one take and one read of the secrets then serve several requests.
-   */
-  takeGroup: 16,
-  takeLingerMs: 5,
   /** Outcome events handled at once per queue: enough to hide the round trips to Postgres. */
   prefetch: 64,
   /** Groups of reports (up to 500 each) handled at once: a few keep Postgres busy, as 64 events do. */
