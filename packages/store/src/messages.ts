@@ -288,17 +288,18 @@ export interface MessageReportFacts {
   username: string;
 }
 
-/** The message's numbers and its account's name (a join on `accounts`). */
+/** Each message's numbers and its account's name, by message id (a join on `accounts`). */
 export async function messageReportFacts(
   db: Queryable,
-  messageId: string,
-): Promise<MessageReportFacts | undefined> {
-  const { rows } = await db.query<MessageReportFacts>(
-    `SELECT m.to_addr, m.from_addr, a.username
-       FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
-    [messageId],
+  messageIds: readonly string[],
+): Promise<Map<string, MessageReportFacts>> {
+  if (messageIds.length === 0) return new Map();
+  const { rows } = await db.query<MessageReportFacts & { id: string }>(
+    `SELECT m.id, m.to_addr, m.from_addr, a.username
+       FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::uuid[])`,
+    [messageIds],
   );
-  return rows[0];
+  return new Map(rows.map(({ id, ...facts }) => [id, facts]));
 }
 
 /** Records on the message why its customer callbacks were given up. */

@@ -5,6 +5,7 @@ import {
   callbackSecretsOfMessages,
   insertCallbackAttempts,
   markCallbacksDone,
+  messageReportFacts,
   rotateCallbackSecret,
   takeDueCallbacks,
   type CallbackAttempt,
@@ -102,5 +103,26 @@ describe.each(migratedDatabases())('callback requests in groups on %s', (_name, 
     // No such message: absent, not an error.
     expect(secrets.has(ids[2])).toBe(false);
     expect((await callbackSecretsOfMessages(db, [])).size).toBe(0);
+  });
+
+  it("reads several messages' numbers and account names for Kannel's templates in one call", async () => {
+    const account = await insertTestAccount(db);
+    const { rows } = await db.query<{ username: string }>(
+      'SELECT username FROM accounts WHERE id = $1',
+      [account],
+    );
+    const [sent, missing] = [timeOrderedId(), timeOrderedId()];
+    await db.query(
+      `INSERT INTO messages (id, account_id, state, to_addr, from_addr, content, coding, segments, cost) VALUES ($1, $2, 'queued', '41790000001', 'Shop', 'hi', 0, 1, 1)`,
+      [sent, account],
+    );
+    const facts = await messageReportFacts(db, [sent, missing]);
+    expect(facts.get(sent)).toEqual({
+      to_addr: '41790000001',
+      from_addr: 'Shop',
+      username: rows[0]?.username,
+    });
+    expect(facts.has(missing)).toBe(false);
+    expect((await messageReportFacts(db, [])).size).toBe(0);
   });
 });

@@ -39,6 +39,8 @@ export class CallbackStore {
    */
   private readonly inserts: GroupCommit<Omit<CallbackAttempt, 'attempts'>, boolean>;
   private readonly dones: GroupCommit<DoneRequest, undefined>;
+  /** Kannel's report templates' facts, read for the reports of a moment in one statement. */
+  private readonly facts: GroupCommit<string, MessageReportFacts | undefined>;
 
   constructor(private readonly db: Db) {
     this.inserts = new GroupCommit((rows) => insertCallbackAttempts(db, rows), {
@@ -48,6 +50,13 @@ export class CallbackStore {
       async (rows) => {
         await markCallbacksDone(db, rows);
         return rows.map(() => undefined);
+      },
+      { maxSize: GROUP_SIZE },
+    );
+    this.facts = new GroupCommit(
+      async (ids) => {
+        const facts = await messageReportFacts(db, ids);
+        return ids.map((id) => facts.get(id));
       },
       { maxSize: GROUP_SIZE },
     );
@@ -152,7 +161,7 @@ export class CallbackStore {
 
   /** The message's numbers and account name, for Kannel's report templates. */
   reportFacts(messageId: string): Promise<MessageReportFacts | undefined> {
-    return messageReportFacts(this.db, messageId);
+    return this.facts.add(messageId);
   }
 
   /** The URLs of a batch; a batch's URLs never change, so callers may cache them. */
