@@ -1,9 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import * as smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
 import { createLogger, type Logger } from '@smsgw/kit';
-import { waitFor } from '@smsgw/kit/testing';
+import { waitFor, loggedLines } from '@smsgw/kit/testing';
 import {
   MAX_UNANSWERED_DELIVERIES,
   SmppConnector,
@@ -23,18 +22,6 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A debug logger whose lines are kept, to follow the connector's reconnects. */
-function loggedLines(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: createLogger('test', 'debug', sink), lines };
-}
 
 function connectorFor(
   port: number,
@@ -349,7 +336,7 @@ describe('SmppConnector against the simulator', () => {
 
   it('fails what is in flight when the link drops, then reconnects on the same port', async () => {
     const changes: boolean[] = [];
-    const { logger: watched, lines } = loggedLines();
+    const { logger: watched, lines } = loggedLines('test', 'debug');
     const sim = new SmppSimulator({ systemId: 'sys', password: 'pw', latencyMs: 2000 });
     const { port } = await sim.start();
     running.push(sim);

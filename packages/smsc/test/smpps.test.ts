@@ -1,24 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '@smsgw/kit';
-import { selfSignedCertificate, waitFor, type TestCertificate } from '@smsgw/kit/testing';
+import { createLogger } from '@smsgw/kit';
+import {
+  selfSignedCertificate,
+  waitFor,
+  type TestCertificate,
+  loggedLines,
+} from '@smsgw/kit/testing';
 import { SmppConnector, SmppSimulator, parseSmscUrl, type DeliveryReceipt } from '@smsgw/smsc';
 
 const logger = createLogger('smpps-test', 'silent');
-
-/** A logger whose lines are kept, to read why a session ended. */
-function loggedLines(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: createLogger('smpps-test', 'warn', sink), lines };
-}
 
 let dir: string;
 let sim: SmppSimulator;
@@ -78,7 +70,7 @@ describe('smpps:// connectors', () => {
   });
 
   it('does not bind to an SMSC whose certificate the CA it trusts did not sign', async () => {
-    const { logger: watched, lines } = loggedLines();
+    const { logger: watched, lines } = loggedLines('smpps-test', 'warn');
     const c = connector(
       `tls_ca=${encodeURIComponent(stranger.cert)}&response_timeout_ms=1000`,
       watched,

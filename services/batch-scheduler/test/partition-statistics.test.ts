@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
-import { createLogger, type Db } from '@smsgw/kit';
-import { insertTestAccount, migratedDatabases } from '@smsgw/kit/testing';
+import type { Db } from '@smsgw/kit';
+import { insertTestAccount, migratedDatabases, loggedLines } from '@smsgw/kit/testing';
 import { addMessagePartition, autovacuumEnabled } from '@smsgw/store';
 import { Registry } from 'prom-client';
 import { createSchedulerMetrics } from '../src/metrics';
@@ -9,17 +8,6 @@ import { PartitionStatistics } from '../src/partition-statistics';
 const DAY = 86_400_000;
 /** Small, so that the test writes a few hundred rows rather than the default's thousands. */
 const MIN_BYTES = 65_536;
-
-function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: createLogger('test', 'info', sink), lines };
-}
 
 describe.each(migratedDatabases())('partition statistics on %s', (_name, open) => {
   let db: Db;
@@ -56,7 +44,7 @@ describe.each(migratedDatabases())('partition statistics on %s', (_name, open) =
   }
 
   it('analyzes a fresh partition once it has rows, and again only when it has doubled', async () => {
-    const { logger } = capturedLogger();
+    const { logger } = loggedLines('test', 'info');
     const keeper = new PartitionStatistics(db, logger, { intervalMs: 60_000, minBytes: MIN_BYTES });
     await insertMessages(10);
     expect(await keeper.round()).toEqual([]);
@@ -79,7 +67,7 @@ describe.each(migratedDatabases())('partition statistics on %s', (_name, open) =
   it('reports whether the server runs autovacuum, and warns at start when it does not', async () => {
     const { rows } = await db.query<{ autovacuum: string }>('SHOW autovacuum');
     const on = rows[0].autovacuum === 'on';
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = loggedLines('test', 'info');
     const keeper = new PartitionStatistics(db, logger, { intervalMs: 60_000, minBytes: MIN_BYTES });
     await keeper.start();
     await keeper.stop();

@@ -7,3 +7,4 @@ export * from './certificate';
 export * from './migrated-databases';
 export * from './migrated-account';
 export * from './utc-day';
+export * from './logged-lines';
