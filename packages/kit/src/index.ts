@@ -27,6 +27,7 @@ export * from './service-main';
 export * from './startup-gate';
 export * from './polling-loop';
 export * from './group-commit';
+export * from './tick-cork';
 export * from './api-docs';
 export * from './bounded-cache';
 export * from './credential-cache';

@@ -1,4 +1,5 @@
 import { TurnCork } from '../src/bus/turn-cork';
+import { TickCork } from '../src/tick-cork';
 
 const nextTurn = () => new Promise((r) => setImmediate(() => setImmediate(r)));
 
@@ -21,5 +22,23 @@ describe('TurnCork', () => {
 
   it('does nothing without a socket', () => {
     expect(() => new TurnCork().hold(undefined)).not.toThrow();
+  });
+});
+
+describe('TickCork', () => {
+  it("corks once per turn and uncorks after the turn's promise reactions", async () => {
+    const calls: string[] = [];
+    const socket = { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') };
+    const cork = new TickCork();
+    cork.hold(socket);
+    void Promise.resolve().then(() => {
+      calls.push('write');
+      cork.hold(socket);
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['cork', 'write', 'uncork']);
+    cork.hold(socket);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['cork', 'write', 'uncork', 'cork', 'uncork']);
   });
 });

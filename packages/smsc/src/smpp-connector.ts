@@ -1,4 +1,4 @@
-import type { Logger } from '@smsgw/kit';
+import { TickCork, type Logger } from '@smsgw/kit';
 import type { OutgoingPdu, PDU, Session } from 'smpp';
 import type { InboundPdu } from './inbound';
 import { parseReceipt } from './receipt-text';
@@ -364,7 +364,7 @@ export class SmppConnector extends WindowedConnector implements SmscConnector {
     return (response) => {
       counted.unanswered--;
       // The answers of a group of receipts recorded together leave in one write, as submits do.
-      this.corkUntilNextTick(session);
+      this.cork.hold(session.socket);
       session.send(response);
       if (counted.paused && counted.unanswered <= MAX_UNANSWERED_DELIVERIES / 2) {
         counted.paused = false;
@@ -539,7 +539,7 @@ export class SmppConnector extends WindowedConnector implements SmscConnector {
           if (finish()) reject(err);
         },
       };
-      this.corkUntilNextTick(session);
+      this.cork.hold(session.socket);
       if (!session.send(pdu, (response) => entry.resolve(response))) {
         entry.reject(new SmscError('NOT_BOUND', false, 'SMPP socket is not writable'));
         return;
@@ -556,7 +556,7 @@ export class SmppConnector extends WindowedConnector implements SmscConnector {
    * The requests' first window's worth of parts each take their places as one entry of the
    * window, so all of them are written in one synchronous run once it has room for them all; each
    * `written` is told as its parts are in the corked socket, before they leave (see
-   * corkUntilNextTick). A request's further parts, past a window's worth, follow as places free.
+   * `cork`). A request's further parts, past a window's worth, follow as places free.
    * Each submission resolves when every part of its request is answered.
    */
   submitAll(requests: readonly SubmitRequest[]): Submission[] {
@@ -642,8 +642,6 @@ export class SmppConnector extends WindowedConnector implements SmscConnector {
     throw partsFailed(settled, notWritten);
   }
 
-  private corked: Session | undefined;
-
   /**
    * Submits of one tick (a dispatcher's group), and answers to deliver_sm, leave in one write
    * instead of one system call each (each small write is costly here, docs/architecture.md § SMPP).
@@ -651,15 +649,7 @@ export class SmppConnector extends WindowedConnector implements SmscConnector {
    * `written` come before it, so a caller's commit issued on `written` reaches the database before
    * its PDUs reach the SMSC (a crash between the two can leave them unsent, never sent twice).
    */
-  private corkUntilNextTick(session: Session): void {
-    if (this.corked) return;
-    this.corked = session;
-    session.socket.cork();
-    process.nextTick(() => {
-      this.corked = undefined;
-      session.socket.uncork();
-    });
-  }
+  private readonly cork = new TickCork();
 
   /**
    * Refuses new work, waits (≤ 5 s) for outstanding answers, unbinds and closes; never reconnects

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PDU, Session } from 'smpp';
 import type { EntryPointOptions } from '@smsgw/acceptance';
 import type { MessageStatus, Principal, SmppAccount } from '@smsgw/contracts';
-import { HttpError, type Logger } from '@smsgw/kit';
+import { HttpError, TickCork, type Logger } from '@smsgw/kit';
 import {
   EncodingError,
   planMessage,
@@ -87,8 +87,11 @@ export class EsmeSession {
    */
   private readonly unanswered = new Set<(err: Error) => void>();
   private binding = false;
-  /** Whether the socket is corked until the next tick (writeSoon). */
-  private corked = false;
+  /**
+   * The PDUs written in one turn leave in one write on the next tick, not one system call each:
+   * the answers of one acceptance group come in one turn, and so do the deliver_sm of one round.
+   */
+  private readonly cork = new TickCork();
   private lastHeard = Date.now();
   private readonly bindTimer: NodeJS.Timeout;
   private readonly linkTimer: NodeJS.Timeout;
@@ -157,23 +160,8 @@ export class EsmeSession {
 
   private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
     if (this.closed) return;
-    this.writeSoon();
+    this.cork.hold(this.session.socket);
     this.session.send(pdu.response({ ...fields, command_status: STATUS[status] }));
-  }
-
-  /**
-   * The PDUs written in one turn leave in one write on the next tick, not one system call each:
-   * the answers of one acceptance group come in one turn, and so do the deliver_sm of one round.
-   */
-  private writeSoon(): void {
-    if (this.corked) return;
-    this.corked = true;
-    const socket = this.session.socket;
-    socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      socket.uncork();
-    });
   }
 
   private onPdu(pdu: PDU): void {
@@ -419,7 +407,7 @@ export class EsmeSession {
       }, timeoutMs);
       this.unanswered.add(fail);
       const pdu = new smpp.PDU('deliver_sm', fields);
-      this.writeSoon();
+      this.cork.hold(this.session.socket);
       this.session.send(pdu, (resp: PDU) => {
         clearTimeout(timer);
         this.unanswered.delete(fail);
