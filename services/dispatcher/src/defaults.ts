@@ -85,13 +85,17 @@ export const dispatcherDefaults = {
     recoverPerSecond: 0.05,
     /** The rate is multiplied by this on a throttling answer. */
     throttleFactor: 0.5,
-    /** The rate is multiplied by this when the SMSC's answers slow down. */
+    /** The rate is multiplied by this when the SMSC's answers stay slow for two seconds running. */
     latencyFactor: 0.8,
     /**
      * Latency is compared with its lowest of the last 5-10 s (two periods), so a lasting change of
      * the SMSC's or the host's pace becomes the new normal within 10 s.
      */
     floorWindowMs: 5_000,
+    /** Answer times are judged by the median of each second's answers. */
+    intervalMs: 1000,
+    /** A second with fewer answers says nothing about the SMSC's pace. */
+    minSamples: 5,
   },
   connectors: {
     /** How often the connectors table (and the MT routes) are read: changes apply within this. */

@@ -1,9 +1,7 @@
 import { createLogger } from '@smsgw/kit';
-import { dispatcherDefaults } from '../src/defaults';
 import { gcraReserve } from '../src/throughput/gcra';
 import { MemoryRateLimiter } from '../src/throughput/memory-rate-limiter';
 import type { RateLimiter } from '../src/throughput/rate-limiter';
-import { SmartQos } from '../src/throughput/smart-qos';
 import { ThroughputGate } from '../src/throughput/throughput-gate';
 
 describe('GCRA reservations', () => {
@@ -45,54 +43,6 @@ describe('MemoryRateLimiter', () => {
     const wait = await limiter.reserve(caps, 1);
     expect(wait).toBeGreaterThan(9_000);
     expect(wait).toBeLessThanOrEqual(10_000);
-  });
-});
-
-describe('SmartQos', () => {
-  const options = { ...dispatcherDefaults.smartQos, maxRate: 100 };
-
-  it('halves on throttling, at most once a second, and recovers additively to the ceiling', () => {
-    const qos = new SmartQos(options, 0);
-    qos.onThrottled(0);
-    qos.onThrottled(100);
-    expect(qos.current(100)).toBe(50);
-    // Recovery resumes a second after a decrease: +5% of the ceiling per second.
-    expect(qos.current(900)).toBe(50);
-    expect(qos.current(2000)).toBeCloseTo(55, 5);
-    qos.onThrottled(2000);
-    expect(qos.current(2000)).toBeCloseTo(27.5, 5);
-    expect(qos.current(2500)).toBeCloseTo(27.5, 5);
-    expect(qos.current(5000)).toBeCloseTo(37.5, 5);
-    expect(qos.current(60_000)).toBe(100);
-  });
-
-  it('backs off when smoothed latency rises well above its floor, not on one slow answer', () => {
-    const qos = new SmartQos(options, 0);
-    for (let i = 0; i < 50; i++) qos.onResponse(5, i * 10);
-    qos.onResponse(200, 600);
-    expect(qos.current(600)).toBe(100);
-    for (let i = 0; i < 30; i++) qos.onResponse(200, 700 + i * 10);
-    expect(qos.current(1000)).toBeLessThan(100);
-  });
-
-  it('takes a lasting rise of latency as the new normal within two floor periods', () => {
-    const qos = new SmartQos(options, 0);
-    for (let t = 0; t < 2000; t += 10) qos.onResponse(2, t);
-    // The SMSC now answers in 60 ms, and keeps doing so.
-    for (let t = 2000; t < 4000; t += 10) qos.onResponse(60, t);
-    const backedOff = qos.current(4000);
-    expect(backedOff).toBeLessThan(100);
-    for (let t = 4000; t < 60_000; t += 10) qos.onResponse(60, t);
-    expect(qos.current(60_000)).toBe(100);
-    // A rise above that new floor still backs off.
-    for (let t = 60_000; t < 62_000; t += 10) qos.onResponse(200, t);
-    expect(qos.current(62_000)).toBeLessThan(100);
-  });
-
-  it('never goes below the floor', () => {
-    const qos = new SmartQos({ ...options, minRate: 5, throttleFactor: 0.1 }, 0);
-    for (let t = 0; t < 5000; t += 1000) qos.onThrottled(t);
-    expect(qos.current(4000)).toBe(5);
   });
 });
 

@@ -7,27 +7,27 @@ export interface SmartQosOptions {
   recoverPerSecond: number;
   /** Factor on ESME_RTHROTTLED (multiplicative decrease). */
   throttleFactor: number;
-  /** Factor when SMSC latency rises above twice its recent floor. */
+  /** Factor when the SMSC's answers stay slow for two intervals running. */
   latencyFactor: number;
-  /** The latency floor is the lowest smoothed latency of the last one to two of these periods. */
+  /** The latency floor is the lowest interval median of the last one to two of these periods. */
   floorWindowMs: number;
+  /** Answers are judged by the median of each interval of this length. */
+  intervalMs: number;
+  /** An interval with fewer answers than this says nothing about latency. */
+  minSamples: number;
 }
 
 /**
  * Adapts the submit rate to the SMSC (docs/architecture.md § Throughput caps): multiplicative
- * back-off on throttling or on response latency rising above its recent floor, additive recovery up
- * to the configured rate. Decisions use smoothed latency and at most one decrease per second, so a single slow answer
- * does not move the rate.
+ * back-off on throttling, or when the median answer time of two intervals running is well above
+ * its recent floor; additive recovery up to the configured rate; at most one decrease a second.
+ * Every method takes the time, so tests run it on a clock of their own.
  */
 export class SmartQos {
   private rate: number;
-  private ewmaMs: number | undefined;
-  /** Lowest smoothed latency of the period now running and of the one before it. */
-  private windowFloorMs: number | undefined;
-  private previousFloorMs: number | undefined;
-  private windowStart: number;
   private lastDecrease = -Infinity;
   private lastTick: number;
+  private readonly latency: SlowAnswers;
 
   constructor(
     private readonly options: SmartQosOptions,
@@ -35,7 +35,7 @@ export class SmartQos {
   ) {
     this.rate = options.maxRate;
     this.lastTick = now;
-    this.windowStart = now;
+    this.latency = new SlowAnswers(options, now);
   }
 
   current(now = Date.now()): number {
@@ -48,28 +48,7 @@ export class SmartQos {
   }
 
   onResponse(latencyMs: number, now = Date.now()): void {
-    const ewma = this.ewmaMs === undefined ? latencyMs : this.ewmaMs * 0.9 + latencyMs * 0.1;
-    this.ewmaMs = ewma;
-    const floor = this.floor(ewma, now);
-    if (ewma > Math.max(2 * floor, floor + 20)) this.decrease(this.options.latencyFactor, now);
-  }
-
-  /**
-   * The floor forgets what is older than two periods: a floor kept from an idle moment, or from
-   * before the SMSC moved farther away, would call every later answer slow and hold the rate at
-   * the level where one decrease a second matches the recovery.
-   */
-  private floor(ewma: number, now: number): number {
-    const elapsed = now - this.windowStart;
-    if (elapsed >= this.options.floorWindowMs) {
-      // After a silence of two periods and more, nothing seen before it is recent.
-      this.previousFloorMs =
-        elapsed < 2 * this.options.floorWindowMs ? this.windowFloorMs : undefined;
-      this.windowFloorMs = undefined;
-      this.windowStart = now;
-    }
-    this.windowFloorMs = Math.min(this.windowFloorMs ?? ewma, ewma);
-    return Math.min(this.windowFloorMs, this.previousFloorMs ?? ewma);
+    if (this.latency.add(latencyMs, now)) this.decrease(this.options.latencyFactor, now);
   }
 
   private decrease(factor: number, now: number): void {
@@ -91,4 +70,81 @@ export class SmartQos {
       this.rate + this.options.maxRate * this.options.recoverPerSecond * seconds,
     );
   }
+}
+
+/**
+ * Tells when the SMSC's answers have slowed down. An answer's time includes our own event loop:
+ * a busy host stalls it now and then, and every answer that arrives during a stall is late at
+ * once. A mean (the smoothed latency this replaced) read each such burst as a slow SMSC and held
+ * the rate near a quarter of the ceiling on a busy machine; the median of an interval moves only
+ * when most answers are slow, and two intervals running must be.
+ */
+class SlowAnswers {
+  private samples: number[] = [];
+  private intervalStart: number;
+  private previousSlow = false;
+  /** Lowest interval median of the floor period now running and of the one before it. */
+  private windowFloorMs: number | undefined;
+  private previousFloorMs: number | undefined;
+  private windowStart: number;
+
+  constructor(
+    private readonly options: SmartQosOptions,
+    now: number,
+  ) {
+    this.intervalStart = now;
+    this.windowStart = now;
+  }
+
+  /** Records one answer; true when the interval it closes is the second slow one running. */
+  add(latencyMs: number, now: number): boolean {
+    let slowTwice = false;
+    if (now - this.intervalStart >= this.options.intervalMs) {
+      slowTwice = this.closeInterval(now);
+    }
+    this.samples.push(latencyMs);
+    return slowTwice;
+  }
+
+  private closeInterval(now: number): boolean {
+    const samples = this.samples;
+    const silent = now - this.intervalStart >= 2 * this.options.intervalMs;
+    this.samples = [];
+    this.intervalStart = now;
+    if (samples.length < this.options.minSamples) {
+      this.previousSlow = false;
+      return false;
+    }
+    const median = medianOf(samples);
+    const floor = this.floor(median, now);
+    const slow = median > Math.max(2 * floor, floor + 20);
+    // A silence between two intervals breaks the run: the SMSC may have recovered meanwhile.
+    const slowTwice = slow && this.previousSlow && !silent;
+    this.previousSlow = slow;
+    return slowTwice;
+  }
+
+  /**
+   * The floor forgets what is older than two periods: a floor kept from an idle moment, or from
+   * before the SMSC moved farther away, would call every later answer slow and hold the rate at
+   * the level where one decrease a second matches the recovery.
+   */
+  private floor(median: number, now: number): number {
+    const elapsed = now - this.windowStart;
+    if (elapsed >= this.options.floorWindowMs) {
+      // After a silence of two periods and more, nothing seen before it is recent.
+      this.previousFloorMs =
+        elapsed < 2 * this.options.floorWindowMs ? this.windowFloorMs : undefined;
+      this.windowFloorMs = undefined;
+      this.windowStart = now;
+    }
+    this.windowFloorMs = Math.min(this.windowFloorMs ?? median, median);
+    return Math.min(this.windowFloorMs, this.previousFloorMs ?? median);
+  }
+}
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
