@@ -406,16 +406,19 @@ describe('tokens: POST /auth/v1/login/application', () => {
     },
   );
 
-  it('401 alike for an unknown client_id and a wrong secret, 400 on a missing field', async () => {
-    const unknown = await login(
-      { client_id: 'no-such-client', client_secret: 'whatever' },
-      'multipart',
-    );
-    expectError(unknown, 401, 'UNAUTHORIZED');
+  it('404 for an unknown client_id as the spec says, 401 for a wrong secret, 400 on a missing field', async () => {
+    // The specification: "application does not exist: 404
+    // {"detail": {"code": "APPLICATION_NOT_EXISTS", "message": "Application not exists"}}".
+    for (const as of ['multipart', 'urlencoded'] as const) {
+      const unknown = await login({ client_id: 'no-such-client', client_secret: 'whatever' }, as);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({
+        detail: { code: 'APPLICATION_NOT_EXISTS', message: 'Application not exists' },
+      });
+    }
     const wrong = await login({ client_id: clientId, client_secret: 'wrong' }, 'urlencoded');
     expectError(wrong, 401, 'UNAUTHORIZED');
-    // The same body: the answer does not tell which client_ids exist.
-    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.body.detail.message).toBe('Wrong client_id or client_secret');
     const missing = await login({ client_id: clientId }, 'multipart');
     expectError(missing, 400, 'INVALID_PARAMETER');
     expect(missing.body.detail.field).toBe('client_secret');
@@ -472,5 +475,12 @@ describe('tokens: POST /auth/v1/login/application', () => {
       'the revoked token refused',
       200,
     );
+    // A revoked application exists no more: its secret gets no new token.
+    const again = await login(
+      { client_id: app.body.client_id, client_secret: app.body.client_secret },
+      'urlencoded',
+    );
+    expect(again.status).toBe(404);
+    expect(again.body.detail.code).toBe('APPLICATION_NOT_EXISTS');
   });
 });

@@ -131,6 +131,13 @@ describe('real answers match the OpenAPI document', () => {
           body: new URLSearchParams({ client_id: 'nope', client_secret: 'x' }),
         })
       ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', '/auth/v1/login/application', '/auth/v1/login/application', {
+          body: new URLSearchParams({ client_id: app.body.client_id, client_secret: 'x' }),
+        })
+      ).status,
     ).toBe(401);
     expect(
       (
@@ -363,5 +370,42 @@ describe('real answers match the OpenAPI document', () => {
       expect({ method, path, status: reply.status }).toEqual({ method, path, status });
     }
     expect((await call('GET', '/admin/v1/connectors', '/admin/v1/connectors')).status).toBe(401);
+  });
+  it('for scoped admin tokens: refusals for want of credit and a revocation', async () => {
+    const made = await call('POST', '/admin/v1/tokens', '/admin/v1/tokens', {
+      auth: admin,
+      json: { name: 'doc-writer', scopes: ['accounts:write', 'routes', 'tokens'] },
+    });
+    expect(made.status).toBe(201);
+    const writer = `Bearer ${made.body.data.token}`;
+    expect(
+      (
+        await call('POST', '/admin/v1/accounts', '/admin/v1/accounts', {
+          auth: writer,
+          json: { username: 'doc-free', password: 'doc-free-password', rate: '0' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await call('PUT', '/admin/v1/routes/{name}', '/admin/v1/routes/doc-free', {
+          auth: writer,
+          json: { position: 5, kind: 'static', connectors: [{ connector: 'default' }], price: 0 },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await call('POST', '/admin/v1/tokens', '/admin/v1/tokens', {
+          auth: writer,
+          json: { name: 'doc-made', scopes: ['routes'] },
+        })
+      ).status,
+    ).toBe(201);
+    const revoked = await call('DELETE', '/admin/v1/tokens/{name}', '/admin/v1/tokens/doc-writer', {
+      auth: admin,
+    });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data.revoked_with).toEqual(['doc-made']);
   });
 });

@@ -105,11 +105,22 @@ export function operationsPaths(p: OpenApiParts): Json {
     },
     '/admin/v1/tokens/{name}': {
       delete: {
-        summary: 'Revokes a named admin token; its next request is refused (scope tokens)',
+        summary:
+          'Revokes a named admin token and every token made by it or by those (revoked_with); their next requests are refused (scope tokens, and every scope of the revoked token)',
         security: p.admin,
         parameters: [p.pathParam('name', 'the token name')],
         responses: {
-          200: data(tokenView, 'The revoked token'),
+          200: data(
+            {
+              ...tokenView,
+              required: [...(tokenView['required'] as string[]), 'revoked_with'],
+              properties: {
+                ...(tokenView['properties'] as Json),
+                revoked_with: { type: 'array', items: { type: 'string' } },
+              },
+            },
+            'The revoked token, and the names of the tokens revoked with it',
+          ),
           ...p.pick(400, 401, 403, 404),
         },
       },

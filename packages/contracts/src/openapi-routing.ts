@@ -158,11 +158,11 @@ export function routingPaths(p: OpenApiParts): Json {
         responses: { 200: oneRoute, ...p.pick(400, 401, 404) },
       },
       put: {
-        summary: 'Create or replace an MT route',
+        summary: 'Create or replace an MT route; a price needs the scope credit besides routes',
         security: p.admin,
         parameters: route,
         requestBody: { required: true, ...p.json('MtRoute') },
-        responses: { 200: oneRoute, ...p.pick(400, 401, 409) },
+        responses: { 200: oneRoute, ...p.pick(400, 401, 403, 409) },
       },
       delete: {
         summary: 'Delete an MT route',

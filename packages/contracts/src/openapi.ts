@@ -27,7 +27,7 @@ import {
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
 import { SmppAccessSchema, SmppAccessViewSchema, SmppSessionListSchema } from './smpp';
-import { ErrorBodySchema } from './errors';
+import { ErrorBodySchema, SPEC_MESSAGES } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
 import { MessageStatusSchema } from './message-status';
@@ -80,7 +80,7 @@ const errors = {
   401: error('Missing or wrong credentials, or an expired token (ACCESS_TOKEN_EXPIRED)'),
   402: error('Not enough credit (INSUFFICIENT_CREDIT) or quota (QUOTA_EXCEEDED)'),
   403: error(
-    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); a recipient on the opt-out list of the account (RECIPIENT_OPTED_OUT); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry',
+    'Forbidden: a browser request from another site (FORBIDDEN: an Origin not in CORS_ALLOWED_ORIGINS, or Sec-Fetch-Site cross-site); a sender the account may not use (SENDER_NOT_ALLOWED); a recipient on the opt-out list of the account (RECIPIENT_OPTED_OUT); or right credentials of an account an operator disabled (ACCOUNT_DISABLED), which a client should not retry; on the admin API, an admin token without the scope the request needs (FORBIDDEN, field scope)',
   ),
   404: error('Not found (NOT_FOUND)'),
   409: error('Conflict (CONFLICT)'),
@@ -389,19 +389,42 @@ export function buildOpenApiDocument(): Json {
           },
           responses: {
             200: { description: 'Token', ...json('TokenResponse') },
-            // An unknown client_id is a 401 like a wrong secret: the answer names no client_id.
-            ...pick(400, 401, 403, 415, 429, 503),
+            ...pick(400, 401, 403),
+            // The specification's answer, exactly; a wrong secret of a live application is a 401.
+            404: {
+              description: `No live application has this client_id: {"detail": {"code": "APPLICATION_NOT_EXISTS", "message": "${SPEC_MESSAGES.APPLICATION_NOT_EXISTS}"}}`,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['detail'],
+                    properties: {
+                      detail: {
+                        type: 'object',
+                        required: ['code', 'message'],
+                        properties: {
+                          code: { const: 'APPLICATION_NOT_EXISTS' },
+                          message: { const: SPEC_MESSAGES.APPLICATION_NOT_EXISTS },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            ...pick(415, 429, 503),
           },
         },
       },
       '/admin/v1/accounts': {
         post: {
-          summary: 'Create an account',
+          summary:
+            'Create an account; a balance, a quota or a rate needs the scope credit besides accounts:write',
           security: admin,
           requestBody: { required: true, ...json('CreateAccount') },
           responses: {
             201: { description: 'Created', ...json('Account') },
-            ...pick(400, 401, 409),
+            ...pick(400, 401, 403, 409),
           },
         },
       },

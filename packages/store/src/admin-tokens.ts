@@ -47,15 +47,49 @@ export async function listAdminTokens(db: Queryable): Promise<AdminTokenRow[]> {
   return rows;
 }
 
-/** Revokes a live token; undefined when there is no live token of that name. */
-export async function revokeAdminToken(
-  db: Queryable,
+/**
+ * The live token of this name, locked until the transaction ends: `update` to revoke it, `share`
+ * to make a token with its authority, so a token cannot be made by one being revoked meanwhile.
+ */
+export async function lockLiveAdminToken(
+  tx: Queryable,
   name: string,
+  mode: 'update' | 'share',
 ): Promise<AdminTokenRow | undefined> {
-  const { rows } = await db.query<AdminTokenRow>(
-    `UPDATE admin_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL
-     RETURNING ${COLUMNS}`,
+  const { rows } = await tx.query<AdminTokenRow>(
+    `SELECT ${COLUMNS} FROM admin_tokens WHERE name = $1 AND revoked_at IS NULL
+        FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'}`,
     [name],
   );
   return rows[0];
+}
+
+/**
+ * Revokes the token of this name and every live token made by it or by a token it made (a revoked
+ * maker's tokens too: what it made got its authority from this one). Run in a transaction; the
+ * revoked tokens, oldest first.
+ */
+export async function revokeAdminTokenAndMade(
+  tx: Queryable,
+  name: string,
+): Promise<AdminTokenRow[]> {
+  const revoked: AdminTokenRow[] = [];
+  // Again until nothing is left: a token whose making committed after a round began (its maker
+  // locked for share) is seen by the next round, and none is made once its maker is revoked.
+  for (;;) {
+    const { rows } = await tx.query<AdminTokenRow>(
+      `WITH RECURSIVE made AS (
+         SELECT id, name FROM admin_tokens WHERE name = $1
+         UNION
+         SELECT t.id, t.name FROM admin_tokens t JOIN made ON t.created_by = made.name
+       )
+       UPDATE admin_tokens SET revoked_at = now()
+        WHERE id IN (SELECT id FROM made) AND revoked_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [name],
+    );
+    if (rows.length === 0) break;
+    revoked.push(...rows);
+  }
+  return revoked.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
 }

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { clientAddress, type Logger, type ProxyTrust, type Queryable } from '@smsgw/kit';
 import { insertAuditEntry, type AuditEntryInput } from '@smsgw/store';
 import { adminActor } from './admin-auth';
+import { auditTarget } from './admin-target';
 import { maskConnectorUrl } from './connector-url-mask';
 
 /** Written inside a change's transaction, so the change and its entry commit or fail together. */
@@ -58,19 +59,23 @@ export class AdminAudit {
     private readonly logger?: Logger,
   ) {}
 
-  private entry(req: Request, res: Response, status: number): AuditEntryInput {
+  private entry(
+    req: Request,
+    res: Response,
+    status: number,
+    outcome: Record<string, unknown> = {},
+  ): AuditEntryInput {
     const body: unknown = req.body;
-    // Once an error has left the admin router, req.path is the full path again: cut the mount.
-    const mount = (res.locals['adminMount'] as string | undefined) ?? '';
-    const path = req.originalUrl.split('?')[0] ?? '';
-    const target = path.startsWith(mount) ? path.slice(mount.length) || '/' : path;
-    const summary =
-      body !== undefined &&
-      body !== null &&
-      typeof body === 'object' &&
-      Object.keys(body).length > 0
-        ? { body: redactForAudit(body) }
-        : {};
+    // The route's path with its decoded parameters, not the path as spelled: express matches any
+    // case and decodes escapes, and a search by target must find every spelling.
+    const target = auditTarget(req, res);
+    const summary = {
+      ...(body !== undefined &&
+        body !== null &&
+        typeof body === 'object' &&
+        Object.keys(body).length > 0 && { body: redactForAudit(body) }),
+      ...outcome,
+    };
     return {
       actor: adminActor(res).name,
       action: `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? target}`,
@@ -82,10 +87,13 @@ export class AdminAudit {
     };
   }
 
-  /** The entry of a successful change, to be written in its transaction. */
-  hook(req: Request, res: Response, status = 200): AuditHook {
+  /**
+   * The entry of a successful change, to be written in its transaction; `outcome` adds to the
+   * summary what the change did beyond what was asked.
+   */
+  hook(req: Request, res: Response, status = 200, outcome?: Record<string, unknown>): AuditHook {
     return async (tx) => {
-      await insertAuditEntry(tx, this.entry(req, res, status));
+      await insertAuditEntry(tx, this.entry(req, res, status, outcome));
       res.locals['audited'] = true;
     };
   }

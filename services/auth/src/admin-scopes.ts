@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { AdminScope } from '@smsgw/contracts';
 import { HttpError } from '@smsgw/kit';
 import { adminActor } from './admin-auth';
+import { noteAuditTarget } from './admin-target';
 
 const DECLARED = Symbol('admin scope');
 
@@ -22,9 +23,11 @@ export function holdsScope(res: Response, scope: AdminScope): boolean {
 /**
  * The first handler of every admin route: the scope the route needs. A test walks the admin
  * router and fails on a route without one, so a new route cannot be left open to every token.
+ * Being first, it also notes the route's target for the audit trail, refused requests included.
  */
 export function requireScope(scope: AdminScope): ScopeCheck {
-  const check: RequestHandler = (_req, res, next) => {
+  const check: RequestHandler = (req, res, next) => {
+    noteAuditTarget(req, res);
     next(holdsScope(res, scope) ? undefined : missingScope(scope));
   };
   return Object.assign(check, { [DECLARED]: scope });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import {
+  ADMIN_SCOPES,
   AdminTokenNameSchema,
   AuditQuerySchema,
   CreateAdminTokenSchema,
@@ -10,7 +11,8 @@ import {
   auditPage,
   insertAdminToken,
   listAdminTokens,
-  revokeAdminToken,
+  lockLiveAdminToken,
+  revokeAdminTokenAndMade,
   type AdminTokenRow,
   type AuditEntryRow,
 } from '@smsgw/store';
@@ -42,9 +44,17 @@ function entryView(row: AuditEntryRow) {
   };
 }
 
+const KNOWN_SCOPES: ReadonlySet<string> = new Set(ADMIN_SCOPES);
+
+/** The maker of a token was revoked while it was being made. */
+function revokedMeanwhile(): HttpError {
+  return new HttpError('UNAUTHORIZED', 'This admin token was revoked');
+}
+
 /**
  * Under the admin router: named admin tokens with scopes (made, listed, revoked) and the audit
- * trail. A token can only be given scopes its maker holds, so `tokens` alone cannot widen itself.
+ * trail. A token can only give or take away scopes it holds, so `tokens` alone cannot widen
+ * itself nor disarm a wider token; revoking a token revokes the tokens it made.
  */
 export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
   const router = Router();
@@ -69,6 +79,9 @@ export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
       if (beyond !== undefined) throw missingScope(beyond);
       const token = newAdminToken();
       const row = await db.transaction(async (tx) => {
+        // The maker stays live until its token is stored, so a revocation meanwhile takes it too.
+        if (actor.name !== BOOTSTRAP_ACTOR && !(await lockLiveAdminToken(tx, actor.name, 'share')))
+          throw revokedMeanwhile();
         const stored = await insertAdminToken(tx, {
           name: input.name,
           tokenHash: adminTokenHash(token),
@@ -92,13 +105,23 @@ export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
     requireScope('tokens'),
     asyncRoute(async (req, res) => {
       const name = parseInput(AdminTokenNameSchema, req.params['name']);
-      const row = await db.transaction(async (tx) => {
-        const revoked = await revokeAdminToken(tx, name);
-        if (revoked) await audit.hook(req, res)(tx);
-        return revoked;
+      const actor = adminActor(res);
+      const revoked = await db.transaction(async (tx) => {
+        const target = await lockLiveAdminToken(tx, name, 'update');
+        if (!target) return undefined;
+        // As when making one: `tokens` alone cannot take away a token that can do more.
+        const beyond = target.scopes.find(
+          (scope): scope is AdminScope =>
+            KNOWN_SCOPES.has(scope) && !actor.scopes.has(scope as AdminScope),
+        );
+        if (beyond !== undefined) throw missingScope(beyond);
+        const rows = await revokeAdminTokenAndMade(tx, name);
+        const revokedWith = rows.filter((r) => r.name !== name).map((r) => r.name);
+        await audit.hook(req, res, 200, { revoked_with: revokedWith })(tx);
+        return { row: rows.find((r) => r.name === name)!, revokedWith };
       });
-      if (!row) throw HttpError.notFound(`No live admin token ${name}`);
-      res.json({ data: tokenView(row) });
+      if (!revoked) throw HttpError.notFound(`No live admin token ${name}`);
+      res.json({ data: { ...tokenView(revoked.row), revoked_with: revoked.revokedWith } });
     }),
   );
 

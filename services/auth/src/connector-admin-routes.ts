@@ -44,7 +44,7 @@ import {
   updateConnector,
 } from '@smsgw/store';
 import { connectorView, routeView } from './connector-view';
-import { requireScope } from './admin-scopes';
+import { holdsScope, missingScope, requireScope } from './admin-scopes';
 
 /** A dispatcher that has not reported for this long is gone (it reports every 2 s). */
 const STATUS_FRESH_SECONDS = 10;
@@ -248,6 +248,9 @@ export function createConnectorAdminRoutes(
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const input = parseInput(MtRouteInputSchema, req.body);
+      // A route's price replaces the rate of the accounts it takes, so setting one is credit. A
+      // route without a price charges the rate a holder of credit set.
+      if (input.price !== undefined && !holdsScope(res, 'credit')) throw missingScope('credit');
       const named = input.connectors.map((c) => c.connector);
       // The connectors stay locked until the route is stored, so none is deleted in between.
       const route = await db.transaction(async (tx) => {

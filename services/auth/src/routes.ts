@@ -9,6 +9,7 @@ import {
   CreditSchema,
   DEFAULT_SECRET_GRACE_SECONDS,
   RotateCallbackSecretSchema,
+  SPEC_MESSAGES,
   TokenRequestSchema,
   UsernameSchema,
   CLIENT_ADDRESS_HEADER,
@@ -111,13 +112,25 @@ function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorReq
   ];
 }
 
-/** The one answer to an unknown client_id, a revoked application and a wrong secret alike. */
+/** The answer to a wrong secret of a live application. */
 const WRONG_APPLICATION_CREDENTIALS = 'Wrong client_id or client_secret';
+
+/**
+ * The specification's answer to a client_id with no live application. Client ids are 96 random
+ * bits, so it gives a guesser nothing and tells a client its configuration is wrong.
+ */
+function applicationNotExists(): HttpError {
+  return new HttpError('APPLICATION_NOT_EXISTS', SPEC_MESSAGES.APPLICATION_NOT_EXISTS);
+}
 
 export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const { store, hasher, tokens, verifier } = deps;
   const router = Router();
   router.use(createApiDocsRouter(buildOpenApiDocument()));
+  const liveApplication = async (clientId: string) => {
+    const found = await store.findApplication(clientId);
+    return found && found.revoked_at === null ? found : undefined;
+  };
 
   router.post(
     '/auth/v1/login/application',
@@ -130,17 +143,21 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
         address: clientAddress(req, deps.trustedProxies),
       };
       const app = await deps.guard.verify(attempt, async () => {
-        const found = await store.findApplication(client_id);
-        const live = found && found.revoked_at === null ? found : undefined;
-        // Unknown and revoked applications cost a KDF too, count as failures, and get the answer
-        // a wrong secret gets, so neither the answer nor its time tells which client_ids exist.
+        const live = await liveApplication(client_id);
+        // Unknown and revoked applications cost a KDF too and count as failures, so they are
+        // limited as guesses are and take as long to answer as a wrong secret.
         if (!live) {
           await hasher.verifyDummy(client_secret);
           return undefined;
         }
         return (await hasher.verify(client_secret, live.secret_hash)) ? live : undefined;
       });
-      if (!app) throw HttpError.unauthorized(WRONG_APPLICATION_CREDENTIALS);
+      // Looked up again rather than remembered from the check: an attempt alike to one in flight
+      // shares its outcome without running a check of its own.
+      if (!app)
+        throw (await liveApplication(client_id))
+          ? HttpError.unauthorized(WRONG_APPLICATION_CREDENTIALS)
+          : applicationNotExists();
       if (app.disabled_at !== null) throw accountDisabled();
       const body: TokenResponse = {
         access_token: tokens.issue({
@@ -202,9 +219,12 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     requireScope('accounts:write'),
     asyncRoute(async (req, res) => {
       const input = parseInput(CreateAccountSchema, req.body);
-      // Opening credit is credit: a token without that scope makes accounts with none.
+      // Opening credit is credit, and so is a rate (a rate of 0 sends for nothing): a token
+      // without that scope makes accounts with no credit, at the default rate.
       const credited =
-        input.balance !== '0' || (input.sms_count !== undefined && input.sms_count !== '0');
+        input.balance !== '0' ||
+        (input.sms_count !== undefined && input.sms_count !== '0') ||
+        input.rate !== undefined;
       if (credited && !holdsScope(res, 'credit')) throw missingScope('credit');
       const account = await store.createAccount(
         input,
