@@ -103,7 +103,7 @@ export class CredentialVerifier implements ForgetsAccounts {
     if (cached) return cached;
     const ticket = this.basicCache.ticket();
     const checked = await this.guard.verify(
-      { name: username, secret: password, address },
+      { protocol: 'http', name: username, secret: password, address },
       async (): Promise<CheckedPassword | undefined> => {
         const account = await this.store.findForLogin(username);
         if (!account) {

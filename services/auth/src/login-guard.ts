@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import { addressKey, boundedCache, HttpError } from '@smsgw/kit';
 import { KdfBusyError, type KdfGate } from './kdf-gate';
-import type { LoginThrottle, ThrottleKey } from './login-throttle';
+import type { LoginProtocol, LoginThrottle, ThrottleKey } from './login-throttle';
 import type { AuthMetrics, ThrottleReason } from './metrics';
 import type { VerifiedCredentials } from './verified-credentials';
 
@@ -13,6 +13,8 @@ export interface LoginLimits {
 }
 
 export interface LoginAttempt {
+  /** An HTTP login or an SMPP bind: each is limited on its own. */
+  protocol: LoginProtocol;
   /** The username, or an application's client_id. */
   name: string;
   secret: string;
@@ -27,8 +29,8 @@ export function credentialDigest(name: string, secret: string): string {
 
 /**
  * Every password check of a login goes through here: failures are limited per name and per
- * address, and the key derivation runs behind the KDF gate, where names that failed lately wait
- * behind the others.
+ * address, apart for HTTP logins and SMPP binds, and the key derivation runs behind the KDF gate,
+ * where names that failed lately wait behind the others.
  *
  * A credential that verified recently is not held back by others' failures: not by its
  * address's limit (which others behind the same proxy or NAT fill), nor, from an address where
@@ -63,7 +65,8 @@ export class LoginGuard {
     // Many connections of one client whose cached login expired at once would each run the KDF
     // and count as attempts: one check answers them all (they ask the same question).
     const where = attempt.address === undefined ? undefined : addressKey(attempt.address);
-    const digest = `${credentialDigest(attempt.name, attempt.secret)} ${where ?? ''}`;
+    // An HTTP login and a bind with the same name and secret check different passwords.
+    const digest = `${attempt.protocol} ${credentialDigest(attempt.name, attempt.secret)} ${where ?? ''}`;
     const running = this.inFlight.get(digest) as Promise<T | undefined> | undefined;
     if (running) return running;
     const verified = this.verifyOnce(attempt, where, check).finally(() =>
@@ -78,13 +81,20 @@ export class LoginGuard {
     where: string | undefined,
     check: () => Promise<T | undefined>,
   ): Promise<T | undefined> {
-    const { name, secret } = attempt;
-    const recall = await this.verified.recall(name, secret, where);
+    const { protocol, name, secret } = attempt;
+    const recall = await this.verified.recall(protocol, name, secret, where);
     const keys: ThrottleKey[] = [
-      { scope: 'name', id: name, limit: this.limits.failuresPerName, enforced: !recall.here },
+      {
+        protocol,
+        scope: 'name',
+        id: name,
+        limit: this.limits.failuresPerName,
+        enforced: !recall.here,
+      },
     ];
     if (where !== undefined)
       keys.push({
+        protocol,
         scope: 'address',
         id: where,
         limit: this.limits.failuresPerAddress,
@@ -100,9 +110,11 @@ export class LoginGuard {
         }),
       );
 
+    // Wrong binds put only binds of that name back in the KDF queue, and wrong logins only logins.
+    const failedKey = `${protocol} ${name}`;
     let result: T | undefined;
     try {
-      result = await this.gate.run(check, () => this.recentlyFailed.has(name));
+      result = await this.gate.run(check, () => this.recentlyFailed.has(failedKey));
     } catch (err) {
       await this.throttle.forgive(keys);
       if (err instanceof KdfBusyError)
@@ -116,11 +128,11 @@ export class LoginGuard {
     }
     if (result !== undefined) {
       await this.throttle.forgive(keys);
-      await this.verified.remember(name, secret, where);
+      await this.verified.remember(protocol, name, secret, where);
     } else {
-      this.recentlyFailed.set(name, true);
+      this.recentlyFailed.set(failedKey, true);
       // A secret that verified before and fails now was changed: it is exempt no more.
-      if (recall.anywhere) await this.verified.forget(name, secret, where);
+      if (recall.anywhere) await this.verified.forget(protocol, name, secret, where);
     }
     return result;
   }

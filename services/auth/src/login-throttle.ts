@@ -4,7 +4,14 @@ import { boundedCache } from '@smsgw/kit';
 /** What failed logins are counted by: the name tried, and where the attempt came from. */
 export type ThrottleScope = 'name' | 'address';
 
+/**
+ * Which logins a counter counts: HTTP's (REST, Jasmin, Kannel) or SMPP binds. Each has counters
+ * of its own, so a flood of wrong binds does not lock a customer's HTTP logins out, nor the reverse.
+ */
+export type LoginProtocol = 'http' | 'smpp';
+
 export interface ThrottleKey {
+  protocol: LoginProtocol;
   scope: ThrottleScope;
   id: string;
   /** Failed attempts allowed in one window. */
@@ -38,7 +45,9 @@ export interface LoginThrottle {
 
 /** A fixed-length key, whatever a client sends as its name. */
 export function throttleKeyId(key: ThrottleKey): string {
-  return `${key.scope}:${createHash('sha256').update(key.id).digest('base64url')}`;
+  // HTTP's counters keep the ids they had before binds were counted apart (Redis keeps them).
+  const counter = key.protocol === 'http' ? key.scope : `${key.protocol}-${key.scope}`;
+  return `${counter}:${createHash('sha256').update(key.id).digest('base64url')}`;
 }
 
 interface Window {

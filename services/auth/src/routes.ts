@@ -138,6 +138,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     asyncRoute(async (req, res) => {
       const { client_id, client_secret } = parseInput(TokenRequestSchema, req.body ?? {});
       const attempt = {
+        protocol: 'http' as const,
         name: client_id,
         secret: client_secret,
         address: clientAddress(req, deps.trustedProxies),

@@ -12,9 +12,10 @@ interface CheckedBind {
 
 /**
  * Checks an SMPP bind: `system_id` is the account's username, `password` its SMPP password. The
- * check runs behind the same login limits and KDF gate as an HTTP login with that name, so a
- * guesser gains nothing by trying over SMPP. Only whoever knows the password learns that the
- * account is disabled or that the address may not bind.
+ * check runs behind login limits of its own (per name and per address, as HTTP's) and the KDF
+ * gate: wrong binds lock binds out, never the customer's HTTP logins, and wrong HTTP logins never
+ * block binds. Only whoever knows the password learns that the account is disabled or that the
+ * address may not bind.
  */
 export class SmppBinds {
   constructor(
@@ -30,7 +31,7 @@ export class SmppBinds {
   ): Promise<SmppAccount> {
     if (unusableCharacter(systemId)) throw HttpError.unauthorized();
     const checked = await this.guard.verify(
-      { name: systemId, secret: password, address },
+      { protocol: 'smpp', name: systemId, secret: password, address },
       async (): Promise<CheckedBind | undefined> => {
         const access = await findSmppAccessByUsername(this.db, systemId);
         if (!access) {

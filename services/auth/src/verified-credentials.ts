@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { boundedCache } from '@smsgw/kit';
+import type { LoginProtocol } from './login-throttle';
 
 /** How long a verified credential is exempt from the login limits after its last success. */
 export const VERIFIED_FOR_MS = 24 * 3600_000;
@@ -58,27 +59,50 @@ export class VerifiedCredentials {
     this.key = createHmac('sha256', secret).update('smsgw verified credentials').digest();
   }
 
-  private ids(name: string, secret: string, where: string | undefined): string[] {
+  private ids(
+    protocol: LoginProtocol,
+    name: string,
+    secret: string,
+    where: string | undefined,
+  ): string[] {
     const id = (parts: readonly string[]) =>
       createHmac('sha256', this.key).update(JSON.stringify(parts)).digest('base64url');
-    const anywhere = id([name, secret]);
-    return where === undefined ? [anywhere] : [anywhere, id([name, secret, where])];
+    // A bind proves the SMPP password, a login the HTTP one: neither exempts (or, failing,
+    // unexempts) the other. HTTP's ids are those it had before binds were told apart.
+    const credential = protocol === 'http' ? [name, secret] : [protocol, name, secret];
+    const anywhere = id(credential);
+    return where === undefined ? [anywhere] : [anywhere, id([...credential, where])];
   }
 
   /** `where` is the client's address key (addressKey), when known. */
-  async recall(name: string, secret: string, where: string | undefined): Promise<Recall> {
-    const [anywhere, here] = await this.flags.has(this.ids(name, secret, where));
+  async recall(
+    protocol: LoginProtocol,
+    name: string,
+    secret: string,
+    where: string | undefined,
+  ): Promise<Recall> {
+    const [anywhere, here] = await this.flags.has(this.ids(protocol, name, secret, where));
     // Forgetting the credential overall ends its exemption at every address.
     return { anywhere, here: anywhere && (here ?? true) };
   }
 
-  remember(name: string, secret: string, where: string | undefined): Promise<void> {
-    return this.flags.set(this.ids(name, secret, where), VERIFIED_FOR_MS);
+  remember(
+    protocol: LoginProtocol,
+    name: string,
+    secret: string,
+    where: string | undefined,
+  ): Promise<void> {
+    return this.flags.set(this.ids(protocol, name, secret, where), VERIFIED_FOR_MS);
   }
 
   /** After the credential failed (a new password, a rotated secret): it is exempt no more. */
-  forget(name: string, secret: string, where: string | undefined): Promise<void> {
-    return this.flags.delete(this.ids(name, secret, where));
+  forget(
+    protocol: LoginProtocol,
+    name: string,
+    secret: string,
+    where: string | undefined,
+  ): Promise<void> {
+    return this.flags.delete(this.ids(protocol, name, secret, where));
   }
 
   close(): Promise<void> {

@@ -1,12 +1,14 @@
 import { MemoryLoginThrottle, type ThrottleKey } from '../src/login-throttle';
 
 const name = (limit: number, enforced = true): ThrottleKey => ({
+  protocol: 'http',
   scope: 'name',
   id: 'alice',
   limit,
   enforced,
 });
 const address = (limit: number, id = '192.0.2.1', enforced = true): ThrottleKey => ({
+  protocol: 'http',
   scope: 'address',
   id,
   limit,
@@ -68,9 +70,11 @@ describe('MemoryLoginThrottle', () => {
 
   it('keeps names apart however they are written', async () => {
     const throttle = new MemoryLoginThrottle(60_000, clock);
-    await throttle.admit([{ scope: 'name', id: 'x'.repeat(10_000), limit: 1, enforced: true }]);
+    await throttle.admit([
+      { protocol: 'http', scope: 'name', id: 'x'.repeat(10_000), limit: 1, enforced: true },
+    ]);
     await expect(
-      throttle.admit([{ scope: 'name', id: 'x', limit: 1, enforced: true }]),
+      throttle.admit([{ protocol: 'http', scope: 'name', id: 'x', limit: 1, enforced: true }]),
     ).resolves.toEqual({
       admitted: true,
     });

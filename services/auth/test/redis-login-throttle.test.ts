@@ -33,7 +33,13 @@ describe('RedisLoginThrottle', () => {
   });
 
   it('shares the count between replicas: failures on either reach one limit', async () => {
-    const key: ThrottleKey = { scope: 'name', id: 'shared', limit: 4, enforced: true };
+    const key: ThrottleKey = {
+      protocol: 'http',
+      scope: 'name',
+      id: 'shared',
+      limit: 4,
+      enforced: true,
+    };
     await expect(a.admit([key])).resolves.toEqual({ admitted: true });
     await expect(b.admit([key])).resolves.toEqual({ admitted: true });
     await expect(a.admit([key])).resolves.toEqual({ admitted: true });
@@ -45,7 +51,13 @@ describe('RedisLoginThrottle', () => {
   });
 
   it('admits all of many concurrent attempts up to the limit and no more', async () => {
-    const key: ThrottleKey = { scope: 'address', id: '192.0.2.7', limit: 10, enforced: true };
+    const key: ThrottleKey = {
+      protocol: 'http',
+      scope: 'address',
+      id: '192.0.2.7',
+      limit: 10,
+      enforced: true,
+    };
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).admit([key])),
     );
@@ -53,15 +65,28 @@ describe('RedisLoginThrottle', () => {
   });
 
   it('forgives on either replica what the other counted', async () => {
-    const key: ThrottleKey = { scope: 'name', id: 'forgiven', limit: 1, enforced: true };
+    const key: ThrottleKey = {
+      protocol: 'http',
+      scope: 'name',
+      id: 'forgiven',
+      limit: 1,
+      enforced: true,
+    };
     await expect(a.admit([key])).resolves.toEqual({ admitted: true });
     await b.forgive([key]);
     await expect(a.admit([key])).resolves.toEqual({ admitted: true });
   });
 
   it('counts a key that is not enforced, refuses by the others, and counts refusals', async () => {
-    const name: ThrottleKey = { scope: 'name', id: 'exempt-name', limit: 1, enforced: true };
+    const name: ThrottleKey = {
+      protocol: 'http',
+      scope: 'name',
+      id: 'exempt-name',
+      limit: 1,
+      enforced: true,
+    };
     const address = (enforced: boolean): ThrottleKey => ({
+      protocol: 'http',
       scope: 'address',
       id: '192.0.2.8',
       limit: 2,
@@ -79,7 +104,13 @@ describe('RedisLoginThrottle', () => {
 
   it('counts in memory while Redis does not answer, so logins stay limited', async () => {
     const down = new RedisLoginThrottle('redis://127.0.0.1:1', 60_000, undefined, prefix);
-    const key: ThrottleKey = { scope: 'name', id: 'offline', limit: 2, enforced: true };
+    const key: ThrottleKey = {
+      protocol: 'http',
+      scope: 'name',
+      id: 'offline',
+      limit: 2,
+      enforced: true,
+    };
     await expect(down.admit([key])).resolves.toEqual({ admitted: true });
     await expect(down.admit([key])).resolves.toEqual({ admitted: true });
     await expect(down.admit([key])).resolves.toMatchObject({ admitted: false });
@@ -123,14 +154,22 @@ describe('verified credentials in Redis', () => {
 
   it('lets a credential verified on one replica past the limits on another, or after a restart', async () => {
     const first = await replica();
-    const customer = { name: 'erin', secret: 'right', address: '192.0.2.50' };
+    const customer = {
+      protocol: 'http' as const,
+      name: 'erin',
+      secret: 'right',
+      address: '192.0.2.50',
+    };
     await expect(first.verify(customer, check('right'))).resolves.toEqual({ account: 'a1' });
     // Someone guesses erin's password, from her address and from elsewhere, on the first replica.
     for (let i = 0; i < 6; i++)
       await status(first.verify({ ...customer, secret: `guess-${i}` }, check('x')));
     for (let i = 0; i < 6; i++)
       await status(
-        first.verify({ name: `other-${i}`, secret: 'x', address: customer.address }, check('x')),
+        first.verify(
+          { protocol: 'http', name: `other-${i}`, secret: 'x', address: customer.address },
+          check('x'),
+        ),
       );
     expect(await status(first.verify({ ...customer, secret: 'guess-x' }, check('x')))).toBe(429);
     // A second replica (or the first, restarted) knows erin verified: her password still works.
@@ -140,18 +179,42 @@ describe('verified credentials in Redis', () => {
     expect(
       await status(
         second.verify(
-          { name: 'frank', secret: 'right', address: customer.address },
+          { protocol: 'http', name: 'frank', secret: 'right', address: customer.address },
           check('right'),
         ),
       ),
     ).toBe(429);
   });
 
+  it('counts binds and logins apart in Redis, over replicas, each side locking itself', async () => {
+    const [first, second] = [await replica(), await replica()];
+    const mia = { name: 'mia', address: '192.0.2.60' };
+    for (let i = 0; i < 3; i++)
+      await status(first.verify({ protocol: 'smpp', ...mia, secret: `guess-${i}` }, check('x')));
+    expect(
+      await status(second.verify({ protocol: 'smpp', ...mia, secret: 'right' }, check('right'))),
+    ).toBe(429);
+    expect(
+      await status(second.verify({ protocol: 'http', ...mia, secret: 'right' }, check('right'))),
+    ).toBe(200);
+
+    const noa = { name: 'noa', address: '192.0.2.61' };
+    for (let i = 0; i < 3; i++)
+      await status(first.verify({ protocol: 'http', ...noa, secret: `guess-${i}` }, check('x')));
+    expect(
+      await status(second.verify({ protocol: 'http', ...noa, secret: 'right' }, check('right'))),
+    ).toBe(429);
+    expect(
+      await status(second.verify({ protocol: 'smpp', ...noa, secret: 'right' }, check('right'))),
+    ).toBe(200);
+  });
+
   it('stores a keyed hash of the credential, never the secret', async () => {
     const guard = await replica();
     const secret = `secret-${randomBytes(8).toString('hex')}`;
-    const remembered = await guard.verify({ name: 'grace', secret, address: '192.0.2.51' }, () =>
-      Promise.resolve({ account: 'a2' }),
+    const remembered = await guard.verify(
+      { protocol: 'http', name: 'grace', secret, address: '192.0.2.51' },
+      () => Promise.resolve({ account: 'a2' }),
     );
     expect(remembered).toEqual({ account: 'a2' });
     const redis = new Redis(redisUrl);
