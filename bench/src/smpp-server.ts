@@ -20,7 +20,7 @@ import { ReceiptCount, SmppLoadClient } from './smpp-load';
 import { report } from './report';
 
 const WINDOWS = [1, 10, 100] as const;
-const SMPP_PASSWORD = 'bench';
+const SMPP_PASSWORD = 'bench-pw';
 
 /** The smpp-server as one more process of the deployment, and the bench account's SMPP access. */
 async function startSmppServer(deployment: Deployment): Promise<{

@@ -240,10 +240,12 @@ beforeAll(async () => {
   );
   // An SMPP customer (docs/smpp-server.md): a refused bind, then a submit with registered_delivery
   // whose receipt comes back on the same transceiver session, which stays bound.
-  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1n' })).status).toBe(200);
+  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1nsmpp' })).status).toBe(
+    200,
+  );
   esme = await openEsme({ port: gw.gateway.smppPort });
   expect((await esme.bind('bind_transceiver', 'erin', 'wrong')).status).toBe(0x0e);
-  expect((await esme.bind('bind_transceiver', 'erin', 'er1n')).status).toBe(0);
+  expect((await esme.bind('bind_transceiver', 'erin', 'er1nsmpp')).status).toBe(0);
   const smppSubmit = { to: '41790000011', bytes: Buffer.from('smpp'), registeredDelivery: 1 };
   expect((await esme.submit(smppSubmit)).status).toBe(0);
   await metricReaches(base, 'smsgw_smpp_deliver_sm_total', { kind: 'receipt' });

@@ -42,7 +42,7 @@ async function smppServer(): Promise<{ process: ServiceProcess; smppPort: number
 async function bound(port: number): Promise<Esme> {
   const esme = await openEsme({ port });
   open.push(esme);
-  expect((await esme.bind('bind_transceiver', 'smppco', 'smpp0k')).status).toBe(0);
+  expect((await esme.bind('bind_transceiver', 'smppco', 'smpp0k!!')).status).toBe(0);
   return esme;
 }
 
@@ -52,7 +52,7 @@ const receiptOf = (d: Delivered): string | undefined =>
 async function boundPerl(port: number, kind: BindKind, systemId: string): Promise<NetSmppEsme> {
   const esme = NetSmppEsme.create({ port });
   perl.push(esme);
-  expect((await esme.bind(kind, systemId, `${systemId.slice(0, 4)}pw`)).status).toBe(0);
+  expect((await esme.bind(kind, systemId, `${systemId.slice(0, 4)}pw!!`)).status).toBe(0);
   return esme;
 }
 
@@ -88,16 +88,16 @@ beforeAll(async () => {
       balance: null,
     }),
   ).toBe(201);
-  expect(await admin('PUT', '/accounts/smppco/smpp', { password: 'smpp0k', max_sessions: 4 })).toBe(
-    200,
-  );
+  expect(
+    await admin('PUT', '/accounts/smppco/smpp', { password: 'smpp0k!!', max_sessions: 4 }),
+  ).toBe(200);
   for (const username of ['perlco', 'perlpair']) {
     expect(
       await admin('POST', '/accounts', { username, password: `${username}-pw`, balance: null }),
     ).toBe(201);
     expect(
       await admin('PUT', `/accounts/${username}/smpp`, {
-        password: `${username.slice(0, 4)}pw`,
+        password: `${username.slice(0, 4)}pw!!`,
         max_sessions: 4,
       }),
     ).toBe(200);

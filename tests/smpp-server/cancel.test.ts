@@ -54,12 +54,12 @@ beforeAll(async () => {
     expect(created.status).toBe(201);
     const access = await request(gw.base, 'PUT', `/admin/v1/accounts/${username}/smpp`, {
       auth: admin,
-      json: { password: `${username}pw` },
+      json: { password: `${username}-spw` },
     });
     expect(access.status).toBe(200);
   }
   esme = await openEsme({ port: gw.gateway.smppPort });
-  expect((await esme.bind('bind_transceiver', 'cleo', 'cleopw')).status).toBe(0);
+  expect((await esme.bind('bind_transceiver', 'cleo', 'cleo-spw')).status).toBe(0);
 }, 60_000);
 
 afterAll(async () => {
@@ -79,7 +79,7 @@ describe('cancel_sm', () => {
     // Another account cannot cancel it, nor can anyone cancel an id that does not exist.
     const other = await openEsme({ port: gw.gateway.smppPort });
     try {
-      expect((await other.bind('bind_transceiver', 'otto', 'ottopw')).status).toBe(0);
+      expect((await other.bind('bind_transceiver', 'otto', 'otto-spw')).status).toBe(0);
       expect(await other.cancel(waiting.id, '41790000401')).toBe(ESME_RINVMSGID);
     } finally {
       other.close();

@@ -37,7 +37,7 @@ async function esme(
     ...(answerDeliver && { answerDeliver }),
   });
   open.push(client);
-  expect((await client.bind(kind, 'erin', 'er1n')).status).toBe(0);
+  expect((await client.bind(kind, 'erin', 'er1nsmpp')).status).toBe(0);
   return client;
 }
 
@@ -55,7 +55,9 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
-  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1n' })).status).toBe(200);
+  expect((await adminCall('PUT', '/accounts/erin/smpp', { password: 'er1nsmpp' })).status).toBe(
+    200,
+  );
 }, 60_000);
 
 afterEach(() => {

@@ -56,10 +56,12 @@ beforeAll(async () => {
     expect(created.status).toBe(201);
   }
   expect(
-    (await adminCall('PUT', '/accounts/carol/smpp', { password: 'c4r0lpw', max_sessions: 2 }))
+    (await adminCall('PUT', '/accounts/carol/smpp', { password: 'c4r0lpw!', max_sessions: 2 }))
       .status,
   ).toBe(200);
-  expect((await adminCall('PUT', '/accounts/dave/smpp', { password: 'd4vepw' })).status).toBe(200);
+  expect((await adminCall('PUT', '/accounts/dave/smpp', { password: 'd4vepw#1' })).status).toBe(
+    200,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -82,14 +84,14 @@ describe('SMPP sessions', () => {
   it('binds as transmitter, receiver and transceiver with the SMPP password, not the HTTP one', async () => {
     for (const kind of ['bind_transmitter', 'bind_receiver', 'bind_transceiver'] as const) {
       const client = await esme();
-      const resp = await client.bind(kind, 'dave', 'd4vepw');
+      const resp = await client.bind(kind, 'dave', 'd4vepw#1');
       expect(resp.commandId).toBe((CMD[kind] | 0x80000000) >>> 0);
       expect(resp.status).toBe(0);
       expect((await client.unbind()).status).toBe(0);
     }
     const wrong = await esme();
     expect((await wrong.bind('bind_transceiver', 'dave', 'dave-http-password')).status).toBe(0x0e);
-    expect((await wrong.bind('bind_transceiver', 'nobody', 'd4vepw')).status).toBe(0x0e);
+    expect((await wrong.bind('bind_transceiver', 'nobody', 'd4vepw#1')).status).toBe(0x0e);
   });
 
   it('binds over TLS with the configured certificate', async () => {
@@ -98,7 +100,7 @@ describe('SMPP sessions', () => {
       tls: { ca: certificate.cert },
     });
     open.push(client);
-    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw#1')).status).toBe(0);
     expect((await client.request(CMD.enquire_link)).status).toBe(0);
     expect((await client.unbind()).status).toBe(0);
   });
@@ -110,20 +112,20 @@ describe('SMPP sessions', () => {
     expect((await client.submit({ to: '41790000001', bytes: Buffer.from('hi') })).status).toBe(
       0x04,
     );
-    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw#1')).status).toBe(0);
     const nack = await client.request(0x00000077);
     expect(nack.commandId >>> 0).toBe(CMD.generic_nack);
     expect(nack.status).toBe(0x03);
-    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0x05);
+    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw#1')).status).toBe(0x05);
   });
 
   it('refuses a session beyond the account’s limit until one closes', async () => {
     const first = await esme();
     const second = await esme();
     const third = await esme();
-    expect((await first.bind('bind_transceiver', 'carol', 'c4r0lpw')).status).toBe(0);
-    expect((await second.bind('bind_transmitter', 'carol', 'c4r0lpw')).status).toBe(0);
-    expect((await third.bind('bind_receiver', 'carol', 'c4r0lpw')).status).toBe(0x0d);
+    expect((await first.bind('bind_transceiver', 'carol', 'c4r0lpw!')).status).toBe(0);
+    expect((await second.bind('bind_transmitter', 'carol', 'c4r0lpw!')).status).toBe(0);
+    expect((await third.bind('bind_receiver', 'carol', 'c4r0lpw!')).status).toBe(0x0d);
     await first.unbind();
     // Its place is freed when the server sees the connection close, as its listing shows.
     await waitFor(async () => {
@@ -131,7 +133,7 @@ describe('SMPP sessions', () => {
       return list.filter((s) => s.system_id === 'carol').length === 1 ? true : undefined;
     }, 10_000);
     const fourth = await esme();
-    expect((await fourth.bind('bind_receiver', 'carol', 'c4r0lpw')).status).toBe(0);
+    expect((await fourth.bind('bind_receiver', 'carol', 'c4r0lpw!')).status).toBe(0);
   });
 
   it('closes a connection that never binds, and unbinds a session that goes silent', async () => {
@@ -144,7 +146,7 @@ describe('SMPP sessions', () => {
       expect(unbound.received.map((p) => p.commandId)).not.toContain(CMD.unbind);
 
     const silent = await esme({ answerEnquireLink: false });
-    expect((await silent.bind('bind_transmitter', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await silent.bind('bind_transmitter', 'dave', 'd4vepw#1')).status).toBe(0);
     await waitFor(() => (silent.closed ? true : undefined), 10_000);
     expect(silent.received.map((p) => p.commandId)).toEqual(
       expect.arrayContaining([CMD.enquire_link, CMD.unbind]),
@@ -152,7 +154,7 @@ describe('SMPP sessions', () => {
 
     // A client that answers the server's enquire_links stays bound past the idle timeout.
     const alive = await esme();
-    expect((await alive.bind('bind_transmitter', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await alive.bind('bind_transmitter', 'dave', 'd4vepw#1')).status).toBe(0);
     await waitFor(
       () =>
         alive.received.filter((p) => p.commandId === CMD.enquire_link).length >= 3
@@ -165,14 +167,14 @@ describe('SMPP sessions', () => {
 
   it('closes the sessions of an account the operator disables within a second, and refuses its binds', async () => {
     const client = await esme();
-    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await client.bind('bind_transceiver', 'dave', 'd4vepw#1')).status).toBe(0);
     const disabledAt = Date.now();
     expect((await adminCall('POST', '/accounts/dave/disable')).status).toBe(200);
     await waitFor(() => (client.closed ? true : undefined), 5_000);
     expect(Date.now() - disabledAt).toBeLessThan(1_000 + 500);
     expect(client.received.some((p) => p.commandId === CMD.unbind)).toBe(true);
     const again = await esme();
-    expect((await again.bind('bind_transceiver', 'dave', 'd4vepw')).status).toBe(0x0d);
+    expect((await again.bind('bind_transceiver', 'dave', 'd4vepw#1')).status).toBe(0x0d);
     expect((await adminCall('POST', '/accounts/dave/enable')).status).toBe(200);
   });
 
@@ -183,7 +185,7 @@ describe('SMPP sessions', () => {
         'access',
         'frank',
         '--password',
-        'fr4nk',
+        'fr4nk-pw',
         '--max-sessions',
         '3',
       ]),
@@ -195,14 +197,14 @@ describe('SMPP sessions', () => {
       allowed_addresses: [],
     });
     const client = await esme();
-    expect((await client.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0);
+    expect((await client.bind('bind_transceiver', 'frank', 'fr4nk-pw')).status).toBe(0);
 
     await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--allow-from', '192.0.2.0/24']);
     // The allow-list is checked at each bind: a new bind from 127.0.0.1 is refused.
     const elsewhere = await esme();
-    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0x0d);
+    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk-pw')).status).toBe(0x0d);
     await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--any-address']);
-    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0);
+    expect((await elsewhere.bind('bind_transceiver', 'frank', 'fr4nk-pw')).status).toBe(0);
 
     expect(JSON.parse(await runSmsgw(gw.base, ['smpp', 'access', 'frank', '--remove']))).toEqual({
       system_id: 'frank',
@@ -210,12 +212,12 @@ describe('SMPP sessions', () => {
     });
     await waitFor(() => (client.closed && elsewhere.closed ? true : undefined), 5_000);
     const after = await esme();
-    expect((await after.bind('bind_transceiver', 'frank', 'fr4nk')).status).toBe(0x0e);
+    expect((await after.bind('bind_transceiver', 'frank', 'fr4nk-pw')).status).toBe(0x0e);
   });
 
   it('lists the sessions bound with the admin API and the CLI, and closes one', async () => {
     const rx = await esme();
-    expect((await rx.bind('bind_receiver', 'dave', 'd4vepw')).status).toBe(0);
+    expect((await rx.bind('bind_receiver', 'dave', 'd4vepw#1')).status).toBe(0);
     const listed = await waitFor(async () => {
       const list = (await adminCall('GET', '/smpp/sessions')).body.data as {
         id: string;
@@ -248,7 +250,7 @@ describe('SMPP sessions', () => {
   it('refuses malformed SMPP access settings with a 4xx naming the field, changing nothing', async () => {
     for (const [body, field] of [
       [{ password: '123456789' }, 'password'],
-      [{ password: 'ok', max_sessions: 0 }, 'max_sessions'],
+      [{ password: 'okpass12', max_sessions: 0 }, 'max_sessions'],
       [{ allowed_addresses: ['10.0.0.300'] }, 'allowed_addresses.0'],
       [{ throughput: 'fast' }, 'throughput'],
     ] as const) {
@@ -256,7 +258,9 @@ describe('SMPP sessions', () => {
       expect(res.status).toBe(400);
       expect(res.body.detail.field).toBe(field);
     }
-    expect((await adminCall('PUT', '/accounts/nobody/smpp', { password: 'x' })).status).toBe(404);
+    expect((await adminCall('PUT', '/accounts/nobody/smpp', { password: 'xpass123' })).status).toBe(
+      404,
+    );
     expect((await adminCall('GET', '/accounts/carol/smpp')).body).toEqual({
       system_id: 'carol',
       max_sessions: 2,

@@ -51,10 +51,10 @@ beforeAll(async () => {
   smsc = new SmppSimulator({ host: '127.0.0.1', port: 0, deliveryReceipts: false });
   const { port } = await smsc.start();
   gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}` });
-  await account('alice', '100', { password: 'al1ce' });
-  await account('poor', '0', { password: 'p00r' });
-  await account('slow', '100', { password: 'sl0w', throughput: 2 });
-  alice = await bound('alice', 'al1ce');
+  await account('alice', '100', { password: 'al1ce-pw' });
+  await account('poor', '0', { password: 'p00r-spw' });
+  await account('slow', '100', { password: 'sl0w-spw', throughput: 2 });
+  alice = await bound('alice', 'al1ce-pw');
 }, 60_000);
 
 afterAll(async () => {
@@ -191,15 +191,15 @@ describe('submit_sm', () => {
         .status,
     ).toBe(0x62);
     expect(await balance('alice')).toBe(before);
-    const poor = await bound('poor', 'p00r');
+    const poor = await bound('poor', 'p00r-spw');
     expect((await poor.submit({ to: '41790000106', bytes: Buffer.from('x') })).status).toBe(0x45);
     poor.close();
     expect(receivedBy('41790000106')).toEqual([]);
   });
 
   it("answers ESME_RTHROTTLED past the account's messages per second, across its sessions", async () => {
-    const one = await bound('slow', 'sl0w');
-    const two = await bound('slow', 'sl0w');
+    const one = await bound('slow', 'sl0w-spw');
+    const two = await bound('slow', 'sl0w-spw');
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         (i % 2 ? one : two).submit({ to: `4179000020${i}`, bytes: Buffer.from('x') }),

@@ -28,7 +28,7 @@ export function addSmppCommands(program: Command, d: AdminCommandDeps): void {
     .description(
       'show, give or change (--password, --max-sessions, --throughput, --allow-from) or take away (--remove) SMPP access; system_id is the username',
     )
-    .option('--password <password>', 'its SMPP password (at most 8 characters, SMPP 3.4)')
+    .option('--password <password>', 'its SMPP password (8 characters, SMPP 3.4)')
     .option('--max-sessions <n>', 'sessions it may hold at once across replicas', whole)
     .option('--throughput <n>', "messages per second over all its sessions, or 'none'", rate)
     .option(

@@ -580,7 +580,7 @@ export function buildOpenApiDocument(): Json {
         },
         put: {
           summary:
-            'Give the account SMPP access or change it: its SMPP password (at most 8 characters), sessions, addresses, messages per second',
+            'Give the account SMPP access or change it: its SMPP password (8 characters), sessions, addresses, messages per second',
           security: admin,
           parameters: [pathParam('username', 'account')],
           requestBody: { required: true, ...json('SmppAccess') },

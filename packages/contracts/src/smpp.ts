@@ -4,11 +4,12 @@ import { storableText } from './text';
 
 /**
  * An account's SMPP password. SMPP 3.4 (5.2.2, `password`) gives it at most 9 octets with the
- * terminating NULL, so at most 8 characters, printable ASCII.
+ * terminating NULL, so at most 8 characters, printable ASCII; fewer would be easier to guess than
+ * the field allows, so it is exactly 8.
  */
 export const SmppPasswordSchema = storableText()
-  .min(1, 'must not be empty')
-  .max(8, 'SMPP 3.4 passwords are at most 8 characters')
+  .min(8, 'SMPP passwords are 8 characters (SMPP 3.4 allows no more, and fewer are weaker)')
+  .max(8, 'SMPP passwords are 8 characters (SMPP 3.4 allows no more)')
   .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces');
 
 /** An address a customer may bind from: one IP address, or a CIDR range of them. */

@@ -29,7 +29,7 @@ export interface SmppAccessDeps {
 }
 
 /**
- * An account's SMPP access: its password (SMPP's own, at most 8 characters) and its limits. Each
+ * An account's SMPP access: its password (SMPP's own, 8 characters) and its limits. Each
  * change is stored, then announced, so the smpp-server replicas close the sessions it no longer
  * allows. And the sessions bound to every replica, listed and closed one by one.
  */

@@ -50,7 +50,7 @@ function perl(script: string): Promise<{ status: number | null; stdout: string; 
 
 beforeAll(async () => {
   gateway = await startCustomerGateway({ deliveryReceipts: true });
-  await gateway.account('pia', { password: 'p1apw' });
+  await gateway.account('pia', { password: 'p1apw-sm' });
   // The account and SMPP password docs/smpp-server.md's script binds with.
   await gateway.account('acme', { password: 'Xq7!pz2k' });
   // A ceiling: Net::SMPP may be installed (apt-get) before the gateway starts.
@@ -64,7 +64,7 @@ afterAll(async () => {
 
 describe('Net::SMPP submit_sm', () => {
   it('sends text, binary and UCS-2 content with its data_coding, byte for byte', async () => {
-    const esme = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const esme = await gateway.bound('transmitter', 'pia', 'p1apw-sm');
     const cases = [
       { to: '41790000501', coding: 0, bytes: Buffer.from('Hello @ $ world', 'latin1') },
       { to: '41790000502', coding: 4, bytes: Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, 0x0a]) },
@@ -90,7 +90,7 @@ describe('Net::SMPP submit_sm', () => {
   });
 
   it('passes the parts of a long message concatenated by UDH through, each with its own id', async () => {
-    const esme = await gateway.bound('transceiver', 'pia', 'p1apw');
+    const esme = await gateway.bound('transceiver', 'pia', 'p1apw-sm');
     const parts = [
       Buffer.from('x'.repeat(153), 'latin1'),
       Buffer.from('y'.repeat(153), 'latin1'),
@@ -117,7 +117,7 @@ describe('Net::SMPP submit_sm', () => {
   });
 
   it('passes the parts of a long message concatenated by SAR TLVs through', async () => {
-    const esme = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const esme = await gateway.bound('transmitter', 'pia', 'p1apw-sm');
     const parts = [Buffer.from('s'.repeat(153), 'latin1'), Buffer.from('t'.repeat(20), 'latin1')];
     const answers = await Promise.all(
       parts.map((body, i) =>
@@ -147,7 +147,7 @@ describe('Net::SMPP submit_sm', () => {
   });
 
   it('sends a long message given whole in message_payload, in parts', async () => {
-    const esme = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const esme = await gateway.bound('transmitter', 'pia', 'p1apw-sm');
     const payload = Buffer.from('p'.repeat(160) + 'q'.repeat(140), 'latin1');
     const { status } = await esme.submit({
       destination_addr: '41790000506',
@@ -170,7 +170,7 @@ describe('Net::SMPP submit_sm', () => {
 
 describe('Net::SMPP deliver_sm', () => {
   it('gets the receipt on a receiver session bound after the message was sent', async () => {
-    const tx = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const tx = await gateway.bound('transmitter', 'pia', 'p1apw-sm');
     const { status, id } = await tx.submit({
       source_addr: '4000',
       destination_addr: '41790000507',
@@ -181,7 +181,7 @@ describe('Net::SMPP deliver_sm', () => {
     await waitFor(async () => ((await stateOf(id)) === 'delivered' ? true : undefined), 30_000);
     expect(tx.delivered).toEqual([]);
 
-    const rx = await gateway.bound('receiver', 'pia', 'p1apw');
+    const rx = await gateway.bound('receiver', 'pia', 'p1apw-sm');
     const receipt = await rx.next((p) => p.command === 'deliver_sm' && receiptOf(p) === id, 30_000);
     expect(receipt.fields).toMatchObject({
       esm_class: 0x04,
@@ -197,7 +197,7 @@ describe('Net::SMPP deliver_sm', () => {
   });
 
   it('gets a receipt again on its next session when the first deliver_sm went unanswered', async () => {
-    const tx = await gateway.bound('transmitter', 'pia', 'p1apw');
+    const tx = await gateway.bound('transmitter', 'pia', 'p1apw-sm');
     const { id } = await tx.submit({
       destination_addr: '41790000509',
       short_message: Buffer.from('again'),
@@ -206,10 +206,10 @@ describe('Net::SMPP deliver_sm', () => {
     await waitFor(async () => ((await stateOf(id)) === 'delivered' ? true : undefined), 30_000);
     // This platform reads the deliver_sm, crashes before answering it, and binds again.
     const crashing = gateway.client({ answerDeliverSm: false });
-    expect((await crashing.bind('receiver', 'pia', 'p1apw')).status).toBe(0);
+    expect((await crashing.bind('receiver', 'pia', 'p1apw-sm')).status).toBe(0);
     await crashing.next((p) => receiptOf(p) === id, 30_000);
     crashing.close();
-    const again = await gateway.bound('receiver', 'pia', 'p1apw');
+    const again = await gateway.bound('receiver', 'pia', 'p1apw-sm');
     const receipt = await again.next((p) => receiptOf(p) === id, 30_000);
     expect(receipt.fields.esm_class).toBe(0x04);
   });
@@ -223,7 +223,7 @@ describe('Net::SMPP deliver_sm', () => {
       smpp: true,
     });
     expect(route.status).toBe(200);
-    const rx = await gateway.bound('transceiver', 'pia', 'p1apw');
+    const rx = await gateway.bound('transceiver', 'pia', 'p1apw-sm');
     let tries = 0;
     // The notifier reloads its MO routes every few seconds: a reply that came before is kept
     // unrouted, so each try is a new reply.

@@ -18,8 +18,8 @@ beforeAll(async () => {
     // timeout stays longer than a slow bind on a busy machine.
     { SMPP_ENQUIRE_LINK_MS: '1000', SMPP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) },
   );
-  await gateway.account('nina', { password: 'n1napw', max_sessions: 2 });
-  await gateway.account('otto', { password: '0ttopw', throughput: 2 });
+  await gateway.account('nina', { password: 'n1napw-s', max_sessions: 2 });
+  await gateway.account('otto', { password: '0ttopw-s', throughput: 2 });
   // A ceiling: Net::SMPP may be installed (apt-get) before the gateway starts.
 }, 120_000);
 
@@ -38,7 +38,7 @@ describe('Net::SMPP binds', () => {
   it('binds as transmitter, receiver and transceiver, and unbinds', async () => {
     for (const kind of ['transmitter', 'receiver', 'transceiver'] as const) {
       const esme = gateway.client();
-      const resp = await esme.bind(kind, 'nina', 'n1napw');
+      const resp = await esme.bind(kind, 'nina', 'n1napw-s');
       expect(resp.command).toBe(`bind_${kind}_resp`);
       expect(resp.status).toBe(0);
       expect((await esme.enquireLink()).status).toBe(0);
@@ -52,23 +52,23 @@ describe('Net::SMPP binds', () => {
     const esme = gateway.client();
     expect((await esme.bind('transceiver', 'nina', 'wrong')).status).toBe(0x0e);
     expect((await esme.bind('transceiver', 'nina', 'nina-http-password')).status).toBe(0x0e);
-    expect((await esme.bind('transceiver', 'nobody', 'n1napw')).status).toBe(0x0e);
-    expect((await esme.bind('transceiver', 'nina', 'n1napw')).status).toBe(0);
+    expect((await esme.bind('transceiver', 'nobody', 'n1napw-s')).status).toBe(0x0e);
+    expect((await esme.bind('transceiver', 'nina', 'n1napw-s')).status).toBe(0);
   });
 
   it('is refused ESME_RBINDFAIL for a session beyond the account’s limit, until one unbinds', async () => {
-    const first = await gateway.bound('transceiver', 'nina', 'n1napw');
-    await gateway.bound('transmitter', 'nina', 'n1napw');
+    const first = await gateway.bound('transceiver', 'nina', 'n1napw-s');
+    await gateway.bound('transmitter', 'nina', 'n1napw-s');
     const third = gateway.client();
-    expect((await third.bind('receiver', 'nina', 'n1napw')).status).toBe(0x0d);
+    expect((await third.bind('receiver', 'nina', 'n1napw-s')).status).toBe(0x0d);
     expect((await first.unbind()).status).toBe(0);
     // The place is freed when the server sees the connection close.
     await waitFor(async () => ((await sessionsOf('nina')) === 1 ? true : undefined), 10_000);
-    expect((await third.bind('receiver', 'nina', 'n1napw')).status).toBe(0);
+    expect((await third.bind('receiver', 'nina', 'n1napw-s')).status).toBe(0);
   });
 
   it('stays bound past the idle timeout, answering the server’s enquire_link', async () => {
-    const esme = await gateway.bound('receiver', 'nina', 'n1napw');
+    const esme = await gateway.bound('receiver', 'nina', 'n1napw-s');
     const boundAt = Date.now();
     const link = await esme.next(
       (p) => p.command === 'enquire_link' && Date.now() - boundAt > IDLE_TIMEOUT_MS + 1_000,
@@ -83,8 +83,8 @@ describe('Net::SMPP binds', () => {
 
 describe('Net::SMPP throughput', () => {
   it("answers ESME_RTHROTTLED past the account's messages per second, across its sessions", async () => {
-    const one = await gateway.bound('transceiver', 'otto', '0ttopw');
-    const two = await gateway.bound('transmitter', 'otto', '0ttopw');
+    const one = await gateway.bound('transceiver', 'otto', '0ttopw-s');
+    const two = await gateway.bound('transmitter', 'otto', '0ttopw-s');
     // Net::SMPP's asynchronous mode: all eight on the wire before the first answer.
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
