@@ -54,6 +54,7 @@ module.exports = {
       : [
           '<rootDir>/services/dispatcher/test/redis-rate-limiter.test.ts',
           '<rootDir>/services/auth/test/redis-login-throttle.test.ts',
+          '<rootDir>/services/smpp-server/test/redis-account-limits.test.ts',
         ]),
   ],
   transform: {

@@ -109,6 +109,11 @@ export const envVars = {
   CALLBACK_RETRY_BASE_MS: int(10, 3600_000).default(2000),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(5000),
   CALLBACK_HOST_CONCURRENCY: int(1, 1000).default(8),
+  /**
+   * Replies an sms-service route sends one number in a minute at most: two services that answer
+   * each other, or a subscriber's flood, cost a bounded number of charged replies.
+   */
+  KANNEL_REPLIES_PER_MINUTE: int(1, 10_000).default(5),
   MAX_PARTS: int(1, 255).default(10),
   MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(1024 * 1024),
   MAX_BATCH_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
@@ -157,11 +162,15 @@ export const envVars = {
   SMPP_SERVER_TLS_PORT: int(0, 65535).default(3550),
   SMPP_SERVER_TLS_CERT: z.string().min(1).optional(),
   SMPP_SERVER_TLS_KEY: z.string().min(1).optional(),
-  SMPP_BIND_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  SMPP_BIND_TIMEOUT_MS: int(100, 600_000).default(10_000),
   SMPP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
   SMPP_ENQUIRE_LINK_MS: int(1000, 3_600_000).default(30_000),
   SMPP_WINDOW: int(1, 10_000).default(100),
   SMPP_RECEIPT_EXPIRY_HOURS: int(1, 24 * 30).default(72),
+  SMPP_MAX_CONNECTIONS: int(1, 100_000).default(1000),
+  SMPP_MAX_PENDING_PER_ADDRESS: int(1, 100_000).default(10),
+  SMPP_MAX_UNSENT_BYTES: int(16_384, 1 << 30).default(1 << 20),
+  SMPP_STALLED_OUTPUT_MS: int(100, 600_000).default(30_000),
   TRUSTED_PROXIES: z
     .string()
     .default('')
@@ -261,4 +270,8 @@ export const smppServerEnv = {
   SMPP_ENQUIRE_LINK_MS: envVars.SMPP_ENQUIRE_LINK_MS,
   SMPP_WINDOW: envVars.SMPP_WINDOW,
   SMPP_RECEIPT_EXPIRY_HOURS: envVars.SMPP_RECEIPT_EXPIRY_HOURS,
+  SMPP_MAX_CONNECTIONS: envVars.SMPP_MAX_CONNECTIONS,
+  SMPP_MAX_PENDING_PER_ADDRESS: envVars.SMPP_MAX_PENDING_PER_ADDRESS,
+  SMPP_MAX_UNSENT_BYTES: envVars.SMPP_MAX_UNSENT_BYTES,
+  SMPP_STALLED_OUTPUT_MS: envVars.SMPP_STALLED_OUTPUT_MS,
 };

@@ -70,6 +70,8 @@ declare module 'smpp' {
   ): Server;
 
   export const errors: Record<string, number>;
+  /** The commands node-smpp knows, by name (a response is `<command>_resp`). */
+  export const commands: Record<string, unknown>;
   /** The optional parameters node-smpp knows, by name: their tag and their value's codec. */
   export const tlvs: Record<
     string,

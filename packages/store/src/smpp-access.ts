@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Queryable } from '@smsgw/kit';
 
 /** Statements on `smpp_access` (migration 032): an account's SMPP password and limits. */
@@ -88,4 +89,12 @@ export async function upsertSmppAccess(
 export async function deleteSmppAccess(db: Queryable, accountId: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM smpp_access WHERE account_id = $1', [accountId]);
   return rowCount === 1;
+}
+
+/**
+ * Names an SMPP password by its hash without giving the hash away: a session bound with it is
+ * told from one bound before the password changed.
+ */
+export function smppCredentialOf(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('hex').slice(0, 32);
 }

@@ -1,6 +1,6 @@
 import { unusableCharacter, type SmppAccount } from '@smsgw/contracts';
 import { compileProxyTrust, HttpError, type Db } from '@smsgw/kit';
-import { findSmppAccessByUsername } from '@smsgw/store';
+import { findSmppAccessByUsername, smppCredentialOf } from '@smsgw/store';
 import { accountDisabled } from './credential-verifier';
 import type { LoginGuard } from './login-guard';
 import type { PasswordHasher } from './password-hasher';
@@ -47,6 +47,7 @@ export class SmppBinds {
             maxSessions: access.max_sessions,
             throughput: access.throughput,
             allowedAddresses: access.allowed_addresses,
+            credential: smppCredentialOf(access.password_hash),
           },
         };
       },

@@ -53,15 +53,16 @@ export class MemoryAccountLimits implements AccountLimits {
 /**
  * A session place: a member of the account's sorted set, scored by when it lapses. A replica
  * renews its sessions' places while they live, so the places of a replica that died lapse by
- * themselves. KEYS: the set; ARGV: session id, now, lapse, max.
+ * themselves. The set's own expiry moves with every place taken or renewed: set only when a
+ * member was added, it lapsed under live sessions and let a bind past the limit in.
+ * KEYS: the set; ARGV: session id, now, lapse, max.
  */
 const OPEN = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  return 1
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and
+   redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) - tonumber(ARGV[2]))
 return 1
@@ -88,18 +89,31 @@ export class RedisAccountLimits implements AccountLimits {
   private readonly held = new Map<string, string>();
   private readonly renewal: NodeJS.Timeout;
 
-  constructor(url: string, logger: Logger) {
+  constructor(
+    url: string,
+    private readonly logger: Logger,
+    private readonly leaseMs = LEASE_MS,
+  ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 2 }) as Redis & LimitCommands;
     this.redis.on('error', (err) => logger.warn({ err }, 'redis (SMPP limits)'));
     this.redis.defineCommand('smsgwSmppOpen', { numberOfKeys: 1, lua: OPEN });
     this.redis.defineCommand('smsgwSmppTake', { numberOfKeys: 1, lua: TAKE });
-    this.renewal = setInterval(() => {
-      for (const [sessionId, accountId] of this.held)
-        this.place(accountId, sessionId, Number.MAX_SAFE_INTEGER).catch((err: unknown) =>
-          logger.warn({ err }, 'renewing an SMPP session place failed'),
-        );
-    }, LEASE_MS / 3);
+    this.renewal = setInterval(() => void this.renew(), leaseMs / 3);
     this.renewal.unref();
+  }
+
+  /**
+   * Renews the places of this replica's sessions. A live session keeps its place even past the
+   * limit (after Redis lost the set, say): it is bound, and the limit holds for new binds.
+   */
+  async renew(): Promise<void> {
+    await Promise.all(
+      [...this.held].map(([sessionId, accountId]) =>
+        this.place(accountId, sessionId, Number.MAX_SAFE_INTEGER).catch((err: unknown) =>
+          this.logger.warn({ err }, 'renewing an SMPP session place failed'),
+        ),
+      ),
+    );
   }
 
   private async place(accountId: string, sessionId: string, max: number): Promise<boolean> {
@@ -108,7 +122,7 @@ export class RedisAccountLimits implements AccountLimits {
       `smsgw:smpp:sessions:${accountId}`,
       sessionId,
       String(now),
-      String(now + LEASE_MS),
+      String(now + this.leaseMs),
       String(max),
     );
     return placed === 1;

@@ -45,6 +45,10 @@ export interface SessionSettings {
   window: number;
   /** The system_id the server gives in its bind responses. */
   systemId: string;
+  /** A session whose unsent output passes this many bytes is not read until its client reads. */
+  maxUnsentBytes: number;
+  /** A session whose output stays past that bound this long is closed. */
+  stalledOutputMs: number;
 }
 
 export interface SessionDeps {
@@ -95,6 +99,8 @@ export class EsmeSession {
   private lastHeard = Date.now();
   private readonly bindTimer: NodeJS.Timeout;
   private readonly linkTimer: NodeJS.Timeout;
+  /** Set while reading is paused because the client does not read its answers. */
+  private stalled: NodeJS.Timeout | undefined;
   /** Submits of the last whole seconds, for the admin listing. */
   private submitsThisSecond = { second: 0, count: 0, previous: 0 };
 
@@ -104,7 +110,10 @@ export class EsmeSession {
   ) {
     this.address = session.socket.remoteAddress ?? '';
     session.socket.setNoDelay(true);
-    session.on('pdu', (pdu: PDU) => this.onPdu(pdu));
+    // No PDU may end more than its own session: what handling one throws closes this one only
+    // (node-smpp calls this listener outside its own try, so a throw would end the process).
+    session.on('pdu', (pdu: PDU) => this.guard(() => this.onPdu(pdu)));
+    session.socket.on('drain', () => this.drained());
     session.on('error', (err: unknown) => {
       deps.logger.info({ err, session: this.id }, 'SMPP session error; closing it');
       this.destroy();
@@ -158,21 +167,72 @@ export class EsmeSession {
     if (quiet >= this.deps.settings.enquireLinkMs / 2) this.session.enquire_link({});
   }
 
-  private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
-    if (this.closed) return;
-    this.cork.hold(this.session.socket);
-    this.session.send(pdu.response({ ...fields, command_status: STATUS[status] }));
+  private guard(work: () => Promise<void> | undefined): void {
+    const failed = (err: unknown): void => {
+      this.deps.logger.warn({ err, session: this.id }, 'handling an SMPP PDU failed; closing it');
+      this.deps.metrics.pduFailures.inc();
+      this.destroy();
+    };
+    try {
+      work()?.catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
-  private onPdu(pdu: PDU): void {
+  private write(pdu: PDU, onResponse?: (resp: PDU) => void): void {
+    this.cork.hold(this.session.socket);
+    this.session.send(pdu, onResponse);
+    this.checkOutput();
+  }
+
+  /**
+   * Backpressure: a client that sends and never reads would make every answer wait in memory.
+   * Past the bound its session is not read (TCP holds the client back), and it is closed if it
+   * does not read within the stall time.
+   */
+  private checkOutput(): void {
+    const { maxUnsentBytes, stalledOutputMs } = this.deps.settings;
+    if (this.stalled || this.session.socket.writableLength <= maxUnsentBytes) return;
+    this.session.pause();
+    this.deps.metrics.stalledSessions.inc();
+    this.stalled = setTimeout(() => {
+      this.deps.logger.info({ session: this.id }, 'SMPP client reads no answers; closing it');
+      this.destroy();
+    }, stalledOutputMs);
+  }
+
+  private drained(): void {
+    if (!this.stalled) return;
+    clearTimeout(this.stalled);
+    this.stalled = undefined;
+    this.session.resume();
+  }
+
+  private respond(pdu: PDU, status: StatusName, fields: Record<string, unknown> = {}): void {
+    if (this.closed) return;
+    this.write(pdu.response({ ...fields, command_status: STATUS[status] }));
+  }
+
+  /** An answer for a command this server does not take, or one that has no response. */
+  private nack(pdu: PDU, status: StatusName = 'ESME_RINVCMDID'): void {
+    if (this.closed) return;
+    this.write(
+      new smpp.PDU('generic_nack', {
+        sequence_number: pdu.sequence_number,
+        command_status: STATUS[status],
+      }),
+    );
+  }
+
+  private onPdu(pdu: PDU): Promise<void> | undefined {
     this.lastHeard = Date.now();
     if (pdu.isResponse()) return; // answers to our PDUs go to their callbacks
     switch (pdu.command) {
       case 'bind_transmitter':
       case 'bind_receiver':
       case 'bind_transceiver':
-        void this.bind(pdu);
-        return;
+        return this.bind(pdu);
       case 'enquire_link':
         this.respond(pdu, 'ESME_ROK');
         return;
@@ -182,34 +242,37 @@ export class EsmeSession {
         return;
       case 'generic_nack':
         return;
-      case 'unknown':
-        this.session.send(pdu.response());
-        return;
+    }
+    // outbind and alert_notification go from an SMSC to an ESME and have no response; an unknown
+    // command has none either.
+    if (!(`${pdu.command}_resp` in smpp.commands)) {
+      this.nack(pdu);
+      return;
     }
     if (!this.account) {
       this.respond(pdu, 'ESME_RINVBNDSTS');
       return;
     }
-    switch (pdu.command) {
-      case 'submit_sm':
-        void this.submit(pdu);
-        return;
-      case 'query_sm':
-        void this.query(pdu);
-        return;
-      case 'cancel_sm':
-        void this.cancel(pdu);
-        return;
-      default:
-        // Commands SMPP defines that this server does not take (data_sm, submit_multi,
-        // replace_sm, …) get a generic_nack, as for an unknown command.
-        this.session.send(
-          new smpp.PDU('generic_nack', {
-            sequence_number: pdu.sequence_number,
-            command_status: STATUS.ESME_RINVCMDID,
-          }),
-        );
+    if (!['submit_sm', 'query_sm', 'cancel_sm'].includes(pdu.command)) {
+      // Commands SMPP defines that this server does not take (data_sm, submit_multi,
+      // replace_sm, …) get a generic_nack, as for an unknown command.
+      this.nack(pdu);
+      return;
     }
+    // Every request counts against the window, not only submit_sm: each is work for the database.
+    if (this.inFlight >= this.deps.settings.window) {
+      if (pdu.command === 'submit_sm') this.answerSubmit(pdu, 'ESME_RMSGQFUL');
+      else this.respond(pdu, 'ESME_RMSGQFUL');
+      return;
+    }
+    this.inFlight += 1;
+    const work =
+      pdu.command === 'submit_sm'
+        ? this.submit(pdu)
+        : pdu.command === 'query_sm'
+          ? this.query(pdu)
+          : this.cancel(pdu);
+    return work.finally(() => (this.inFlight -= 1));
   }
 
   private async bind(pdu: PDU): Promise<void> {
@@ -256,7 +319,11 @@ export class EsmeSession {
       return;
     }
     if (this.closed) {
-      await this.deps.limits.closeSession(account.accountId, this.id);
+      await this.deps.limits
+        .closeSession(account.accountId, this.id)
+        .catch((err: unknown) =>
+          this.deps.logger.warn({ err, session: this.id }, 'freeing an SMPP session place failed'),
+        );
       return;
     }
     clearTimeout(this.bindTimer);
@@ -297,11 +364,6 @@ export class EsmeSession {
       this.respond(pdu, 'ESME_RINVBNDSTS');
       return;
     }
-    if (this.inFlight >= this.deps.settings.window) {
-      this.answerSubmit(pdu, 'ESME_RMSGQFUL');
-      return;
-    }
-    this.inFlight += 1;
     this.countSubmit();
     try {
       if (
@@ -324,8 +386,6 @@ export class EsmeSession {
       if (status === 'ESME_RSYSERR')
         this.deps.logger.error({ err, session: this.id }, 'submit_sm failed');
       this.answerSubmit(pdu, status);
-    } finally {
-      this.inFlight -= 1;
     }
   }
 
@@ -407,8 +467,7 @@ export class EsmeSession {
       }, timeoutMs);
       this.unanswered.add(fail);
       const pdu = new smpp.PDU('deliver_sm', fields);
-      this.cork.hold(this.session.socket);
-      this.session.send(pdu, (resp: PDU) => {
+      this.write(pdu, (resp: PDU) => {
         clearTimeout(timer);
         this.unanswered.delete(fail);
         resolve(resp.command_status);
@@ -440,6 +499,7 @@ export class EsmeSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.bindTimer);
+    clearTimeout(this.stalled);
     clearInterval(this.linkTimer);
     for (const fail of [...this.unanswered]) fail(new Error('session closed'));
     if (this.account)
@@ -470,7 +530,7 @@ function onePart(part: SubmitPart): void {
 }
 
 /** An IPv4 address as the socket gives it mapped into IPv6 (::ffff:a.b.c.d) is that IPv4 address. */
-function plainAddress(address: string): string {
+export function plainAddress(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 

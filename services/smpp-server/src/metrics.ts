@@ -7,6 +7,9 @@ export interface SmppServerMetrics {
   delivered: Counter<'account' | 'kind'>;
   waiting: Gauge<'kind'>;
   oldestWaiting: Gauge<'kind'>;
+  pduFailures: Counter;
+  stalledSessions: Counter;
+  connectionsRefused: Counter<'reason'>;
   /** smsgw_messages_accepted_total, the api-gateway's, counting submit_sm as kind `smpp`. */
   accepted: Counter<'kind'>;
 }
@@ -48,6 +51,22 @@ export function createSmppServerMetrics(registry: Registry): SmppServerMetrics {
       name: 'smsgw_smpp_deliveries_oldest_waiting_seconds',
       help: 'Age of the oldest receipt or inbound message waiting for an SMPP session, by kind',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    pduFailures: new Counter({
+      name: 'smsgw_smpp_pdu_failures_total',
+      help: 'PDUs whose handling failed; each closed its own session',
+      registers: [registry],
+    }),
+    stalledSessions: new Counter({
+      name: 'smsgw_smpp_stalled_sessions_total',
+      help: 'Times a session stopped being read because its client did not read its answers',
+      registers: [registry],
+    }),
+    connectionsRefused: new Counter({
+      name: 'smsgw_smpp_connections_refused_total',
+      help: 'Connections closed at once, by reason (connections: the cap; address: the cap per address)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     // Embedded mode's one registry already has it from the api-gateway: the same counter then.

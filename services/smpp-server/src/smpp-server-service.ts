@@ -24,6 +24,10 @@ export interface SmppServerConfig {
   SMPP_ENQUIRE_LINK_MS: number;
   SMPP_WINDOW: number;
   SMPP_RECEIPT_EXPIRY_HOURS: number;
+  SMPP_MAX_CONNECTIONS: number;
+  SMPP_MAX_PENDING_PER_ADDRESS: number;
+  SMPP_MAX_UNSENT_BYTES: number;
+  SMPP_STALLED_OUTPUT_MS: number;
 }
 
 export interface SmppServerServiceOptions {
@@ -78,8 +82,16 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
       enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
       window: config.SMPP_WINDOW,
       systemId: 'smsgw',
+      maxUnsentBytes: config.SMPP_MAX_UNSENT_BYTES,
+      stalledOutputMs: config.SMPP_STALLED_OUTPUT_MS,
     },
-    listen: { host: config.HOST, port: config.SMPP_SERVER_PORT, tls },
+    listen: {
+      host: config.HOST,
+      port: config.SMPP_SERVER_PORT,
+      tls,
+      maxConnections: config.SMPP_MAX_CONNECTIONS,
+      maxPendingPerAddress: config.SMPP_MAX_PENDING_PER_ADDRESS,
+    },
     replica: hostname(),
   });
   const deliveries = new Deliveries(options.db, server, metrics, logger, {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server, Session } from 'smpp';
 import type { SmppSessionView } from '@smsgw/contracts';
 import {
+  compileProxyTrust,
   PollingLoop,
   followAccountChanges,
   type Bus,
@@ -17,11 +18,17 @@ import {
   findSmppAccess,
   insertSmppSession,
   refreshSmppSessions,
+  smppCredentialOf,
 } from '@smsgw/store';
 import { useRawShortMessages } from '@smsgw/smsc';
 import type { AccountLimits } from './account-limits';
 import type { BindCredentials } from './bind-credentials';
-import { EsmeSession, type SessionSettings, type SubmitAcceptance } from './esme-session';
+import {
+  EsmeSession,
+  plainAddress,
+  type SessionSettings,
+  type SubmitAcceptance,
+} from './esme-session';
 import type { SmppServerMetrics } from './metrics';
 
 const smpp = useRawShortMessages();
@@ -34,6 +41,10 @@ export interface SmppListenSettings {
   port: number;
   /** TLS beside plain TCP, when a certificate and key are configured. */
   tls?: { port: number; certFile: string; keyFile: string } | undefined;
+  /** Connections held at once, bound or not; one more is closed as it comes. */
+  maxConnections: number;
+  /** Connections from one address that have not bound yet; one more is closed as it comes. */
+  maxPendingPerAddress: number;
 }
 
 export interface SmppServerOptions {
@@ -77,6 +88,13 @@ export class SmppServer implements ForgetsAccounts {
       session.destroy();
       return;
     }
+    const refused = this.refusal(session.socket.remoteAddress ?? '');
+    if (refused) {
+      this.options.metrics.connectionsRefused.inc({ reason: refused });
+      session.socket.on('error', () => undefined);
+      session.destroy();
+      return;
+    }
     const esme = new EsmeSession(session, {
       credentials: this.options.credentials,
       limits: this.options.limits,
@@ -89,6 +107,18 @@ export class SmppServer implements ForgetsAccounts {
       onClosed: (s) => this.closed(s),
     });
     this.sessions.add(esme);
+  }
+
+  /**
+   * Connections that never bind cost a socket and timers each until the bind timeout: they are
+   * capped in all and per address, so one client cannot hold them all.
+   */
+  private refusal(address: string): 'connections' | 'address' | undefined {
+    const { maxConnections, maxPendingPerAddress } = this.options.listen;
+    if (this.sessions.size >= maxConnections) return 'connections';
+    let pending = 0;
+    for (const s of this.sessions) if (!s.account && s.address === address) pending++;
+    return pending >= maxPendingPerAddress ? 'address' : undefined;
   }
 
   private bound(session: EsmeSession): void {
@@ -215,8 +245,9 @@ export class SmppServer implements ForgetsAccounts {
   }
 
   /**
-   * After an operator changed an account: its sessions go when it may no longer bind, and take
-   * its new limits otherwise.
+   * After an operator changed an account: its sessions go when it may no longer bind, and so does
+   * each session the new access would not let bind (bound with the old password, or from an
+   * address no longer allowed); the others take its new limits.
    */
   private async recheck(accountId: string): Promise<void> {
     const held = this.byAccount.get(accountId);
@@ -228,13 +259,32 @@ export class SmppServer implements ForgetsAccounts {
         await Promise.all([...held].map((s) => s.unbind()));
         return;
       }
-      for (const s of held)
-        s.account = {
-          ...s.account!,
-          maxSessions: access.max_sessions,
-          throughput: access.throughput,
-          allowedAddresses: access.allowed_addresses,
-        };
+      const credential = smppCredentialOf(access.password_hash);
+      const allowed =
+        access.allowed_addresses.length > 0
+          ? compileProxyTrust(access.allowed_addresses)
+          : undefined;
+      const sessions = [...held];
+      const refused = sessions.filter(
+        (s) =>
+          s.account!.credential !== credential ||
+          (allowed !== undefined && !allowed(plainAddress(s.address), 0)),
+      );
+      for (const s of sessions)
+        if (!refused.includes(s))
+          s.account = {
+            ...s.account!,
+            maxSessions: access.max_sessions,
+            throughput: access.throughput,
+            allowedAddresses: access.allowed_addresses,
+          };
+      if (refused.length > 0) {
+        this.options.logger.info(
+          { accountId, sessions: refused.map((s) => s.id) },
+          'the SMPP access changed: unbinding the sessions it no longer allows',
+        );
+        await Promise.all(refused.map((s) => s.unbind()));
+      }
     } catch (err) {
       this.options.logger.error({ err, accountId }, 'rechecking an account after a change failed');
     }

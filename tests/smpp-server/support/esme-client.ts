@@ -155,6 +155,8 @@ export function readDeliver(body: Buffer): Delivered {
 export interface EsmeOptions {
   host?: string;
   port: number;
+  /** The loopback address the client connects from (the server's caps are per address). */
+  localAddress?: string;
   tls?: { ca: string };
   /** How the client answers a deliver_sm (default ESME_ROK); undefined: leaves it unanswered. */
   answerDeliver?: (d: Delivered) => number | undefined;
@@ -179,7 +181,11 @@ export class Esme {
     const host = options.host ?? '127.0.0.1';
     this.socket = options.tls
       ? tlsConnect({ host, port: options.port, ca: options.tls.ca, servername: 'localhost' })
-      : tcpConnect({ host, port: options.port });
+      : tcpConnect({
+          host,
+          port: options.port,
+          ...(options.localAddress !== undefined && { localAddress: options.localAddress }),
+        });
     this.ready = new Promise((resolve, reject) => {
       this.socket.once(options.tls ? 'secureConnect' : 'connect', () => resolve());
       this.socket.once('error', reject);
@@ -238,6 +244,11 @@ export class Esme {
     head.writeUInt32BE(status, 8);
     head.writeUInt32BE(sequence, 12);
     this.socket.write(Buffer.concat([head, body]));
+  }
+
+  /** Writes bytes as they are: a PDU whose header may lie about its length. */
+  writeRaw(bytes: Buffer): void {
+    this.socket.write(bytes);
   }
 
   /** Sends a request and resolves with its response (or rejects when the connection closes). */
