@@ -329,7 +329,7 @@ describe('connector passwords at rest', () => {
         `SELECT row_to_json(c)::text AS row FROM connectors c WHERE name = 'op-a'`,
       );
       expect(rows[0].row).not.toContain('Op3rator');
-      expect(rows[0].row).toContain('"password_sealed":"v1:');
+      expect(rows[0].row).toContain('"password_sealed":"v2:');
       await waitFor(async () => ((await stateOf(gw, 'op-a')).state === 'up' ? true : undefined));
 
       // A row written in clear before passwords were sealed.

@@ -3,6 +3,9 @@ import type { Queryable, SecretBox } from '@smsgw/kit';
 /**
  * Statements on `connectors` (migration 017). The password of a connector's URL is stored sealed
  * (migration 026): these functions take and give the whole URL, and seal or open it with `box`.
+ * A password is sealed for its row: the connector's name, the column, and the URL it is sent to
+ * (the `url` column), so a sealed value copied to another row, or a URL pointed elsewhere in the
+ * database, fails to open.
  */
 
 export interface ConnectorRow {
@@ -18,8 +21,17 @@ type StoredRow = ConnectorRow & { password_sealed: string | null };
 
 const COLUMNS = `name, url, password_sealed, binds, bind_mode, desired_state, updated_at`;
 
+/** Where a connector's password is sealed for: its row, its column, its URL without it. */
+function passwordPlace(name: string, url: string): string {
+  return JSON.stringify(['connectors', name, 'password_sealed', url]);
+}
+
 /** The URL with its password taken out, and the password sealed; none to seal: null. */
-function sealUrl(box: SecretBox, url: string): { url: string; sealed: string | null } {
+function sealUrl(
+  box: SecretBox,
+  name: string,
+  url: string,
+): { url: string; sealed: string | null } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -27,9 +39,10 @@ function sealUrl(box: SecretBox, url: string): { url: string; sealed: string | n
     return { url, sealed: null };
   }
   if (parsed.password === '') return { url, sealed: null };
-  const sealed = box.seal(parsed.password);
+  const password = parsed.password;
   parsed.password = '';
-  return { url: parsed.toString(), sealed };
+  const stored = parsed.toString();
+  return { url: stored, sealed: box.seal(password, passwordPlace(name, stored)) };
 }
 
 /** A URL as openRow gives it back, to compare with one given. */
@@ -46,7 +59,7 @@ function openRow(box: SecretBox, row: StoredRow): ConnectorRow {
   const { password_sealed: sealed, ...rest } = row;
   if (sealed === null) return { ...rest, url: normalized(row.url) };
   const parsed = new URL(row.url);
-  parsed.password = box.open(sealed);
+  parsed.password = box.open(sealed, passwordPlace(row.name, row.url));
   return { ...rest, url: parsed.toString() };
 }
 
@@ -57,22 +70,37 @@ export async function listConnectors(db: Queryable, box: SecretBox): Promise<Con
 }
 
 /**
- * Seals the passwords of rows written before they were sealed (their URL holds the password);
- * updated_at stays, as the URL a dispatcher opens is the same. Returns how many were sealed.
+ * Seals the passwords of rows written before they were sealed (their URL holds the password), and
+ * seals again, for their row, those sealed the old way (v1, without a place); updated_at stays, as
+ * the URL a dispatcher opens is the same. A v1 value that does not open is left for listConnectors
+ * to refuse. Returns how many were sealed.
  */
-export async function sealClearConnectorPasswords(db: Queryable, box: SecretBox): Promise<number> {
-  const { rows } = await db.query<{ name: string; url: string }>(
-    `SELECT name, url FROM connectors WHERE password_sealed IS NULL`,
+export async function sealConnectorPasswords(db: Queryable, box: SecretBox): Promise<number> {
+  const { rows } = await db.query<{ name: string; url: string; password_sealed: string | null }>(
+    `SELECT name, url, password_sealed FROM connectors
+      WHERE password_sealed IS NULL OR password_sealed LIKE 'v1:%'`,
   );
   let sealed = 0;
   for (const row of rows) {
-    const stored = sealUrl(box, row.url);
+    let url = row.url;
+    if (row.password_sealed !== null) {
+      let password: string;
+      try {
+        password = box.open(row.password_sealed, passwordPlace(row.name, row.url));
+      } catch {
+        continue;
+      }
+      const parsed = new URL(row.url);
+      parsed.password = password;
+      url = parsed.toString();
+    }
+    const stored = sealUrl(box, row.name, url);
     if (stored.sealed === null) continue;
     // Only if nobody changed the row meanwhile.
     const { rowCount } = await db.query(
       `UPDATE connectors SET url = $3, password_sealed = $4
-        WHERE name = $1 AND url = $2 AND password_sealed IS NULL`,
-      [row.name, row.url, stored.url, stored.sealed],
+        WHERE name = $1 AND url = $2 AND password_sealed IS NOT DISTINCT FROM $5`,
+      [row.name, row.url, stored.url, stored.sealed, row.password_sealed],
     );
     sealed += rowCount ?? 0;
   }
@@ -94,7 +122,7 @@ export async function ensureConnector(
   // A sealed password differs at each sealing: compare what it opens to, not the columns.
   const current = await getConnector(db, name, box).catch(() => undefined);
   if (current && current.url === normalized(url) && current.binds === binds) return;
-  const stored = sealUrl(box, url);
+  const stored = sealUrl(box, name, url);
   await db.query(
     `INSERT INTO connectors (name, url, password_sealed, binds) VALUES ($1, $2, $3, $4)
      ON CONFLICT (name) DO UPDATE
@@ -146,7 +174,7 @@ export async function insertConnector(
   box: SecretBox,
   c: Pick<ConnectorRow, 'name' | 'url' | 'binds' | 'bind_mode'>,
 ): Promise<boolean> {
-  const stored = sealUrl(box, c.url);
+  const stored = sealUrl(box, c.name, c.url);
   const { rowCount } = await db.query(
     `INSERT INTO connectors (name, url, password_sealed, binds, bind_mode) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (name) DO NOTHING`,
@@ -169,7 +197,7 @@ export async function updateConnector(
   let url = patch.url;
   if (url !== undefined && (await getConnector(db, name, box))?.url === normalized(url))
     url = undefined;
-  const stored = url === undefined ? undefined : sealUrl(box, url);
+  const stored = url === undefined ? undefined : sealUrl(box, name, url);
   const { rowCount } = await db.query(
     `UPDATE connectors
         SET url = COALESCE($2, url),

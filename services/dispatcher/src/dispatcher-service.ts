@@ -1,7 +1,7 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { SecretBox, UrlGuard, type Bus, type Db, type Logger } from '@smsgw/kit';
 import { MtRouter } from '@smsgw/routing';
-import { ensureConnector, oldestWaitingAge, sealClearConnectorPasswords } from '@smsgw/store';
+import { ensureConnector, oldestWaitingAge, sealConnectorPasswords } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { AccountCaps } from './throughput/account-caps';
 import type { RateLimiter } from './throughput/rate-limiter';
@@ -208,8 +208,9 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       throughput: options.rateLimiter.isReady(),
     }),
     async start() {
-      const sealed = await sealClearConnectorPasswords(db, options.connectorSecrets);
-      if (sealed > 0) logger.info({ sealed }, 'sealed connector passwords stored in clear');
+      const sealed = await sealConnectorPasswords(db, options.connectorSecrets);
+      if (sealed > 0)
+        logger.info({ sealed }, 'sealed connector passwords stored in clear or sealed the old way');
       if (options.defaultConnectorUrl !== undefined)
         await ensureConnector(
           db,
