@@ -36,6 +36,12 @@ export interface EntryPointOptions {
    * a customer's long message, which /secure/send's schema keeps for the gateway alone.
    */
   tlvs?: readonly CustomTlv[];
+  /**
+   * The message's id, chosen by the entry point before it asked: accepting the same id again
+   * records and charges nothing (the messages primary key refuses it), so an entry point that may
+   * ask twice for one message (an sms-service reply after a crash) sends it once.
+   */
+  id?: string;
 }
 
 export interface SendAcceptance {
@@ -79,6 +85,7 @@ class EntryPointPipeline extends SendPipeline {
         ...(tlvs.length > 0 && { custom_tlvs: tlvs }),
       },
       routing,
+      extra.id,
     );
   }
 }
@@ -113,7 +120,7 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
   });
   return {
     accept: (principal, body, extra) =>
-      extra?.smppReceipt || (extra?.tlvs?.length ?? 0) > 0
+      extra?.smppReceipt || (extra?.tlvs?.length ?? 0) > 0 || extra?.id !== undefined
         ? entryParams.run(extra!, () => acceptor(principal, body))
         : acceptor(principal, body),
     status: (accountId, id) => store.status(accountId, id),

@@ -13,7 +13,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * sender-rules.ts findSenderRules (reads default_from); batches.ts
  * takeDueBatch (passes over disabled accounts); batches.ts STALLED_BATCHES (passes over them too); mo-routes.ts listMoRoutes (the username of each
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its
- * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session).
+ * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session);
+ * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled).
  */
 
 export interface AccountRow {
@@ -145,6 +146,15 @@ export async function setAccountDisabled(
     [username, disabled],
   );
   return rows[0];
+}
+
+/** Whether an operator has the account disabled now (an account that does not exist is not served either). */
+export async function isAccountDisabled(db: Queryable, accountId: string): Promise<boolean> {
+  const { rows } = await db.query<{ disabled: boolean }>(
+    'SELECT disabled_at IS NOT NULL AS disabled FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return rows[0]?.disabled ?? true;
 }
 
 /** Replaces the password and raises the credential version; undefined when there is no such account. */

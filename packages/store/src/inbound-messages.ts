@@ -167,6 +167,19 @@ export async function routeInboundMessage(
   return rowCount === 1;
 }
 
+/**
+ * Whether the account an inbound message was routed to is disabled now (a compound statement with
+ * `accounts`); false for a message no account has.
+ */
+export async function isInboundAccountDisabled(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query<{ disabled: boolean }>(
+    `SELECT a.disabled_at IS NOT NULL AS disabled
+       FROM inbound_messages i JOIN accounts a ON a.id = i.account_id WHERE i.id = $1`,
+    [id],
+  );
+  return rows[0]?.disabled ?? false;
+}
+
 /** The webhook took it (delivered) or was given up (failed). */
 export async function setInboundDelivery(
   db: Queryable,

@@ -12,6 +12,7 @@ export * from './mt-routes';
 export * from './connector-status';
 export * from './inbound-messages';
 export * from './mo-routes';
+export * from './sms-service-replies';
 export * from './optouts';
 export * from './message-partitions';
 export * from './partition-locator';

@@ -34,6 +34,7 @@ const MODULE_OF: Record<string, string> = {
   connector_status: 'connector-status.ts',
   mt_routes: 'mt-routes.ts',
   mo_routes: 'mo-routes.ts',
+  sms_service_replies: 'sms-service-replies.ts',
   optouts: 'optouts.ts',
   optout_settings: 'optouts.ts',
   message_partitions: 'message-partitions.ts',

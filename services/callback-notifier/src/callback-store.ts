@@ -3,6 +3,7 @@ import { GroupCommit, type Db, type Queryable } from '@smsgw/kit';
 import {
   accountCallbackSecrets,
   findInboundMessage,
+  isInboundAccountDisabled,
   setInboundDelivery,
   batchCallbackUrls,
   callbackSecretsOfMessages,
@@ -152,6 +153,11 @@ export class CallbackStore {
   private async inboundSecrets(inboundId: string) {
     const accountId = (await findInboundMessage(this.db, inboundId))?.account_id;
     return accountId ? accountCallbackSecrets(this.db, accountId) : undefined;
+  }
+
+  /** Whether an inbound message's account is disabled now: its webhook is not called then. */
+  inboundAccountDisabled(inboundId: string): Promise<boolean> {
+    return isInboundAccountDisabled(this.db, inboundId);
   }
 
   /** The message's report wish, for an event written before events carried it. */

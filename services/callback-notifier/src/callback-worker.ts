@@ -35,6 +35,7 @@ export class CallbackWorker {
     /** Sends a Kannel sms-service's answer back to the subscriber (kannel-service requests). */
     private readonly serviceReplies?: {
       answer(inboundId: string, outcome: CallbackOutcome): Promise<unknown>;
+      resume(inboundId: string): Promise<boolean>;
     },
   ) {
     this.loop = new PollingLoop(() => this.round(), logger, 'callback round');
@@ -87,6 +88,20 @@ export class CallbackWorker {
     startBy: number,
     secrets: string[],
   ): Promise<void> {
+    if (attempt.kind === 'mo' && (await this.store.inboundAccountDisabled(attempt.message_id))) {
+      // Not while its account is out of service: the message stays readable in its inbox.
+      this.metrics.givenUp.inc({ kind: attempt.kind, reason: 'account_disabled' });
+      await this.store.gaveUp(attempt, 'account disabled', 'account disabled');
+      return;
+    }
+    if (
+      attempt.format === 'kannel-service' &&
+      (await this.serviceReplies?.resume(attempt.message_id))
+    ) {
+      // The service answered an earlier delivery, which stopped before recording it: not again.
+      await this.store.succeeded(attempt, 'answered before');
+      return;
+    }
     const outcome =
       Date.now() <= startBy
         ? await this.sender.send({

@@ -18,4 +18,5 @@ export const notifierConfigShape = {
   // Replies of Kannel sms-service routes are sent as the gateway sends any message.
   MAX_PARTS: envVars.MAX_PARTS,
   UNLISTED_SENDERS: envVars.UNLISTED_SENDERS,
+  KANNEL_REPLIES_PER_MINUTE: envVars.KANNEL_REPLIES_PER_MINUTE,
 };

@@ -39,4 +39,13 @@ export const notifierDefaults = {
     /** How often such messages are looked for. */
     sweepEveryMs: 5_000,
   },
+  smsService: {
+    /** KANNEL_REPLIES_PER_MINUTE counts the replies of this long. */
+    rateWindowMs: 60_000,
+    /**
+     * An inbound message with the numbers and text of a reply sent within this long is that reply
+     * come back (an SMSC delivering to a number served here takes seconds, rarely minutes).
+     */
+    echoWindowMs: 600_000,
+  },
 } as const;

@@ -2,6 +2,7 @@ import type { Db, Logger } from '@smsgw/kit';
 import {
   findInboundMessage,
   insertSmppInbound,
+  isAccountDisabled,
   listMoRoutes,
   routeInboundMessage,
   staleReceivedInbound,
@@ -112,6 +113,7 @@ export class InboundRouter {
     const message = await findInboundMessage(this.db, inboundId);
     if (!message || message.state !== 'received') return false;
     const route = matchMoRoute(await this.routeTable(), message);
+    let held = false;
     const queued = await this.db.transaction(async (tx) => {
       const moved = await routeInboundMessage(
         tx,
@@ -135,6 +137,10 @@ export class InboundRouter {
           hexContent: message.hex_content,
         });
       if (route.webhook_url === null) return false;
+      // A disabled account's URL is not called, nor its sms-service's reply sent and charged: the
+      // message is kept in its inbox, where it reads it once enabled.
+      held = await isAccountDisabled(tx, route.account_id);
+      if (held) return false;
       if (route.webhook_format === 'kannel')
         return this.store.enqueueIn(tx, {
           message_id: message.id,
@@ -155,8 +161,13 @@ export class InboundRouter {
     });
     this.routed.inc({
       connector: message.connector,
-      outcome: !route ? 'unrouted' : route.webhook_url ? 'webhook' : 'inbox',
+      outcome: !route ? 'unrouted' : route.webhook_url && !held ? 'webhook' : 'inbox',
     });
+    if (held)
+      this.logger.info(
+        { inboundId, route: route?.name },
+        "the route's account is disabled: kept in its inbox, its URL not called",
+      );
     if (!route)
       this.logger.warn(
         { inboundId, to: message.to_addr, connector: message.connector },

@@ -10,6 +10,8 @@ export interface NotifierMetrics {
   attempts: Histogram<'kind' | 'outcome'>;
   /** Inbound messages routed: to a webhook, into an inbox, or unrouted, by connector. */
   inboundRouted: Counter<'connector' | 'outcome'>;
+  /** sms-service replies not sent: a reply of ours come back, over the limit, a disabled account. */
+  repliesSuppressed: Counter<'reason'>;
 }
 
 /** Every kind, so the pending gauge reads 0 rather than vanishing when a kind has none waiting. */
@@ -60,7 +62,24 @@ export function createNotifierMetrics(
       registers,
     }),
     inboundRouted: createInboundRouteMetrics(registry),
+    repliesSuppressed: createRepliesSuppressedMetric(registers),
   };
+}
+
+/** Why an sms-service reply is not sent (SmsServiceReplies). */
+const SUPPRESSED_REASONS = ['own_reply', 'rate', 'account_disabled'] as const;
+export type SuppressedReason = (typeof SUPPRESSED_REASONS)[number];
+
+function createRepliesSuppressedMetric(registers: Registry[]): Counter<'reason'> {
+  const counter = new Counter({
+    name: 'smsgw_kannel_replies_suppressed_total',
+    help: 'Kannel sms-service replies not sent, by reason (own_reply, rate, account_disabled)',
+    labelNames: ['reason'],
+    registers,
+  });
+  // Each reason at 0 from the start: a graph or alert of a rare event reads 0, not no data.
+  for (const reason of SUPPRESSED_REASONS) counter.inc({ reason }, 0);
+  return counter;
 }
 
 /** Inbound messages by routing outcome (InboundRouter). */

@@ -50,6 +50,8 @@ export interface NotifierServiceOptions {
    */
   maxParts?: number;
   unlistedSenders?: UnlistedSenderMode;
+  /** Replies an sms-service route sends one number a minute at most (KANNEL_REPLIES_PER_MINUTE). */
+  kannelRepliesPerMinute?: number;
 }
 
 /** Notifier settings from its environment (distributed and embedded mode alike). */
@@ -63,6 +65,7 @@ export function notifierSettings(config: {
   OPTIN_KEYWORDS: string[];
   MAX_PARTS: number;
   UNLISTED_SENDERS: UnlistedSenderMode;
+  KANNEL_REPLIES_PER_MINUTE: number;
 }): Pick<
   NotifierServiceOptions,
   | 'allowedHosts'
@@ -73,6 +76,7 @@ export function notifierSettings(config: {
   | 'optOutKeywords'
   | 'maxParts'
   | 'unlistedSenders'
+  | 'kannelRepliesPerMinute'
 > {
   return {
     allowedHosts: config.CALLBACK_ALLOWED_HOSTS,
@@ -83,6 +87,7 @@ export function notifierSettings(config: {
     optOutKeywords: { optOut: config.OPTOUT_KEYWORDS, optIn: config.OPTIN_KEYWORDS },
     maxParts: config.MAX_PARTS,
     unlistedSenders: config.UNLISTED_SENDERS,
+    kannelRepliesPerMinute: config.KANNEL_REPLIES_PER_MINUTE,
   };
 }
 
@@ -107,8 +112,16 @@ export function createNotifierService(options: NotifierServiceOptions): {
   });
   const replies = new SmsServiceReplies(
     options.db,
-    (principal, body) => acceptance.accept(principal, body),
+    {
+      accept: (principal, body, id) => acceptance.accept(principal, body, { id }),
+      exists: async (accountId, id) => (await acceptance.status(accountId, id)) !== undefined,
+    },
     options.logger,
+    metrics.repliesSuppressed,
+    {
+      perMinute:
+        options.kannelRepliesPerMinute ?? envVars.KANNEL_REPLIES_PER_MINUTE.parse(undefined),
+    },
   );
   const worker = new CallbackWorker(
     store,

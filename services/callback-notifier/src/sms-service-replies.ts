@@ -1,114 +1,156 @@
 import type { Principal } from '@smsgw/contracts';
-import type { Db, Logger } from '@smsgw/kit';
-import { gsm7Septets } from '@smsgw/smsc';
-import { findInboundMessage, listMoRoutes } from '@smsgw/store';
+import { timeOrderedId, type Db, type Logger } from '@smsgw/kit';
+import {
+  claimSmsServiceReply,
+  findInboundMessage,
+  findSmsServiceReply,
+  isAccountDisabled,
+  isSmsServiceReplyEcho,
+  listMoRoutes,
+  type InboundMessageRow,
+  type MoRouteRow,
+  type SmsServiceReplyRow,
+} from '@smsgw/store';
+import type { Counter } from 'prom-client';
 import type { CallbackOutcome } from './callback-sender';
+import { notifierDefaults } from './defaults';
+import type { SuppressedReason } from './metrics';
+import { KANNEL_REPLIES, oneSms, serviceReplyText } from './sms-service-reply-text';
 
-/** Sends one MT message for an account through /secure/send's acceptance (credit, rules, routing). */
-export type ReplyAcceptor = (principal: Principal, body: unknown) => Promise<{ id: string }>;
-
-/**
- * smsbox.c's default answers: `reply-couldnotfetch`, `reply-couldnotrepresent` and
- * `reply-emptymessage` of its smsbox group when none is configured.
- */
-export const KANNEL_REPLIES = {
-  couldNotFetch: 'Could not fetch content, sorry.',
-  couldNotRepresent: 'Result could not be represented as an SMS message.',
-  empty: '<Empty reply from service provider>',
-} as const;
-
-/** One SMS without concatenation: what a GSM 03.38 text, or else a UCS-2 text, holds. */
-const GSM7_SEPTETS = 160;
-const UCS2_UNITS = 70;
-
-/**
- * The reply cut to one message, as an sms-service's default `max-messages = 1` with
- * `concatenation` off sends it (smsbox.c send_message: "truncated reply").
- */
-export function oneSms(text: string): string {
-  let septets = 0;
-  let gsm = '';
-  for (const ch of text) {
-    const s = gsm7Septets(ch);
-    if (!s) {
-      // Not GSM 03.38: the whole reply goes in UCS-2, cut at a character, never inside a pair.
-      let out = '';
-      for (const c of text) {
-        if (out.length + c.length > UCS2_UNITS) break;
-        out += c;
-      }
-      return out;
-    }
-    if (septets + s.length > GSM7_SEPTETS) return gsm;
-    septets += s.length;
-    gsm += ch;
-  }
-  return gsm;
+/** /secure/send's acceptance (credit, rules, routing) as the replies use it. */
+export interface ReplyAcceptance {
+  /** Accepts one MT message of the account under the id given: once, however often asked. */
+  accept(principal: Principal, body: unknown, id: string): Promise<{ id: string }>;
+  /** Whether the account has a message of that id (the reply was accepted). */
+  exists(accountId: string, id: string): Promise<boolean>;
 }
 
-/** html_to_sms as smsbox.c applies it to text/html answers: the text without tags, blanks joined. */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+export interface SmsServiceReplyLimits {
+  /** Replies a route sends one number within a minute at most (KANNEL_REPLIES_PER_MINUTE). */
+  perMinute: number;
 }
 
-/**
- * The text an sms-service's answer sends back (smsbox.c url_result_thread): a 200 or 202 with a
- * text/plain body as it is, text/html or WML as its text, another type as "could not represent";
- * any other answer, or none, as "could not fetch".
- */
-export function serviceReplyText(outcome: CallbackOutcome): string {
-  if (!outcome.ok || (outcome.status !== 200 && outcome.status !== 202))
-    return KANNEL_REPLIES.couldNotFetch;
-  const type = (outcome.contentType ?? '').toLowerCase();
-  const body = outcome.body ?? '';
-  if (type === 'text/plain') return body;
-  if (type === 'text/html' || type === 'text/vnd.wap.wml') return htmlToText(body);
-  return KANNEL_REPLIES.couldNotRepresent;
+/** An inbound message an sms-service route took for an account, and replies to. */
+interface ReplyTarget {
+  message: InboundMessageRow;
+  route: MoRouteRow;
+  accountId: string;
 }
 
 /**
  * Sends an sms-service's answer back to the subscriber as Kannel does by default: from the number
  * the message was sent to, to its sender, one SMS at most, an empty answer as Kannel's empty
  * message, from the account of the route that took it and charged as any message of that account.
- * A route whose `kannel_reply` is off sends nothing.
+ * A route whose `kannel_reply` is off sends nothing. Each reply is tied to its inbound message
+ * before it is accepted (sms_service_replies), so a delivery that runs again sends it once; and it
+ * is not sent while the account is disabled, to a message that is one of our replies come back,
+ * nor past the route's replies per minute to one number.
  */
 export class SmsServiceReplies {
   constructor(
     private readonly db: Db,
-    private readonly accept: ReplyAcceptor,
+    private readonly acceptance: ReplyAcceptance,
     private readonly logger: Logger,
+    private readonly suppressed: Counter<'reason'>,
+    private readonly limits: SmsServiceReplyLimits,
   ) {}
 
   /** After the service was called (or could not be): the reply's id, or undefined for none. */
   async answer(inboundId: string, outcome: CallbackOutcome): Promise<string | undefined> {
+    const target = await this.replyTarget(inboundId);
+    if (!target) return undefined;
+    const { message, route } = target;
+    // Disabled while its service was being called: nothing sent, nothing charged.
+    if (await isAccountDisabled(this.db, target.accountId))
+      return this.suppress('account_disabled', message, route);
+    // Decided by an earlier delivery of this message: that reply, never a second one.
+    const earlier = await findSmsServiceReply(this.db, inboundId);
+    if (earlier) return this.send(earlier, target);
+    if (
+      message.content !== null &&
+      (await isSmsServiceReplyEcho(
+        this.db,
+        { from: message.from_addr, to: message.to_addr, content: message.content },
+        notifierDefaults.smsService.echoWindowMs,
+      ))
+    )
+      return this.suppress('own_reply', message, route);
+    const text = serviceReplyText(outcome);
+    const wanted: SmsServiceReplyRow = {
+      inbound_id: inboundId,
+      message_id: timeOrderedId(),
+      mo_route: route.name,
+      from_addr: message.to_addr,
+      to_addr: message.from_addr,
+      content: oneSms(text.length === 0 ? KANNEL_REPLIES.empty : text),
+    };
+    const claimed =
+      (await this.db.transaction((tx) =>
+        claimSmsServiceReply(tx, wanted, {
+          replies: this.limits.perMinute,
+          windowMs: notifierDefaults.smsService.rateWindowMs,
+        }),
+      )) ?? (await findSmsServiceReply(this.db, inboundId));
+    if (!claimed) return this.suppress('rate', message, route);
+    return this.send(claimed, target);
+  }
+
+  /**
+   * Before the service is called: true when an earlier delivery of this message had its answer
+   * already and tied a reply to it (the notifier stopped before it recorded the attempt). That
+   * reply is sent now unless it was, and the service is not called again.
+   */
+  async resume(inboundId: string): Promise<boolean> {
+    const earlier = await findSmsServiceReply(this.db, inboundId);
+    if (!earlier) return false;
+    const target = await this.replyTarget(inboundId);
+    if (target && !(await isAccountDisabled(this.db, target.accountId)))
+      await this.send(earlier, target);
+    return true;
+  }
+
+  /** The message, its route and account, when the route is an sms-service that replies. */
+  private async replyTarget(inboundId: string): Promise<ReplyTarget | undefined> {
     const message = await findInboundMessage(this.db, inboundId);
     if (!message?.mo_route || !message.account_id) return undefined;
     const route = (await listMoRoutes(this.db)).find((r) => r.name === message.mo_route);
     if (!route || route.webhook_format !== 'kannel' || !route.kannel_reply) return undefined;
-    const text = serviceReplyText(outcome);
-    const content = oneSms(text.length === 0 ? KANNEL_REPLIES.empty : text);
+    return { message, route, accountId: message.account_id };
+  }
+
+  private async send(
+    reply: SmsServiceReplyRow,
+    { message, route, accountId }: ReplyTarget,
+  ): Promise<string | undefined> {
+    const log = { inboundId: message.id, replyId: reply.message_id, route: route.name };
+    if (await this.acceptance.exists(accountId, reply.message_id)) return reply.message_id;
     try {
-      const reply = await this.accept(
-        { accountId: message.account_id, username: route.username, via: 'basic' },
-        { to: message.from_addr, from: message.to_addr, content },
+      await this.acceptance.accept(
+        { accountId, username: route.username, via: 'basic' },
+        { to: reply.to_addr, from: reply.from_addr, content: reply.content },
+        reply.message_id,
       );
-      this.logger.info(
-        { inboundId, replyId: reply.id, route: route.name },
-        'sms-service answer sent back as a reply',
-      );
-      return reply.id;
+      this.logger.info(log, 'sms-service answer sent back as a reply');
+      return reply.message_id;
     } catch (err) {
+      // Another notifier accepted it at the same moment: the id let only one of them.
+      if (await this.acceptance.exists(accountId, reply.message_id)) return reply.message_id;
       // Refused like any message of the account (credit, sender rules, an opted-out number).
-      this.logger.warn({ err, inboundId, route: route.name }, 'sms-service reply not sent');
+      this.logger.warn({ ...log, err }, 'sms-service reply not sent');
       return undefined;
     }
+  }
+
+  private suppress(
+    reason: SuppressedReason,
+    message: InboundMessageRow,
+    route: MoRouteRow,
+  ): undefined {
+    this.suppressed.inc({ reason });
+    this.logger.warn(
+      { inboundId: message.id, route: route.name, from: message.from_addr, reason },
+      'sms-service reply suppressed',
+    );
+    return undefined;
   }
 }

@@ -90,15 +90,15 @@ export class SendPipeline {
 
   /**
    * Plans, charges and records one message, and starts its job on the way to the dispatcher
-   * through the first connector of its route.
+   * through the first connector of its route. `id` is a new one unless the caller chose it.
    */
   async accept(
     accountId: string,
     request: SendRequest,
     routing: RouteDecision,
+    id: string = timeOrderedId(),
   ): Promise<AcceptedMessage> {
     const plan = planMessage(request, this.options.maxParts);
-    const id = timeOrderedId();
     const outcome = await this.acceptances.accept(
       newMessage(id, accountId, request, plan, routing),
     );

@@ -216,46 +216,78 @@ export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer 
       if (receivers.length === 0)
         throw new KannelError(400, 'Empty receiver number not allowed, rejected');
       const bodies = receivers.map((r) => kannelSendBody(params, r, deps.kannelTlvs));
+      const denied: string[] = [];
       const failed: string[] = [];
-      let lastError: unknown;
+      let firstError: unknown;
       for (const [i, one] of bodies.entries()) {
         try {
           await deps.accept(principal, one, { dlr_style: 'kannel', dlr_mask: kannelMask(params) });
         } catch (err) {
           if (receivers.length === 1) throw err;
-          failed.push(receivers[i]);
-          lastError = err;
+          (toHttpError(err).status >= 500 ? failed : denied).push(receivers[i]);
+          firstError ??= err;
         }
       }
-      if (failed.length > 0) {
-        deps.logger.warn({ err: lastError, failed: failed.length }, 'sendsms: receivers failed');
-        return { status: 500, text: `Sending failed. Failed receivers are: ${failed.join(' ')}` };
-      }
-      return { status: 202, text: '0: Accepted for delivery' };
+      if (firstError === undefined) return { status: 202, text: '0: Accepted for delivery' };
+      deps.logger.warn(
+        { err: firstError, denied: denied.length, failed: failed.length },
+        'sendsms: receivers not sent',
+      );
+      return severalAnswer(receivers.length, denied, failed, firstError);
     } catch (err) {
-      if (err instanceof KannelError) return { status: err.status, text: err.message };
-      const http = toHttpError(err);
-      if (http.status >= 500) {
-        deps.logger.warn({ err }, 'sendsms failed');
-        return { status: 503, text: 'Temporal failure, try again later.' };
-      }
-      // Not routable, no credit, refused sender or recipient: Kannel's permanent refusal.
-      if (
-        [
-          'NO_ROUTE',
-          'INSUFFICIENT_CREDIT',
-          'QUOTA_EXCEEDED',
-          'RECIPIENT_OPTED_OUT',
-          'SENDER_NOT_ALLOWED',
-          'ACCOUNT_DISABLED',
-          'FORBIDDEN',
-        ].includes(http.code)
-      ) {
-        return { status: 403, text: `Not routable. Do not try again. (${http.message})` };
-      }
-      return { status: http.status, text: `${http.message}, rejected` };
+      return refusal(err, deps.logger);
     }
   };
+}
+
+/**
+ * The answer to several receivers of which some were not sent. Once one was accepted (and
+ * charged), the answer is a 202 that names the others, as smsbox.c's "Sent. Denied receivers are:
+ * …": a 5xx would have the client send them all again, the accepted ones twice. Those refused for
+ * good are "denied", those that failed for now "failed" (they alone may be sent again). With none
+ * accepted, nothing was sent: the answer is one receiver's, and a 500 as Kannel's "Sending failed."
+ * when some failed for now.
+ */
+function severalAnswer(
+  receivers: number,
+  denied: readonly string[],
+  failed: readonly string[],
+  firstError: unknown,
+): TextAnswer {
+  if (denied.length + failed.length < receivers) {
+    const lists = [
+      ...(denied.length > 0 ? [`Denied receivers are: ${denied.join(' ')}`] : []),
+      ...(failed.length > 0 ? [`Failed receivers are: ${failed.join(' ')}`] : []),
+    ];
+    return { status: 202, text: ['0: Accepted for delivery', ...lists].join('. ') };
+  }
+  if (failed.length === 0) return refusal(firstError);
+  return { status: 500, text: `Sending failed. Failed receivers are: ${failed.join(' ')}` };
+}
+
+/** A request, or its only receiver, not sent: Kannel's words for why. */
+function refusal(err: unknown, logger?: Logger): TextAnswer {
+  if (err instanceof KannelError) return { status: err.status, text: err.message };
+  const http = toHttpError(err);
+  if (http.status >= 500) {
+    logger?.warn({ err }, 'sendsms failed');
+    return { status: 503, text: 'Temporal failure, try again later.' };
+  }
+  // Not routable, no credit, refused sender or recipient: Kannel's permanent refusal.
+  if (
+    [
+      'NO_ROUTE',
+      'INSUFFICIENT_CREDIT',
+      'QUOTA_EXCEEDED',
+      'RECIPIENT_OPTED_OUT',
+      'SENDER_NOT_ALLOWED',
+      'ACCOUNT_DISABLED',
+      'FORBIDDEN',
+    ].includes(http.code)
+  ) {
+    return { status: 403, text: `Not routable. Do not try again. (${http.message})` };
+  }
+  return { status: http.status, text: `${http.message}, rejected` };
 }
 
 export function createKannelSendsmsRoutes(deps: KannelSendsmsDeps): Router {
