@@ -68,6 +68,10 @@ export function createSmppServerMetrics(registry: Registry): SmppServerMetrics {
       help: 'Connections closed at once, by reason (connections: the cap; address: the cap per address)',
       labelNames: ['reason'],
       registers: [registry],
+      // Both reasons from the start, so an alert on a rise sees the first refusal too.
+      collect() {
+        for (const reason of ['connections', 'address']) this.inc({ reason }, 0);
+      },
     }),
     // Embedded mode's one registry already has it from the api-gateway: the same counter then.
     accepted:
