@@ -57,6 +57,8 @@ export const SmppAccountSchema = z.object({
   maxSessions: z.number().int(),
   throughput: z.number().int().nullable(),
   allowedAddresses: z.array(z.string()),
+  /** Names the password the session bound with, so a new password can unbind it. */
+  credential: z.string(),
 });
 export type SmppAccount = z.output<typeof SmppAccountSchema>;
 
