@@ -47,7 +47,8 @@ describe('CallbackSender', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         seen.push({ url: req.url ?? '', method: req.method ?? '', body });
-        if (req.url?.startsWith('/slow')) return void setTimeout(() => res.end('late'), 1000);
+        // Never answered (until the server closes): the sender's own timeout must end it.
+        if (req.url?.startsWith('/slow')) return;
         res.writeHead(req.url?.startsWith('/fail') ? 502 : 200).end();
       });
     });
@@ -59,8 +60,9 @@ describe('CallbackSender', () => {
     await new Promise((r) => server.close(r));
   });
 
+  // Seconds, not milliseconds: the receivers that answer must do so within it on a busy machine.
   const allowed = new CallbackSender(new UrlGuard(['127.0.0.1']), {
-    timeoutMs: 300,
+    timeoutMs: 2000,
     hostConcurrency: 2,
   });
 
@@ -93,7 +95,7 @@ describe('CallbackSender', () => {
     expect(await allowed.send({ url: `${base}/slow`, method: 'GET', params: {} })).toMatchObject({
       ok: false,
       retry: true,
-      reason: expect.stringMatching(/300 ms/),
+      reason: expect.stringMatching(/2000 ms/),
       category: 'timed out',
     });
   });
