@@ -7,7 +7,7 @@
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 import { runSmsgw } from '../support/cli';
 import { metricValue } from '../support/scrape';
 
@@ -18,11 +18,7 @@ const alice = basic('alice', 'alice-password');
 const admin = `Bearer ${ADMIN_TOKEN}`;
 const SECRET = 'op-b-Secret-9f2';
 
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 const send = (to: string, extra: Record<string, unknown> = {}) =>
   request(gw.base, 'POST', '/secure/send', {
     auth: alice,

@@ -6,7 +6,7 @@
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
 import { runSmsgw } from '../support/cli';
 import { metricValue } from '../support/scrape';
@@ -19,11 +19,7 @@ const bob = basic('bob', 'bob-password');
 const admin = `Bearer ${ADMIN_TOKEN}`;
 const UPSTREAM_SECRET = 'upstream-secret-0123456789-0123456789';
 
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 
 async function balance(auth: string): Promise<string> {
   return (await request(gw.base, 'GET', '/secure/balance', { auth })).body.data.balance as string;

@@ -17,7 +17,7 @@ import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator, type ReceivedSubmit } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { runSmsgw } from '../support/cli';
-import { basic, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 
 let home: SmppSimulator;
 let india: SmppSimulator;
@@ -30,11 +30,7 @@ const admin = `Bearer ${ADMIN_TOKEN}`;
 const ENTITY_ID = '1201159100000000001';
 const TEMPLATE_ID = '1207161900000000002';
 
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 const send = (json: Record<string, unknown>) =>
   request(gw.base, 'POST', '/secure/send', { auth: alice, json: { content: 'hello', ...json } });
 const balance = async (): Promise<number> =>

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 import { CallbackReceiver } from '../support/receiver';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
@@ -24,11 +24,7 @@ let gw: RunningGateway;
 let hooks: CallbackReceiver;
 let upstreamMt: Server;
 
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 
 const fromUpstream = (connector: string, json: unknown, secret = SHOP_SECRET) =>
   request(gw.base, 'POST', `/inbound/v1/http/${connector}`, { auth: `Bearer ${secret}`, json });

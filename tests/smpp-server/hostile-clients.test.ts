@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { request } from '../support/http';
+import { adminCaller, request } from '../support/http';
 import { CMD, cstr, openEsme, type Esme } from './support/esme-client';
 
 const RESP = 0x80000000;
@@ -28,11 +28,7 @@ let smsc: SmppSimulator;
 let gw: RunningGateway;
 const open: Esme[] = [];
 const admin = `Bearer ${ADMIN_TOKEN}`;
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 
 async function esme(localAddress = '127.0.0.1'): Promise<Esme> {
   const client = await openEsme({ port: gw.gateway.smppPort, localAddress });

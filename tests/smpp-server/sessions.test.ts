@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { selfSignedCertificate, waitFor, type TestCertificate } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { request } from '../support/http';
+import { adminCaller } from '../support/http';
 import { runSmsgw } from '../support/cli';
 import { CMD, openEsme, type Esme } from './support/esme-client';
 
@@ -19,11 +19,7 @@ let gw: RunningGateway;
 let certificate: TestCertificate;
 const open: Esme[] = [];
 const admin = `Bearer ${ADMIN_TOKEN}`;
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 
 async function esme(options: { answerEnquireLink?: boolean } = {}): Promise<Esme> {
   const client = await openEsme({ port: gw.gateway.smppPort, ...options });

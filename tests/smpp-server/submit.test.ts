@@ -9,18 +9,14 @@
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator, stripUdh } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { basic, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 import { openEsme, tlv, type Esme } from './support/esme-client';
 
 let smsc: SmppSimulator;
 let gw: RunningGateway;
 let alice: Esme;
 const admin = `Bearer ${ADMIN_TOKEN}`;
-const adminCall = (method: string, path: string, json?: unknown) =>
-  request(gw.base, method, `/admin/v1${path}`, {
-    auth: admin,
-    ...(json !== undefined && { json }),
-  });
+const adminCall = adminCaller(() => gw.base, admin);
 const balance = async (user: string): Promise<string> =>
   (await request(gw.base, 'GET', '/secure/balance', { auth: basic(user, `${user}-http-password`) }))
     .body.data.balance as string;

@@ -45,3 +45,15 @@ export async function request(
   }
   return { status: response.status, body: parsed, text, headers: response.headers };
 }
+
+/**
+ * The admin API of the gateway at `base()` with `auth` (a suite's gateway starts in its beforeAll,
+ * hence the getter).
+ */
+export function adminCaller(
+  base: () => string,
+  auth: string,
+): (method: string, path: string, json?: unknown) => Promise<Reply> {
+  return (method, path, json) =>
+    request(base(), method, `/admin/v1${path}`, { auth, ...(json !== undefined && { json }) });
+}
