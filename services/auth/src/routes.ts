@@ -192,7 +192,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   const admin = Router();
   // Used by the smpp-server: a bind's system_id and password as Basic credentials, and the
-  // address it binds from, checked behind the same login limits as an HTTP login.
+  // address it binds from, checked behind login limits of the binds' own (per name and per
+  // address), so wrong binds and wrong HTTP logins never lock each other out.
   if (deps.internalToken !== undefined && deps.smppBinds !== undefined) {
     const binds = deps.smppBinds;
     router.post(
