@@ -77,18 +77,30 @@ export async function revokeAdminTokenAndMade(
   // Again until nothing is left: a token whose making committed after a round began (its maker
   // locked for share) is seen by the next round, and none is made once its maker is revoked.
   for (;;) {
-    const { rows } = await tx.query<AdminTokenRow>(
+    // The whole set locked by id before any is changed: two revocations of which one takes the
+    // other's tokens then lock them in the same order, and one waits for the other instead of
+    // both deadlocking (an UPDATE locks in whatever order its plan meets the rows). The token
+    // revoked, locked first by the caller, is the oldest of its set. A token the other revoked
+    // meanwhile is no longer live here and is left out.
+    const { rows: locked } = await tx.query<{ id: string }>(
       `WITH RECURSIVE made AS (
          SELECT id, name FROM admin_tokens WHERE name = $1
          UNION
          SELECT t.id, t.name FROM admin_tokens t JOIN made ON t.created_by = made.name
        )
-       UPDATE admin_tokens SET revoked_at = now()
+       SELECT id::text AS id FROM admin_tokens
         WHERE id IN (SELECT id FROM made) AND revoked_at IS NULL
-       RETURNING ${COLUMNS}`,
+        ORDER BY id
+          FOR UPDATE`,
       [name],
     );
-    if (rows.length === 0) break;
+    if (locked.length === 0) break;
+    const { rows } = await tx.query<AdminTokenRow>(
+      `UPDATE admin_tokens SET revoked_at = now()
+        WHERE id = ANY($1::bigint[]) AND revoked_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [locked.map((r) => r.id)],
+    );
     revoked.push(...rows);
   }
   return revoked.sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
