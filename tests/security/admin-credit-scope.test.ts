@@ -1,8 +1,9 @@
 /**
  * Prices are credit, black-box against embedded mode: an admin token without the `credit` scope
  * cannot give an account a rate (a rate of 0 sends without limit at no charge), nor give a route a
- * price (a route's price replaces the rate of the accounts it takes), through the API or the CLI.
- * Each refusal is a 403 naming the scope and changes nothing.
+ * price (a route's price replaces the rate of the accounts it takes), nor take one away or change
+ * it by putting the route again, through the API or the CLI. Each refusal is a 403 naming the scope
+ * and changes nothing.
  */
 import { runSmsgw } from '../support/cli';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
@@ -139,5 +140,65 @@ describe('a route price needs the credit scope', () => {
     const priced = await call('PUT', '/admin/v1/routes/free-route', `Bearer ${pricer}`, route('0'));
     expect(priced.status).toBe(200);
     expect(priced.body.data.price).toBe('0.000000');
+  });
+
+  it('a token without credit cannot take a price away or change it by putting the route again; the same price it can put', async () => {
+    expect(
+      (
+        await call('POST', '/admin/v1/connectors', admin, {
+          name: 'reprice-op',
+          url: 'smpp://reprice:reprice-pw@127.0.0.1:1',
+        })
+      ).status,
+    ).toBe(201);
+    const route = (position: number, price?: string | number) => ({
+      position,
+      kind: 'static',
+      connectors: [{ connector: 'reprice-op' }],
+      filters: { accounts: ['plain-rate'] },
+      ...(price !== undefined && { price }),
+    });
+    const pricer = await token('reprice-pricer', ['routes', 'credit']);
+    expect(
+      (await call('PUT', '/admin/v1/routes/dear-route', `Bearer ${pricer}`, route(7200, '0.05')))
+        .status,
+    ).toBe(200);
+    const router = await token('reprice-router', ['routes']);
+    // PUT replaces the route: without a price it would charge the accounts' rate instead.
+    for (const body of [route(7201), route(7201, '0'), route(7201, '0.049999')])
+      expectMissingCredit(
+        await call('PUT', '/admin/v1/routes/dear-route', `Bearer ${router}`, body),
+      );
+    const kept = await call('GET', '/admin/v1/routes/dear-route', admin);
+    expect(kept.body.data).toMatchObject({ position: 7200, price: '0.050000' });
+    const denied = await call(
+      'GET',
+      `/admin/v1/audit?actor=reprice-router&action=${encodeURIComponent('PUT /routes/:name')}`,
+      admin,
+    );
+    expect(denied.body.data.map((e: { result: string }) => e.result)).toEqual(
+      Array(3).fill('denied'),
+    );
+
+    // The price it was given, however written, is no change: the route's other fields are routes'.
+    for (const price of ['0.05', 0.05, '0.050000']) {
+      const same = await call(
+        'PUT',
+        '/admin/v1/routes/dear-route',
+        `Bearer ${router}`,
+        route(7202, price),
+      );
+      expect(same.status).toBe(200);
+      expect(same.body.data).toMatchObject({ position: 7202, price: '0.050000' });
+    }
+    // With credit the price goes.
+    const unpriced = await call(
+      'PUT',
+      '/admin/v1/routes/dear-route',
+      `Bearer ${pricer}`,
+      route(7202),
+    );
+    expect(unpriced.status).toBe(200);
+    expect(unpriced.body.data.price).toBeNull();
   });
 });

@@ -158,7 +158,8 @@ export function routingPaths(p: OpenApiParts): Json {
         responses: { 200: oneRoute, ...p.pick(400, 401, 404) },
       },
       put: {
-        summary: 'Create or replace an MT route; a price needs the scope credit besides routes',
+        summary:
+          'Create or replace an MT route; giving, changing or taking away its price needs the scope credit besides routes',
         security: p.admin,
         parameters: route,
         requestBody: { required: true, ...p.json('MtRoute') },

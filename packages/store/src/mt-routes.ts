@@ -59,6 +59,26 @@ export interface NewMtRoute {
   price: string | null;
 }
 
+/**
+ * Holds the route's name until the transaction ends, so that puts of one route (a new one too) are
+ * stored one after the other, and tells whether `price` differs from the price stored (a route not
+ * stored yet has none). Compared as numbers: 0.05 and 0.050000 are one price.
+ */
+export async function lockMtRoutePrice(
+  tx: Queryable,
+  name: string,
+  price: string | null,
+): Promise<{ changes: boolean }> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+    JSON.stringify(['mt route', name]),
+  ]);
+  const { rows } = await tx.query<{ changes: boolean }>(
+    `SELECT (SELECT price FROM mt_routes WHERE name = $1) IS DISTINCT FROM $2::numeric AS changes`,
+    [name, price],
+  );
+  return rows[0];
+}
+
 /** Creates or replaces the route; false when another route has its position. */
 export async function putMtRoute(db: Queryable, route: NewMtRoute): Promise<boolean> {
   try {

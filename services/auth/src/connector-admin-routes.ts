@@ -34,6 +34,7 @@ import {
   listConnectorStatus,
   listMtRoutes,
   lockConnectors,
+  lockMtRoutePrice,
   putMtRoute,
   connectorTlvs,
   routesUsingConnector,
@@ -248,12 +249,15 @@ export function createConnectorAdminRoutes(
     asyncRoute(async (req, res) => {
       const name = routeName(req);
       const input = parseInput(MtRouteInputSchema, req.body);
-      // A route's price replaces the rate of the accounts it takes, so setting one is credit. A
-      // route without a price charges the rate a holder of credit set.
-      if (input.price !== undefined && !holdsScope(res, 'credit')) throw missingScope('credit');
+      const price = input.price ?? null;
       const named = input.connectors.map((c) => c.connector);
       // The connectors stay locked until the route is stored, so none is deleted in between.
       const route = await db.transaction(async (tx) => {
+        // A route's price replaces the rate of the accounts it takes, so giving, changing or taking
+        // one away is credit; PUT replaces the route, so a body without a price takes it away. The
+        // route stays locked until it is stored, so no put of another token comes in between.
+        const { changes } = await lockMtRoutePrice(tx, name, price);
+        if (changes && !holdsScope(res, 'credit')) throw missingScope('credit');
         const known = new Set(await lockConnectors(tx, named, 'share'));
         const unknown = named.filter((c) => !known.has(c));
         if (unknown.length > 0)
@@ -265,7 +269,7 @@ export function createConnectorAdminRoutes(
           targets: input.connectors,
           filters: input.filters,
           reroute_on: input.reroute_on,
-          price: input.price ?? null,
+          price,
         });
         if (!stored)
           throw new HttpError('CONFLICT', `Another route has position ${input.position}`);
