@@ -13,8 +13,9 @@ import { CallbackReceiver } from '../support/receiver';
 /**
  * What an MO route's webhook and sms-service reply may cost an account that did not ask for it: a
  * disabled account's routes call nobody and send nothing, a delivery of one inbound message that
- * runs again after a crash sends one reply and charges it once, and two services of this gateway
- * answering each other stop instead of sending (and charging) replies for ever.
+ * runs again after a crash sends one reply and charges it once, two services of this gateway
+ * answering each other stop instead of sending (and charging) replies for ever, and an answer the
+ * database cannot store calls the service once, not again at every lease.
  */
 
 let sim: SmppSimulator;
@@ -34,6 +35,10 @@ const answers: Record<string, string> = {
   '/pong': 'pong',
   '/ping': 'ping',
   '/rate': 'limited',
+  // A character Postgres text cannot store (NUL) and another no message may hold (BEL), beside a
+  // line break, which a message may hold.
+  '/nul': 'bal\u0000ance\u0007 is\n5',
+  '/refused': 'a reply the database refuses',
 };
 
 /** The service numbers of the loop's two accounts: the SMSC delivers what goes to them back here. */
@@ -137,6 +142,8 @@ beforeAll(async () => {
   await account('on', '4310');
   await account('crash', '4600');
   await account('rate', '4500');
+  await account('nul', '4700');
+  await account('refused', '4800');
   // Little credit: on a gateway that loops, the loop ends when it runs out.
   await account('loop-a', LOOP_A, '5.000000');
   await account('loop-b', LOOP_B, '5.000000');
@@ -146,6 +153,8 @@ beforeAll(async () => {
   await route('on-svc', 'on', '4310', smsService('/on'));
   await route('crash-svc', 'crash', '4600', smsService('/crash'));
   await route('rate-svc', 'rate', '4500', smsService('/rate'));
+  await route('nul-svc', 'nul', '4700', smsService('/nul'));
+  await route('refused-svc', 'refused', '4800', smsService('/refused'));
   await route('loop-a', 'loop-a', LOOP_A, smsService('/pong'));
   await route('loop-b', 'loop-b', LOOP_B, smsService('/ping'));
 }, 60_000);
@@ -286,5 +295,56 @@ describe('a delivery that runs again after a crash', () => {
     expect(repliesTo('41790006001')).toHaveLength(1);
     expect(calls.filter((c) => c.id === id)).toHaveLength(1);
     expect(await balance('crash')).toBe(8);
+  });
+});
+
+describe('an answer that cannot be stored as it came', () => {
+  it('calls the service once and sends its answer without the characters no message can hold', async () => {
+    await sim.originate({ from: '41790008001', to: '4700', text: 'bal' });
+    const reply = await waitFor(() => repliesTo('41790008001')[0], 30_000, 'the cleaned reply');
+    expect(reply.text).toBe('balance is\n5');
+    const id = calls.find((c) => c.path === '/nul')!.id;
+    await waitFor(
+      async () => (await inbound('nul', id))?.state === 'delivered',
+      15_000,
+      'the delivery recorded',
+    );
+    // Recorded: the attempt is not taken again, so the service is not called again.
+    expect(calls.filter((c) => c.id === id)).toHaveLength(1);
+    expect(repliesTo('41790008001')).toHaveLength(1);
+    expect(await balance('nul')).toBe(9);
+  });
+
+  it('gives the attempt up when the reply cannot be tied to its message: one call, no reply, nothing charged', async () => {
+    // A database that refuses this reply's row, as Postgres refused a NUL in it: before, the
+    // attempt was left to its lease and the service called again at each one, for ever.
+    await gw.stop();
+    await waitFor(() => sim.receivingCount === 0, 15_000, 'the gateway unbound');
+    const db = await openDb({ dataDir, logger: createLogger('test', 'silent') });
+    await db.query(
+      `ALTER TABLE sms_service_replies ADD CONSTRAINT test_refuses_reply CHECK (to_addr <> '41790008002')`,
+    );
+    await db.close();
+    gw = await startEmbedded(env, dataDir);
+    await waitFor(() => sim.receivingCount > 0, 15_000, 'the gateway bound again');
+
+    await sim.originate({ from: '41790008002', to: '4800', text: 'bal' });
+    const call = await waitFor(
+      () => calls.find((c) => c.path === '/refused'),
+      15_000,
+      'the service called',
+    );
+    await waitFor(
+      async () => (await inbound('refused', call.id))?.state === 'failed',
+      30_000,
+      'the attempt given up',
+    );
+    expect(
+      await counter('smsgw_callbacks_given_up_total', { kind: 'mo', reason: 'reply_unrecorded' }),
+    ).toBe(1);
+    // Given up, the attempt is taken no more: one call, no reply, no charge.
+    expect(calls.filter((c) => c.id === call.id)).toHaveLength(1);
+    expect(repliesTo('41790008002')).toEqual([]);
+    expect(await balance('refused')).toBe(10);
   });
 });

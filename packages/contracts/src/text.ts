@@ -40,6 +40,31 @@ export function unusableCharacter(text: string, rules: TextRules = {}): string |
   return `character U+${code} at position ${position} is ${what}, which cannot be stored or sent`;
 }
 
+/**
+ * The text without the characters unusableCharacter names: for text the gateway must store although
+ * nobody it could refuse wrote it (an sms-service's answer), where refusing would lose it whole.
+ */
+export function withoutUnusable(text: string, rules: TextRules = {}): string {
+  const lineBreaks = rules.lineBreaks ?? false;
+  let kept = '';
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x20) {
+      if (lineBreaks && (unit === TAB || unit === LF || unit === CR)) kept += text[i];
+      continue;
+    }
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      // A whole pair is one character; a half alone is none.
+      if (next >= 0xdc00 && next <= 0xdfff) kept += text[i] + text[++i];
+      continue;
+    }
+    if (unit >= 0xdc00 && unit <= 0xdfff) continue;
+    kept += text[i];
+  }
+  return kept;
+}
+
 /** The one refinement every free-text field of a request goes through. */
 export function refuseUnusable(rules: TextRules = {}) {
   return (text: string, ctx: z.RefinementCtx): void => {

@@ -34,6 +34,7 @@ export class CallbackWorker {
     private readonly options: CallbackWorkerOptions,
     /** Sends a Kannel sms-service's answer back to the subscriber (kannel-service requests). */
     private readonly serviceReplies?: {
+      /** `unrecorded`: no reply could be tied to the message, and the attempt is to be given up. */
       answer(inboundId: string, outcome: CallbackOutcome): Promise<unknown>;
       resume(inboundId: string): Promise<boolean>;
     },
@@ -124,7 +125,15 @@ export class CallbackWorker {
     // or its "could not fetch" when the call failed (smsbox.c url_result_thread). A URL the
     // gateway refuses to call is the operator's to fix, and the subscriber gets nothing.
     if (attempt.format === 'kannel-service' && (outcome.ok || outcome.retry)) {
-      await this.serviceReplies?.answer(attempt.message_id, outcome);
+      if ((await this.serviceReplies?.answer(attempt.message_id, outcome)) === 'unrecorded') {
+        // Called, but nothing tells a delivery that runs again so: left to its lease, the attempt
+        // would call the service again at every lease while the database refuses the reply.
+        this.metrics.sent.inc({ ...labels, outcome: 'failed' });
+        this.metrics.givenUp.inc({ ...labels, reason: 'reply_unrecorded' });
+        this.metrics.attempts.observe({ ...labels, outcome: 'failed' }, attempts);
+        await this.store.gaveUp(attempt, 'sms-service reply not recorded', 'reply not recorded');
+        return;
+      }
       if (!outcome.ok) {
         this.metrics.sent.inc({ ...labels, outcome: 'failed' });
         this.metrics.givenUp.inc({ ...labels, reason: 'attempts' });

@@ -50,7 +50,7 @@ export function createNotifierMetrics(
     }),
     givenUp: new Counter({
       name: 'smsgw_callbacks_given_up_total',
-      help: 'Callbacks given up, by kind and reason (attempts, refused)',
+      help: 'Callbacks given up, by kind and reason (attempts, refused, account_disabled, reply_unrecorded)',
       labelNames: ['kind', 'reason'],
       registers,
     }),

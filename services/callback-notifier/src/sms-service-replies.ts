@@ -1,4 +1,4 @@
-import type { Principal } from '@smsgw/contracts';
+import { withoutUnusable, type Principal } from '@smsgw/contracts';
 import { timeOrderedId, type Db, type Logger } from '@smsgw/kit';
 import {
   claimSmsServiceReply,
@@ -55,8 +55,29 @@ export class SmsServiceReplies {
     private readonly limits: SmsServiceReplyLimits,
   ) {}
 
-  /** After the service was called (or could not be): the reply's id, or undefined for none. */
-  async answer(inboundId: string, outcome: CallbackOutcome): Promise<string | undefined> {
+  /**
+   * After the service was called (or could not be): `settled` once the reply was sent, refused or
+   * suppressed; `unrecorded` when what to reply could not be decided and tied to the message (the
+   * database failed or refused it). Taken again, the attempt would call the service again, and
+   * again for as long as the database refuses the reply: the caller gives it up instead.
+   */
+  async answer(inboundId: string, outcome: CallbackOutcome): Promise<'settled' | 'unrecorded'> {
+    let decided: { reply: SmsServiceReplyRow; target: ReplyTarget } | undefined;
+    try {
+      decided = await this.decide(inboundId, outcome);
+    } catch (err) {
+      this.logger.error({ err, inboundId }, 'sms-service reply not recorded; no reply is sent');
+      return 'unrecorded';
+    }
+    if (decided) await this.send(decided.reply, decided.target);
+    return 'settled';
+  }
+
+  /** The reply tied to the message (an earlier delivery's, or one claimed now), or none to send. */
+  private async decide(
+    inboundId: string,
+    outcome: CallbackOutcome,
+  ): Promise<{ reply: SmsServiceReplyRow; target: ReplyTarget } | undefined> {
     const target = await this.replyTarget(inboundId);
     if (!target) return undefined;
     const { message, route } = target;
@@ -65,7 +86,7 @@ export class SmsServiceReplies {
       return this.suppress('account_disabled', message, route);
     // Decided by an earlier delivery of this message: that reply, never a second one.
     const earlier = await findSmsServiceReply(this.db, inboundId);
-    if (earlier) return this.send(earlier, target);
+    if (earlier) return { reply: earlier, target };
     if (
       message.content !== null &&
       (await isSmsServiceReplyEcho(
@@ -75,7 +96,9 @@ export class SmsServiceReplies {
       ))
     )
       return this.suppress('own_reply', message, route);
-    const text = serviceReplyText(outcome);
+    // The service's text as it came, but for the characters no message may hold: Postgres text
+    // cannot store a NUL, and /secure/send would refuse the others.
+    const text = withoutUnusable(serviceReplyText(outcome), { lineBreaks: true });
     const wanted: SmsServiceReplyRow = {
       inbound_id: inboundId,
       message_id: timeOrderedId(),
@@ -92,7 +115,7 @@ export class SmsServiceReplies {
         }),
       )) ?? (await findSmsServiceReply(this.db, inboundId));
     if (!claimed) return this.suppress('rate', message, route);
-    return this.send(claimed, target);
+    return { reply: claimed, target };
   }
 
   /**
