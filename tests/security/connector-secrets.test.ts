@@ -63,8 +63,11 @@ describe('sealed connector passwords', () => {
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const start = async () =>
-    (gw = await startEmbedded({ DATABASE_URL: database.url, CONNECTOR_SECRET_KEY: KEY }, dataDir));
+  const start = async (env: Record<string, string> = {}) =>
+    (gw = await startEmbedded(
+      { DATABASE_URL: database.url, CONNECTOR_SECRET_KEY: KEY, ...env },
+      dataDir,
+    ));
 
   it('refuses a sealed password copied into another row, or kept while the URL is changed', async () => {
     const running = await start();
@@ -129,5 +132,34 @@ describe('sealed connector passwords', () => {
       'the legacy connector bound after a restart',
     );
     expect(await sealedOf('legacy')).toBe(resealed);
+  }, 90_000);
+
+  it('keeps a password sealed the old way as it is with CONNECTOR_SECRETS_RESEAL=false, and seals what it writes for its row', async () => {
+    await (await start()).stop();
+    gw = undefined;
+    await db.query(
+      `INSERT INTO connectors (name, url, password_sealed, binds) VALUES ('legacy', $1, $2, 1)`,
+      [`smpp://opa@127.0.0.1:${smscPort}`, SEALED_V1],
+    );
+    // As during a rolling upgrade, where dispatchers of the release before read only v1 values.
+    const running = await start({ CONNECTOR_SECRETS_RESEAL: 'false' });
+    await waitFor(
+      async () => ((await stateOf(running, 'legacy')) === 'up' ? true : undefined),
+      20_000,
+      'the legacy connector bound with its old sealed password',
+    );
+    expect(await sealedOf('legacy')).toBe(SEALED_V1);
+    const added = await admin(running, 'POST', '/connectors', {
+      name: 'added',
+      url: `smpp://opa:${encodeURIComponent(PASSWORD)}@127.0.0.1:${smscPort}`,
+    });
+    expect(added.status).toBe(201);
+    expect(await sealedOf('added')).toMatch(/^v2:/);
+
+    // Every replica on the new release: the switch removed, the v1 value is sealed for its row.
+    await running.stop();
+    gw = undefined;
+    await start();
+    expect(await sealedOf('legacy')).toMatch(/^v2:/);
   }, 90_000);
 });

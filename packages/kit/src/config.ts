@@ -76,6 +76,11 @@ export const envVars = {
   CALLBACK_ALLOWED_HOSTS: z.string().default('').transform(commaList),
   /** Seals connector passwords in the database (secret-box.ts); generated in embedded mode. */
   CONNECTOR_SECRET_KEY: z.string().min(1),
+  /**
+   * false: dispatchers leave passwords sealed the old way (v1) as they are at start, so the
+   * release before, which reads only v1, still reads them during a rolling upgrade.
+   */
+  CONNECTOR_SECRETS_RESEAL: bool.default(true),
   /** Hosts, addresses or CIDRs an HTTP connector may reach although private or loopback. */
   CONNECTOR_ALLOWED_HOSTS: z.string().default('').transform(commaList),
   /** The only directory a connector's `tls_ca` file name is read from; unset: PEM in the URL only. */

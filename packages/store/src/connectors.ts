@@ -71,14 +71,20 @@ export async function listConnectors(db: Queryable, box: SecretBox): Promise<Con
 
 /**
  * Seals the passwords of rows written before they were sealed (their URL holds the password), and
- * seals again, for their row, those sealed the old way (v1, without a place); updated_at stays, as
- * the URL a dispatcher opens is the same. A v1 value that does not open is left for listConnectors
- * to refuse. Returns how many were sealed.
+ * seals again, for their row, those sealed the old way (v1, without a place) unless `resealV1` is
+ * false (a release that reads only v1 may still run beside this one); updated_at stays, as the URL
+ * a dispatcher opens is the same. A v1 value that does not open is left for listConnectors to
+ * refuse. Returns how many were sealed.
  */
-export async function sealConnectorPasswords(db: Queryable, box: SecretBox): Promise<number> {
+export async function sealConnectorPasswords(
+  db: Queryable,
+  box: SecretBox,
+  options: { resealV1: boolean } = { resealV1: true },
+): Promise<number> {
   const { rows } = await db.query<{ name: string; url: string; password_sealed: string | null }>(
     `SELECT name, url, password_sealed FROM connectors
-      WHERE password_sealed IS NULL OR password_sealed LIKE 'v1:%'`,
+      WHERE password_sealed IS NULL OR ($1 AND password_sealed LIKE 'v1:%')`,
+    [options.resealV1],
   );
   let sealed = 0;
   for (const row of rows) {

@@ -49,6 +49,8 @@ export interface DispatcherServiceOptions {
   caDir?: string | undefined;
   /** CONNECTOR_SECRET_KEY: connector passwords are sealed with it in the database. */
   connectorSecrets: SecretBox;
+  /** CONNECTOR_SECRETS_RESEAL: passwords sealed the old way (v1) are sealed for their row at start. */
+  resealConnectorSecrets: boolean;
 }
 
 export interface DispatcherService {
@@ -73,6 +75,7 @@ type Settings = Pick<
   | 'connectorAllowedHosts'
   | 'caDir'
   | 'connectorSecrets'
+  | 'resealConnectorSecrets'
 >;
 
 /** The dispatcher's settings from its environment (distributed and embedded mode alike). */
@@ -87,6 +90,7 @@ export function dispatcherSettings(config: {
   CONNECTOR_ALLOWED_HOSTS: string[];
   SMSC_CA_DIR?: string | undefined;
   CONNECTOR_SECRET_KEY: string;
+  CONNECTOR_SECRETS_RESEAL: boolean;
 }): Settings {
   return {
     maxAttempts: config.MAX_SUBMIT_ATTEMPTS,
@@ -99,6 +103,7 @@ export function dispatcherSettings(config: {
     connectorAllowedHosts: config.CONNECTOR_ALLOWED_HOSTS,
     caDir: config.SMSC_CA_DIR,
     connectorSecrets: new SecretBox(config.CONNECTOR_SECRET_KEY),
+    resealConnectorSecrets: config.CONNECTOR_SECRETS_RESEAL,
   };
 }
 
@@ -208,7 +213,9 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       throughput: options.rateLimiter.isReady(),
     }),
     async start() {
-      const sealed = await sealConnectorPasswords(db, options.connectorSecrets);
+      const sealed = await sealConnectorPasswords(db, options.connectorSecrets, {
+        resealV1: options.resealConnectorSecrets,
+      });
       if (sealed > 0)
         logger.info({ sealed }, 'sealed connector passwords stored in clear or sealed the old way');
       if (options.defaultConnectorUrl !== undefined)
