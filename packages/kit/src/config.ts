@@ -174,7 +174,7 @@ export const envVars = {
   SMPP_RECEIPT_EXPIRY_HOURS: int(1, 24 * 30).default(72),
   SMPP_MAX_CONNECTIONS: int(1, 100_000).default(1000),
   SMPP_MAX_PENDING_PER_ADDRESS: int(1, 100_000).default(10),
-  SMPP_MAX_UNSENT_BYTES: int(16_384, 1 << 30).default(1 << 20),
+  SMPP_MAX_UNSENT_BYTES: int(65_536, 1 << 30).default(1 << 20),
   SMPP_STALLED_OUTPUT_MS: int(100, 600_000).default(30_000),
   TRUSTED_PROXIES: z
     .string()

@@ -10,9 +10,24 @@ let applied = false;
 export function useRawShortMessages(): typeof smpp {
   if (!applied) {
     smpp.filters.message.decode = (value: unknown) => value;
+    refuseShortHeaders();
     applied = true;
   }
   return smpp;
+}
+
+/**
+ * A command_length under 16 cannot be a PDU (its header alone is 16 octets). node-smpp takes 0 as
+ * "nothing yet" and reads the next four octets as a new length, and 1 to 3 as a wait that never
+ * ends; refused here, it is a read error, which closes the session.
+ */
+function refuseShortHeaders(): void {
+  const commandLength = smpp.PDU.commandLength.bind(smpp.PDU);
+  smpp.PDU.commandLength = (stream) => {
+    const length = commandLength(stream);
+    if (length !== false && length < 16) throw new Error(`PDU length ${length} is under 16`);
+    return length;
+  };
 }
 
 /** short_message as bytes, whatever shape it arrived in. */

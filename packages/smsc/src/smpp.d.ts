@@ -11,6 +11,8 @@ declare module 'smpp' {
   export class PDU {
     constructor(command: string, options?: PduFields);
     static fromBuffer(buffer: Buffer): PDU | false;
+    /** Reads a PDU's command_length off the stream; false while fewer than 4 octets wait. */
+    static commandLength(stream: NodeJS.ReadableStream): number | false;
     command: string;
     command_status: number;
     sequence_number: number;

@@ -90,7 +90,8 @@ export class EsmeSession {
    * once, instead of a close listener per PDU (a window of them would pile up on the socket).
    */
   private readonly unanswered = new Set<(err: Error) => void>();
-  private binding = false;
+  /** A bind is being checked: the session is not counted as a connection that never binds. */
+  binding = false;
   /**
    * The PDUs written in one turn leave in one write on the next tick, not one system call each:
    * the answers of one acceptance group come in one turn, and so do the deliver_sm of one round.

@@ -65,12 +65,12 @@ export function createSmppServerMetrics(registry: Registry): SmppServerMetrics {
     }),
     connectionsRefused: new Counter({
       name: 'smsgw_smpp_connections_refused_total',
-      help: 'Connections closed at once, by reason (connections: the cap; address: the cap per address)',
+      help: 'Connections closed by the caps, by reason (connections: the cap; address: the cap per address; gave_way: the oldest not bound, for a new one)',
       labelNames: ['reason'],
       registers: [registry],
       // Both reasons from the start, so an alert on a rise sees the first refusal too.
       collect() {
-        for (const reason of ['connections', 'address']) this.inc({ reason }, 0);
+        for (const reason of ['connections', 'address', 'gave_way']) this.inc({ reason }, 0);
       },
     }),
     // Embedded mode's one registry already has it from the api-gateway: the same counter then.

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server, Session } from 'smpp';
 import type { SmppSessionView } from '@smsgw/contracts';
 import {
+  addressKey,
   compileProxyTrust,
   PollingLoop,
   followAccountChanges,
@@ -91,7 +92,7 @@ export class SmppServer implements ForgetsAccounts {
     const refused = this.refusal(session.socket.remoteAddress ?? '');
     if (refused) {
       this.options.metrics.connectionsRefused.inc({ reason: refused });
-      session.socket.on('error', () => undefined);
+      session.on('error', () => undefined);
       session.destroy();
       return;
     }
@@ -111,14 +112,29 @@ export class SmppServer implements ForgetsAccounts {
 
   /**
    * Connections that never bind cost a socket and timers each until the bind timeout: they are
-   * capped in all and per address, so one client cannot hold them all.
+   * capped per address (an IPv6 client by its /64, which it holds whole) and in all. At the cap in
+   * all, the oldest connection that has not bound gives way to the new one, so connections that
+   * never bind cannot keep customers who reconnect out; with none to give way, the new one is
+   * refused.
    */
   private refusal(address: string): 'connections' | 'address' | undefined {
     const { maxConnections, maxPendingPerAddress } = this.options.listen;
-    if (this.sessions.size >= maxConnections) return 'connections';
+    const key = addressKey(address);
     let pending = 0;
-    for (const s of this.sessions) if (!s.account && s.address === address) pending++;
-    return pending >= maxPendingPerAddress ? 'address' : undefined;
+    let oldestPending: EsmeSession | undefined;
+    for (const s of this.sessions) {
+      if (s.account) continue;
+      if (addressKey(s.address) === key) pending++;
+      // A bind being checked is not given way: its customer may be about to bind.
+      if (!s.binding) oldestPending ??= s;
+    }
+    if (pending >= maxPendingPerAddress) return 'address';
+    if (this.sessions.size < maxConnections) return undefined;
+    if (!oldestPending) return 'connections';
+    this.options.metrics.connectionsRefused.inc({ reason: 'gave_way' });
+    this.sessions.delete(oldestPending);
+    oldestPending.destroy();
+    return undefined;
   }
 
   private bound(session: EsmeSession): void {
@@ -131,6 +147,9 @@ export class SmppServer implements ForgetsAccounts {
       bind_type: session.bindType!,
     });
     if (session.receives) this.onReceiverBound(accountId);
+    // A change of the access while this bind was being checked came before the session was here
+    // to be rechecked: read the access once more now that it is.
+    void this.recheck(accountId);
     insertSmppSession(this.options.db, {
       id: session.id,
       accountId,
