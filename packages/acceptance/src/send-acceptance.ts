@@ -73,9 +73,10 @@ class EntryPointPipeline extends SendPipeline {
     accountId: string,
     request: SendRequest,
     routing: RouteDecision,
+    id?: string,
   ): Promise<AcceptedMessage> {
     const extra = entryParams.getStore();
-    if (!extra) return super.accept(accountId, request, routing);
+    if (!extra) return super.accept(accountId, request, routing, id);
     const tlvs = [...(request.custom_tlvs ?? []), ...(extra.tlvs ?? [])];
     return super.accept(
       accountId,
@@ -85,7 +86,7 @@ class EntryPointPipeline extends SendPipeline {
         ...(tlvs.length > 0 && { custom_tlvs: tlvs }),
       },
       routing,
-      extra.id,
+      extra.id ?? id,
     );
   }
 }

@@ -17,6 +17,11 @@ export type SendAcceptor = (
   body: unknown,
   /** How the entry point's clients take reports, stored with a report wish (Jasmin's, Kannel's). */
   report?: InterfaceReport,
+  /**
+   * The message's id, chosen by the caller so that asking again after a failure accepts it once:
+   * the messages primary key refuses the id a second time.
+   */
+  id?: string,
 ) => Promise<AcceptedMessage>;
 
 export interface SendAcceptorDeps {
@@ -30,7 +35,7 @@ export interface SendAcceptorDeps {
 
 export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
   const callbackUrls = deps.callbackUrls ?? callbackUrlCheck([]);
-  return async ({ accountId, username }, body, report) => {
+  return async ({ accountId, username }, body, report, id) => {
     const request = parseInput(SendRequestSchema, body);
     if (request.dlr_url !== undefined) await callbackUrls.check('dlr_url', request.dlr_url);
     const from = await deps.senders.senderFor(accountId, request.from);
@@ -44,6 +49,6 @@ export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
     const { from: _asked, ...asked } = request;
     // The interface's way of reporting goes with the wish only: no wish, nothing to report.
     const rest = report !== undefined && asked.dlr === 'yes' ? Object.assign(asked, report) : asked;
-    return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing);
+    return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing, id);
   };
 }

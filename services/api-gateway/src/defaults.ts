@@ -19,4 +19,12 @@ export const gatewayDefaults = {
     /** A call to auth that takes longer than this fails the request with 503. */
     timeoutMs: 5_000,
   },
+  /**
+   * Kannel sendsms with several receivers: a receiver that failed for now (the database, the bus)
+   * is tried again on the spot, since Kannel's clients read only the status and a 202 naming it
+   * failed loses it for them. Three tries at most, after 100 and 400 ms; none begins later than
+   * 2 s after the first receiver was tried, however many fail, so the wait it adds stays far
+   * below a client's timeout.
+   */
+  sendsmsRetry: { backoffMs: [100, 400], budgetMs: 2_000 },
 } as const;

@@ -85,6 +85,7 @@ function legacyDeps(deps: GatewayRoutesDeps) {
   return {
     caller: deps.paramsCaller,
     accept: deps.accept,
+    store: deps.store,
     maxBodyBytes: deps.maxBodyBytes,
     corsAllowedOrigins: deps.corsAllowedOrigins,
     logger: deps.logger,

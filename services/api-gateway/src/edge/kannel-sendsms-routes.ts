@@ -1,16 +1,20 @@
 import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import express, { Router, type RequestHandler } from 'express';
 import {
   MetaDataError,
   kannelMaskLevel,
   metaDataTlvs,
+  type InterfaceReport,
   type MetaDataTlv,
+  type Principal,
   type SmppTlvDefinition,
 } from '@smsgw/contracts';
-import { asyncRoute, toHttpError, type Logger } from '@smsgw/kit';
+import { asyncRoute, timeOrderedId, toHttpError, type Logger } from '@smsgw/kit';
 import { crossSiteGuard } from '../cross-site-guard';
+import { gatewayDefaults } from '../defaults';
 import type { ParamsCaller } from '../request-caller';
-import type { SendAcceptor } from '@smsgw/acceptance';
+import type { MessageStore, SendAcceptor } from '@smsgw/acceptance';
 import { addForm, queryParams, textParam, type CgiParams } from './legacy-params';
 
 /**
@@ -22,6 +26,8 @@ import { addForm, queryParams, textParam, type CgiParams } from './legacy-params
 export interface KannelSendsmsDeps {
   caller: ParamsCaller;
   accept: SendAcceptor;
+  /** Whether a message was accepted under an id, after a receiver's acceptance failed. */
+  store: Pick<MessageStore, 'status'>;
   maxBodyBytes: number;
   corsAllowedOrigins: readonly string[];
   logger: Logger;
@@ -216,14 +222,19 @@ export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer 
       if (receivers.length === 0)
         throw new KannelError(400, 'Empty receiver number not allowed, rejected');
       const bodies = receivers.map((r) => kannelSendBody(params, r, deps.kannelTlvs));
+      const report: InterfaceReport = { dlr_style: 'kannel', dlr_mask: kannelMask(params) };
+      if (bodies.length === 1) {
+        await deps.accept(principal, bodies[0], report);
+        return { status: 202, text: '0: Accepted for delivery' };
+      }
       const denied: string[] = [];
       const failed: string[] = [];
       let firstError: unknown;
+      const retryUntil = Date.now() + gatewayDefaults.sendsmsRetry.budgetMs;
       for (const [i, one] of bodies.entries()) {
         try {
-          await deps.accept(principal, one, { dlr_style: 'kannel', dlr_mask: kannelMask(params) });
+          await acceptReceiver(deps, principal, one, report, retryUntil);
         } catch (err) {
-          if (receivers.length === 1) throw err;
           (toHttpError(err).status >= 500 ? failed : denied).push(receivers[i]);
           firstError ??= err;
         }
@@ -238,6 +249,34 @@ export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer 
       return refusal(err, deps.logger);
     }
   };
+}
+
+/**
+ * One of several receivers, tried again while it fails for now (gatewayDefaults.sendsmsRetry):
+ * a 202 that names it failed is lost on Kannel's clients, which read only the status. All tries
+ * give the message one id, so a try whose commit went through although it failed is found
+ * accepted, never accepted twice. A refusal for good is not tried again.
+ */
+async function acceptReceiver(
+  deps: KannelSendsmsDeps,
+  principal: Principal,
+  body: Record<string, unknown>,
+  report: InterfaceReport,
+  retryUntil: number,
+): Promise<void> {
+  const id = timeOrderedId();
+  for (const backoffMs of [...gatewayDefaults.sendsmsRetry.backoffMs, undefined]) {
+    try {
+      await deps.accept(principal, body, report, id);
+      return;
+    } catch (err) {
+      if (toHttpError(err).status < 500) throw err;
+      const accepted = await deps.store.status(principal.accountId, id).catch(() => undefined);
+      if (accepted) return;
+      if (backoffMs === undefined || Date.now() + backoffMs > retryUntil) throw err;
+      await sleep(backoffMs);
+    }
+  }
 }
 
 /**
