@@ -57,8 +57,11 @@ export const SmppAccountSchema = z.object({
   maxSessions: z.number().int(),
   throughput: z.number().int().nullable(),
   allowedAddresses: z.array(z.string()),
-  /** Names the password the session bound with, so a new password can unbind it. */
-  credential: z.string(),
+  /**
+   * Names the password the session bound with, so a new password can unbind it. Absent from an
+   * auth of the release before (a rolling upgrade): such a session is not told from a new one.
+   */
+  credential: z.string().optional(),
 });
 export type SmppAccount = z.output<typeof SmppAccountSchema>;
 

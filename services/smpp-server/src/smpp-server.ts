@@ -286,7 +286,7 @@ export class SmppServer implements ForgetsAccounts {
       const sessions = [...held];
       const refused = sessions.filter(
         (s) =>
-          s.account!.credential !== credential ||
+          (s.account!.credential !== undefined && s.account!.credential !== credential) ||
           (allowed !== undefined && !allowed(plainAddress(s.address), 0)),
       );
       for (const s of sessions)
