@@ -40,6 +40,11 @@ export interface AuthServiceOptions {
   maxBodyBytes: number;
   /** Unset: failed logins are counted in this process's memory. */
   redisUrl?: string | undefined;
+  /**
+   * Prefix of auth's keys in Redis: the bus namespace, as the dispatcher's keys have it, so two
+   * deployments (or two test runs) on one Redis never count each other's failed logins.
+   */
+  redisPrefix?: string | undefined;
   failuresPerName: number;
   failuresPerAddress: number;
   loginWindowSeconds: number;
@@ -74,6 +79,7 @@ export function authSettings(config: {
   INTERNAL_TOKEN?: string | undefined;
   MAX_BODY_BYTES: number;
   REDIS_URL?: string | undefined;
+  BUS_NAMESPACE?: string | undefined;
   LOGIN_FAILURES_PER_NAME: number;
   LOGIN_FAILURES_PER_ADDRESS: number;
   LOGIN_WINDOW_SECONDS: number;
@@ -89,6 +95,7 @@ export function authSettings(config: {
     internalToken: config.INTERNAL_TOKEN,
     maxBodyBytes: config.MAX_BODY_BYTES,
     redisUrl: config.REDIS_URL,
+    redisPrefix: config.BUS_NAMESPACE,
     failuresPerName: config.LOGIN_FAILURES_PER_NAME,
     failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
     loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
@@ -106,12 +113,15 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const hasher = new PasswordHasher(options.kdfCost);
   const tokens = new TokenIssuer(options.jwtSecret, options.tokenTtlSeconds);
   const windowMs = options.loginWindowSeconds * 1000;
+  const prefix = options.redisPrefix ?? 'smsgw';
   const throttle: LoginThrottle = options.redisUrl
-    ? new RedisLoginThrottle(options.redisUrl, windowMs, options.logger)
+    ? new RedisLoginThrottle(options.redisUrl, windowMs, options.logger, `${prefix}:login`)
     : new MemoryLoginThrottle(windowMs);
   // Shared like the counters: a replica restarted or rolled out still knows who verified.
   const verified = new VerifiedCredentials(
-    options.redisUrl ? new RedisFlags(options.redisUrl, options.logger) : new MemoryFlags(),
+    options.redisUrl
+      ? new RedisFlags(options.redisUrl, options.logger, `${prefix}:login:verified`)
+      : new MemoryFlags(),
     options.jwtSecret,
   );
   const guard = new LoginGuard(

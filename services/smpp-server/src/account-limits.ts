@@ -89,10 +89,12 @@ export class RedisAccountLimits implements AccountLimits {
   private readonly held = new Map<string, string>();
   private readonly renewal: NodeJS.Timeout;
 
+  /** `namespace`: the bus namespace, as the dispatcher's keys have it (one deployment, one set). */
   constructor(
     url: string,
     private readonly logger: Logger,
     private readonly leaseMs = LEASE_MS,
+    private readonly namespace = 'smsgw',
   ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 2 }) as Redis & LimitCommands;
     this.redis.on('error', (err) => logger.warn({ err }, 'redis (SMPP limits)'));
@@ -119,13 +121,17 @@ export class RedisAccountLimits implements AccountLimits {
   private async place(accountId: string, sessionId: string, max: number): Promise<boolean> {
     const now = Date.now();
     const placed = await this.redis.smsgwSmppOpen(
-      `smsgw:smpp:sessions:${accountId}`,
+      this.sessionsKey(accountId),
       sessionId,
       String(now),
       String(now + this.leaseMs),
       String(max),
     );
     return placed === 1;
+  }
+
+  private sessionsKey(accountId: string): string {
+    return `${this.namespace}:smpp:sessions:${accountId}`;
   }
 
   async openSession(accountId: string, sessionId: string, max: number): Promise<boolean> {
@@ -136,12 +142,15 @@ export class RedisAccountLimits implements AccountLimits {
 
   async closeSession(accountId: string, sessionId: string): Promise<void> {
     this.held.delete(sessionId);
-    await this.redis.zrem(`smsgw:smpp:sessions:${accountId}`, sessionId);
+    await this.redis.zrem(this.sessionsKey(accountId), sessionId);
   }
 
   async takeMessage(accountId: string, perSecond: number): Promise<boolean> {
     const second = Math.floor(Date.now() / 1000);
-    return (await this.redis.smsgwSmppTake(`smsgw:smpp:rate:${accountId}:${second}`)) <= perSecond;
+    return (
+      (await this.redis.smsgwSmppTake(`${this.namespace}:smpp:rate:${accountId}:${second}`)) <=
+      perSecond
+    );
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,7 @@ import { SmppServer } from './smpp-server';
 export interface SmppServerConfig {
   HOST: string;
   REDIS_URL?: string | undefined;
+  BUS_NAMESPACE: string;
   MAX_PARTS: number;
   UNLISTED_SENDERS: UnlistedSenderMode;
   SMPP_SERVER_PORT: number;
@@ -71,7 +72,7 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
     bus: options.bus,
     credentials: options.credentials,
     limits: config.REDIS_URL
-      ? new RedisAccountLimits(config.REDIS_URL, logger)
+      ? new RedisAccountLimits(config.REDIS_URL, logger, undefined, config.BUS_NAMESPACE)
       : new MemoryAccountLimits(),
     acceptance,
     metrics,
