@@ -116,7 +116,7 @@ describe('connectors', () => {
       `SELECT url, password_sealed FROM connectors WHERE name = 'op-a'`,
     );
     expect(rows[0].url).toBe(`smpp://opa@${NOWHERE}`);
-    expect(rows[0].password_sealed).toMatch(/^v1:/);
+    expect(rows[0].password_sealed).toMatch(/^v2:/);
     expect(rows[0].password_sealed).not.toContain(SECRETS[1]);
 
     const stopped = await adminCall('POST', '/connectors/op-a/stop');
