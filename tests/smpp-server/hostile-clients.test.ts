@@ -91,7 +91,7 @@ beforeAll(async () => {
     // Long enough for slow binds on a busy machine; the caps below are what is tested.
     SMPP_BIND_TIMEOUT_MS: '20000',
     SMPP_WINDOW: String(WINDOW),
-    SMPP_MAX_PENDING_PER_ADDRESS: String(PENDING_PER_ADDRESS),
+    SMPP_PENDING_PER_ADDRESS: String(PENDING_PER_ADDRESS),
     SMPP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     SMPP_MAX_UNSENT_BYTES: String(MAX_UNSENT),
     SMPP_STALLED_OUTPUT_MS: '1500',

@@ -26,7 +26,7 @@ export interface SmppServerConfig {
   SMPP_WINDOW: number;
   SMPP_RECEIPT_EXPIRY_HOURS: number;
   SMPP_MAX_CONNECTIONS: number;
-  SMPP_MAX_PENDING_PER_ADDRESS: number;
+  SMPP_PENDING_PER_ADDRESS: number;
   SMPP_MAX_UNSENT_BYTES: number;
   SMPP_STALLED_OUTPUT_MS: number;
 }
@@ -91,7 +91,7 @@ export function createSmppServerService(options: SmppServerServiceOptions): Smpp
       port: config.SMPP_SERVER_PORT,
       tls,
       maxConnections: config.SMPP_MAX_CONNECTIONS,
-      maxPendingPerAddress: config.SMPP_MAX_PENDING_PER_ADDRESS,
+      maxPendingPerAddress: config.SMPP_PENDING_PER_ADDRESS,
     },
     replica: hostname(),
   });
