@@ -79,6 +79,7 @@ async function replay(
           route: each(null),
           connectors: each('default'),
           price: each(null),
+          entry: each('rest'),
         },
         [],
       );

@@ -1,4 +1,10 @@
-import { UNLIMITED, formatDecimal, type MessageStatus, type ReportWish } from '@smsgw/contracts';
+import {
+  UNLIMITED,
+  formatDecimal,
+  type MessageEntry,
+  type MessageStatus,
+  type ReportWish,
+} from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
 import type { RouteDecision } from '@smsgw/routing';
 import {
@@ -24,6 +30,8 @@ export interface NewMessage {
   report: ReportWish | null;
   /** Where it goes, decided at acceptance (MtRouter). */
   routing: RouteDecision;
+  /** The way it came in. */
+  entry: MessageEntry;
 }
 
 export type AcceptOutcome =
@@ -76,6 +84,7 @@ export class MessageStore {
         route: messages.map((m) => m.routing.route),
         connectors: messages.map((m) => m.routing.connectors.join(',')),
         price: messages.map((m) => m.routing.price),
+        entry: messages.map((m) => m.entry),
       },
       publishedOutboxIds,
     );

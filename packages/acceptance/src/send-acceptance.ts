@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   CustomTlv,
+  MessageEntry,
   MessageStatus,
   Principal,
   SendRequest,
@@ -29,6 +30,8 @@ export interface SendAcceptanceOptions {
 
 /** What an entry point outside HTTP adds to a message beside its /secure/send body. */
 export interface EntryPointOptions {
+  /** The entry point, kept on the message. */
+  entry: MessageEntry;
   /** The message's handset receipt is kept for the account's SMPP sessions (registered_delivery). */
   smppReceipt?: boolean;
   /**
@@ -49,11 +52,7 @@ export interface SendAcceptance {
    * /secure/send's acceptance: validation, sender rules, opt-out, route and price, credit,
    * durability; with what the entry point adds (EntryPointOptions).
    */
-  accept(
-    principal: Principal,
-    body: unknown,
-    options?: EntryPointOptions,
-  ): Promise<AcceptedMessage>;
+  accept(principal: Principal, body: unknown, options: EntryPointOptions): Promise<AcceptedMessage>;
   /** A message's status as its owner sees it (undefined: unknown or someone else's). */
   status(accountId: string, id: string): Promise<MessageStatus['data'] | undefined>;
   /** Before the bus and database close: unconfirmed jobs, the job outbox, the routes reload. */
@@ -73,10 +72,10 @@ class EntryPointPipeline extends SendPipeline {
     accountId: string,
     request: SendRequest,
     routing: RouteDecision,
-    id?: string,
+    origin: { entry: MessageEntry; id?: string | undefined },
   ): Promise<AcceptedMessage> {
     const extra = entryParams.getStore();
-    if (!extra) return super.accept(accountId, request, routing, id);
+    if (!extra) return super.accept(accountId, request, routing, origin);
     const tlvs = [...(request.custom_tlvs ?? []), ...(extra.tlvs ?? [])];
     return super.accept(
       accountId,
@@ -86,7 +85,7 @@ class EntryPointPipeline extends SendPipeline {
         ...(tlvs.length > 0 && { custom_tlvs: tlvs }),
       },
       routing,
-      extra.id ?? id,
+      origin,
     );
   }
 }
@@ -120,10 +119,12 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
     router,
   });
   return {
-    accept: (principal, body, extra) =>
-      extra?.smppReceipt || (extra?.tlvs?.length ?? 0) > 0 || extra?.id !== undefined
-        ? entryParams.run(extra!, () => acceptor(principal, body))
-        : acceptor(principal, body),
+    accept: (principal, body, extra) => {
+      const origin = { entry: extra.entry, id: extra.id };
+      return extra.smppReceipt || (extra.tlvs?.length ?? 0) > 0
+        ? entryParams.run(extra, () => acceptor(principal, body, origin))
+        : acceptor(principal, body, origin);
+    },
     status: (accountId, id) => store.status(accountId, id),
     stopSteps: [...sends.stopSteps, { name: 'MT routes reload', run: () => router.stop() }],
   };

@@ -1,4 +1,9 @@
-import { SendRequestSchema, type InterfaceReport, type Principal } from '@smsgw/contracts';
+import {
+  SendRequestSchema,
+  type InterfaceReport,
+  type MessageEntry,
+  type Principal,
+} from '@smsgw/contracts';
 import { parseInput } from '@smsgw/kit';
 import type { MtRouter } from '@smsgw/routing';
 import { routeOrRefuse } from './message-routing';
@@ -15,14 +20,21 @@ import { callbackUrlCheck, type CallbackUrlCheck } from './callback-url-check';
 export type SendAcceptor = (
   principal: Principal,
   body: unknown,
+  origin: SendOrigin,
+) => Promise<AcceptedMessage>;
+
+/** Where a message comes from, and what its entry point adds to it. */
+export interface SendOrigin {
+  /** Kept on the message, for its story and its CDR. */
+  entry: MessageEntry;
   /** How the entry point's clients take reports, stored with a report wish (Jasmin's, Kannel's). */
-  report?: InterfaceReport,
+  report?: InterfaceReport | undefined;
   /**
    * The message's id, chosen by the caller so that asking again after a failure accepts it once:
    * the messages primary key refuses the id a second time.
    */
-  id?: string,
-) => Promise<AcceptedMessage>;
+  id?: string | undefined;
+}
 
 export interface SendAcceptorDeps {
   sends: SendPipeline;
@@ -35,7 +47,7 @@ export interface SendAcceptorDeps {
 
 export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
   const callbackUrls = deps.callbackUrls ?? callbackUrlCheck([]);
-  return async ({ accountId, username }, body, report, id) => {
+  return async ({ accountId, username }, body, { entry, report, id }) => {
     const request = parseInput(SendRequestSchema, body);
     if (request.dlr_url !== undefined) await callbackUrls.check('dlr_url', request.dlr_url);
     const from = await deps.senders.senderFor(accountId, request.from);
@@ -49,6 +61,9 @@ export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
     const { from: _asked, ...asked } = request;
     // The interface's way of reporting goes with the wish only: no wish, nothing to report.
     const rest = report !== undefined && asked.dlr === 'yes' ? Object.assign(asked, report) : asked;
-    return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing, id);
+    return deps.sends.accept(accountId, from === undefined ? rest : { ...rest, from }, routing, {
+      entry,
+      id,
+    });
   };
 }

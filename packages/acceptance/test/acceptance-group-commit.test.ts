@@ -82,6 +82,7 @@ describe.each(databases)('AcceptanceGroupCommit on %s', (name, harness) => {
     id: randomUUID(),
     accountId,
     batchId: null,
+    entry: 'rest',
     to: '41790000001',
     from: null,
     content: 'x'.repeat(segments > 1 ? 153 * segments : 5),

@@ -56,6 +56,7 @@ describe('SendPipeline and the broker confirm', () => {
       accountId,
       { to: '41790000001', content: 'hi' },
       DEFAULT_ROUTE,
+      { entry: 'rest' },
     );
 
     expect(broker.jobs.map((j) => j.job.messageId)).toEqual([accepted.id]);
@@ -71,7 +72,9 @@ describe('SendPipeline and the broker confirm', () => {
   it('leaves the outbox row for the sweep when the publish fails, and still answers', async () => {
     const broker = new HeldBroker();
     const gateway = pipeline(broker);
-    await gateway.accept(accountId, { to: '41790000001', content: 'hi' }, DEFAULT_ROUTE);
+    await gateway.accept(accountId, { to: '41790000001', content: 'hi' }, DEFAULT_ROUTE, {
+      entry: 'rest',
+    });
 
     broker.jobs[0].fail(new Error('broker gone'));
     await gateway.waitForConfirms();
@@ -82,11 +85,17 @@ describe('SendPipeline and the broker confirm', () => {
   it('makes a request wait for its own confirm once too many jobs wait for the broker', async () => {
     const broker = new HeldBroker();
     const gateway = pipeline(broker, 2);
-    await gateway.accept(accountId, { to: '41790000001', content: 'one' }, DEFAULT_ROUTE);
-    await gateway.accept(accountId, { to: '41790000001', content: 'two' }, DEFAULT_ROUTE);
+    await gateway.accept(accountId, { to: '41790000001', content: 'one' }, DEFAULT_ROUTE, {
+      entry: 'rest',
+    });
+    await gateway.accept(accountId, { to: '41790000001', content: 'two' }, DEFAULT_ROUTE, {
+      entry: 'rest',
+    });
 
     const third = tracked(
-      gateway.accept(accountId, { to: '41790000001', content: 'three' }, DEFAULT_ROUTE),
+      gateway.accept(accountId, { to: '41790000001', content: 'three' }, DEFAULT_ROUTE, {
+        entry: 'rest',
+      }),
     );
     // Its job reached the broker: all that remains for the request is to wait for the confirm.
     await waitFor(() => broker.jobs.length === 3, 5_000, 'the third job published');

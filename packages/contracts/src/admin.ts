@@ -120,8 +120,12 @@ export const ADMIN_SCOPES = [
   'routes',
   'audit:read',
   'tokens',
-  /** Reading batches across accounts (the stalled ones). */
+  /** Reading batches across accounts. */
   'batches:read',
+  /** Searching every account's messages, their stories, CDRs and statistics; the text masked. */
+  'messages:read',
+  /** Seeing the text of the messages found (with messages:read). */
+  'messages:content',
 ] as const;
 export const AdminScopeSchema = z.enum(ADMIN_SCOPES);
 export type AdminScope = z.infer<typeof AdminScopeSchema>;

@@ -19,3 +19,4 @@ export * from './smpp';
 export * from './batch-stalls';
 export * from './kannel-meta-data';
 export * from './report-wish';
+export * from './message-search';

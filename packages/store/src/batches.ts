@@ -319,10 +319,10 @@ export async function expandBatchChunk(
            ${ENTRY_SLICES}
          ), made AS (
            INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
-                                 route, connectors, connector_trail, report_mask, report_url, report_method, report_style)
+                                 route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry)
            SELECT smsgw_time_id(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params,
                   p.route, p.connectors, COALESCE(p.connectors[1:1], '{}'),
-                  p.report_mask, p.report_url, p.report_method, p.report_style
+                  p.report_mask, p.report_url, p.report_method, p.report_style, 'batch'
              FROM picked p CROSS JOIN LATERAL unnest(p.slice) AS t(to_addr)
            RETURNING id, segments, COALESCE(connector_trail[1], '${DEFAULT_CONNECTOR}') AS connector
          ), outbox AS (

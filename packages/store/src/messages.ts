@@ -105,6 +105,8 @@ export interface NewMessageColumns {
   connectors: readonly string[];
   /** The route's price per part; null: the account's rate. */
   price: readonly (string | null)[];
+  /** The way each came in (contracts' MessageEntry). */
+  entry: readonly string[];
 }
 
 /** One row per message whose account exists; `fits`: accepted. */
@@ -131,9 +133,9 @@ const ACCEPT_MESSAGES_SQL = `
 WITH RECURSIVE input AS (
   SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[],
-                $12::text[], $13::text[], $14::numeric[], $15::smallint[], $16::text[], $17::text[], $18::text[])
+                $12::text[], $13::text[], $14::numeric[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
          WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params,
-                              route, connectors, price, report_mask, report_url, report_method, report_style, n)
+                              route, connectors, price, report_mask, report_url, report_method, report_style, entry, n)
 ), account AS (
   SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
     FROM accounts a
@@ -163,10 +165,10 @@ WITH RECURSIVE input AS (
    WHERE a.id = t.account_id
 ), message AS (
   INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
-                        route, connectors, connector_trail, report_mask, report_url, report_method, report_style)
+                        route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry)
   SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb,
          route, string_to_array(connectors, ','), (string_to_array(connectors, ','))[1:1],
-         report_mask, report_url, report_method, report_style
+         report_mask, report_url, report_method, report_style, entry
     FROM accepted ORDER BY n
   RETURNING id, account_id, batch_id, cost, segments
 ), ledger AS (
@@ -209,6 +211,7 @@ export async function acceptMessages(
     messages.reportUrl,
     messages.reportMethod,
     messages.reportStyle,
+    messages.entry,
   ]);
   return rows;
 }

@@ -43,6 +43,10 @@ const MODULE_OF: Record<string, string> = {
   smpp_deliveries: 'smpp-deliveries.ts',
   smpp_sessions: 'smpp-sessions.ts',
   admin_audit: 'audit-log.ts',
+  cdrs: 'cdrs.ts',
+  calling_codes: 'cdrs.ts',
+  message_stats: 'message-stats.ts',
+  message_stats_hours: 'message-stats.ts',
 };
 
 /** Each table once, though a migration may create it again (as partitioned, migration 022). */

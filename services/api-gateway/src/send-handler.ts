@@ -8,6 +8,6 @@ export type SendHandler = (principal: Principal, body: unknown) => Promise<SendR
 
 export function createSendHandler(accept: SendAcceptor): SendHandler {
   return async (principal, body) => ({
-    data: sendSuccessText((await accept(principal, body)).id),
+    data: sendSuccessText((await accept(principal, body, { entry: 'rest' })).id),
   });
 }

@@ -25,7 +25,7 @@ function acceptance(
 ) {
   const tries: { to: string; id: string | undefined }[] = [];
   const accepted = new Set<string>();
-  const accept: SendAcceptor = async (_principal, body, _report, id) => {
+  const accept: SendAcceptor = async (_principal, body, { id }) => {
     // Answered on a later turn, as a database statement is.
     await nextTurn();
     const to = (body as { to: string }).to;

@@ -113,7 +113,8 @@ export function createNotifierService(options: NotifierServiceOptions): {
   const replies = new SmsServiceReplies(
     options.db,
     {
-      accept: (principal, body, id) => acceptance.accept(principal, body, { id }),
+      accept: (principal, body, id) =>
+        acceptance.accept(principal, body, { entry: 'kannel-reply', id }),
       exists: async (accountId, id) => (await acceptance.status(accountId, id)) !== undefined,
     },
     options.logger,

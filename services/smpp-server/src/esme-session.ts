@@ -353,6 +353,7 @@ export class EsmeSession {
     if (part.sarTlvs.length > 0) onePart(part);
     return (
       await this.deps.acceptance.accept(this.principal, sendBody(part), {
+        entry: 'smpp',
         smppReceipt: part.receipt,
         tlvs: part.sarTlvs,
       })

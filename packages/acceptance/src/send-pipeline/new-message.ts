@@ -1,6 +1,7 @@
 import {
   decideReportWish,
   withoutReportAsk,
+  type MessageEntry,
   type MessageParams,
   type SendRequest,
 } from '@smsgw/contracts';
@@ -24,6 +25,7 @@ export function newMessage(
   request: SendRequest,
   plan: Pick<MessagePlan, 'coding' | 'segments'>,
   routing: RouteDecision,
+  entry: MessageEntry,
 ): NewMessage {
   return {
     id,
@@ -39,5 +41,6 @@ export function newMessage(
     // The entry point's way of reporting (InterfaceReport, SMPP's receipt) rides on the request.
     report: decideReportWish(request),
     routing,
+    entry,
   };
 }

@@ -1,4 +1,4 @@
-import type { SendRequest } from '@smsgw/contracts';
+import type { MessageEntry, SendRequest } from '@smsgw/contracts';
 import type { RouteDecision } from '@smsgw/routing';
 import { HttpError, timeOrderedId, type Bus, type Logger, type ShutdownStep } from '@smsgw/kit';
 import { acceptanceDefaults } from '../defaults';
@@ -96,11 +96,12 @@ export class SendPipeline {
     accountId: string,
     request: SendRequest,
     routing: RouteDecision,
-    id: string = timeOrderedId(),
+    origin: { entry: MessageEntry; id?: string | undefined },
   ): Promise<AcceptedMessage> {
+    const id = origin.id ?? timeOrderedId();
     const plan = planMessage(request, this.options.maxParts);
     const outcome = await this.acceptances.accept(
-      newMessage(id, accountId, request, plan, routing),
+      newMessage(id, accountId, request, plan, routing, origin.entry),
     );
     if (!outcome.ok) {
       throw new HttpError(

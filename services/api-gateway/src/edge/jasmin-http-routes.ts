@@ -231,7 +231,8 @@ export function jasminSendAnswerer(deps: JasminHttpDeps): JasminSendAnswerer {
       const principal = await deps.caller(req, username, args.get('password'));
       // Reported as Jasmin's DLRThrower does: the receiver answers ACK/Jasmin (dlr-callbacks.ts).
       const accepted = await deps.accept(principal, jasminSendBody(args, tlvs), {
-        dlr_style: 'jasmin',
+        entry: 'jasmin-http',
+        report: { dlr_style: 'jasmin' },
       });
       return { status: 200, text: `Success "${accepted.id}"` };
     } catch (err) {

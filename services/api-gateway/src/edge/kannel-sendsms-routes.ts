@@ -224,7 +224,7 @@ export function kannelSendsmsAnswerer(deps: KannelSendsmsDeps): SendsmsAnswerer 
       const bodies = receivers.map((r) => kannelSendBody(params, r, deps.kannelTlvs));
       const report: InterfaceReport = { dlr_style: 'kannel', dlr_mask: kannelMask(params) };
       if (bodies.length === 1) {
-        await deps.accept(principal, bodies[0], report);
+        await deps.accept(principal, bodies[0], { entry: 'kannel-sendsms', report });
         return { status: 202, text: '0: Accepted for delivery' };
       }
       const denied: string[] = [];
@@ -267,7 +267,7 @@ async function acceptReceiver(
   const id = timeOrderedId();
   for (const backoffMs of [...gatewayDefaults.sendsmsRetry.backoffMs, undefined]) {
     try {
-      await deps.accept(principal, body, report, id);
+      await deps.accept(principal, body, { entry: 'kannel-sendsms', report, id });
       return;
     } catch (err) {
       if (toHttpError(err).status < 500) throw err;
