@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STALL_DEFAULTS, parseSmppTlvDefinitions } from '@smsgw/contracts';
+import { SEARCH_DEFAULTS, STALL_DEFAULTS, parseSmppTlvDefinitions } from '@smsgw/contracts';
 import { compileProxyTrust } from './client-address';
 import { INSECURE_DEV_SECRETS_FLAG, SECRET_ADVICE, secretFindings } from './secret-policy';
 
@@ -126,6 +126,13 @@ export const envVars = {
   MAX_SCHEDULE_DAYS: int(1, 366).default(30),
   /** Messages, their callbacks, inbound messages and batches older than this are removed; unset keeps them. */
   MESSAGE_RETENTION_DAYS: int(1, 36_500).optional(),
+  /**
+   * CDRs (without the text) and hourly statistics older than this are removed; unset keeps them.
+   * They outlive their messages: a dropped period's messages leave their CDRs behind.
+   */
+  CDR_RETENTION_DAYS: int(1, 36_500).optional(),
+  /** The longest time range a message or batch search, a CDR export or a statistics query may name. */
+  SEARCH_MAX_DAYS: int(1, 3_660).default(SEARCH_DEFAULTS.maxDays),
   /** A due batch that has not moved for this long is stalled (docs/reliability.md § A stalled batch). */
   BATCH_STALL_SECONDS: int(1, 30 * 86_400).default(STALL_DEFAULTS.batchSeconds),
   /** A message queued this long is overdue (submitting: BATCH_STALL_SECONDS). */
