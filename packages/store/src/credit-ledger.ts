@@ -6,7 +6,9 @@ import type { Queryable } from '@smsgw/kit';
  * Compound statements elsewhere that also write `credit_ledger`: messages.ts ACCEPT_MESSAGES_SQL
  * (debits), failMessage (refund of one message), requeueMessage (refund of a message of a
  * cancelled batch) and cancelWaitingMessage (refund of a message its sender cancelled); batches.ts acceptBatch (debit) and cancelBatch (refund).
- * messages.ts messageStatus reads whether a message was refunded.
+ * messages.ts costStands (read by messageStatus, the statistics' roll and the CDRs) and
+ * refundedAmount read whether a message was refunded; message-search.ts messageStoryLedger reads
+ * a message's rows for its story.
  */
 
 /** The credit an account opened with (a null balance or quota counts as 0). */

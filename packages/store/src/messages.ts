@@ -28,7 +28,8 @@ import { sqlList } from './sql-list';
  * messages); accounts.ts callbackSecretsOfMessages (the signing secrets of a
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
- * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for).
+ * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for);
+ * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view).
  */
 
 const WAITING = sqlList(WAITING_STATES);
@@ -243,10 +244,26 @@ export interface MessageStatusRow {
 
 /**
  * The message, when it belongs to the account, with what is known of its outcome and whether its
- * cost stands. A refund of one message has its ledger row (credit_ledger); a batch's cancel refunds
- * its waiting messages together, so a cancelled message counts as refunded unless the SMSC may
- * hold some of it (an unanswered submit, or an accepted part), which requeueMessage keeps charged.
+ * cost stands (costStands).
  */
+/**
+ * Whether the cost of message `m` (an alias of `messages`) stands. A refund of one message has its
+ * ledger row; a batch's cancel refunds its waiting messages with one row for the batch, so a
+ * cancelled message counts as refunded unless the SMSC may hold some of it (an unanswered submit,
+ * or an accepted part), which requeueMessage keeps charged. The one rule for every reader of money:
+ * messageStatus, the statistics' roll and the CDRs.
+ */
+export function costStands(m: string): string {
+  return `(NOT EXISTS (SELECT 1 FROM credit_ledger l WHERE l.message_id = ${m}.id AND l.reason = 'refund')
+            AND (${m}.state <> 'cancelled' OR ${m}.unanswered_submits > 0
+                 OR EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = ${m}.id)))`;
+}
+
+/** What was given back of message `m`'s cost: all of it, or nothing (costStands). */
+export function refundedAmount(m: string): string {
+  return `(CASE WHEN ${costStands(m)} THEN 0::numeric ELSE ${m}.cost END)`;
+}
+
 export async function messageStatus(
   db: Queryable,
   accountId: string,
@@ -259,9 +276,7 @@ export async function messageStatus(
               CASE WHEN m.state = 'failed' AND m.error = '${UNKNOWN_OUTCOME_ERROR}' THEN 'unknown'
                    WHEN m.state IN (${sqlList(FINAL_STATES)}) THEN 'known'
                    ELSE 'pending' END AS outcome,
-              NOT EXISTS (SELECT 1 FROM credit_ledger l WHERE l.message_id = m.id AND l.reason = 'refund')
-                AND (m.state <> 'cancelled' OR m.unanswered_submits > 0
-                     OR EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = m.id)) AS charged
+              ${costStands('m')} AS charged
          FROM messages m WHERE m.id = $1 AND m.account_id = $2`,
     [id, accountId],
   );
