@@ -243,10 +243,6 @@ export interface MessageStatusRow {
 }
 
 /**
- * The message, when it belongs to the account, with what is known of its outcome and whether its
- * cost stands (costStands).
- */
-/**
  * Whether the cost of message `m` (an alias of `messages`) stands. A refund of one message has its
  * ledger row; a batch's cancel refunds its waiting messages with one row for the batch, so a
  * cancelled message counts as refunded unless the SMSC may hold some of it (an unanswered submit,
@@ -264,6 +260,10 @@ export function refundedAmount(m: string): string {
   return `(CASE WHEN ${costStands(m)} THEN 0::numeric ELSE ${m}.cost END)`;
 }
 
+/**
+ * The message, when it belongs to the account, with what is known of its outcome and whether its
+ * cost stands (costStands).
+ */
 export async function messageStatus(
   db: Queryable,
   accountId: string,
