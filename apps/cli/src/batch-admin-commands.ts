@@ -7,8 +7,11 @@ const whole = (value: string): number => {
   return Number(value);
 };
 
-/** `smsgw batches stalled`: batches of any account that stopped moving, with the reason (admin token). */
-export function addBatchAdminCommands(program: Command, d: AdminCommandDeps): void {
+/**
+ * `smsgw batches stalled`: batches of any account that stopped moving, with the reason (admin
+ * token). Returns the `batches` group, which other commands join.
+ */
+export function addBatchAdminCommands(program: Command, d: AdminCommandDeps): Command {
   const batches = program
     .command('batches')
     .description("operators' view of batches across accounts (admin token)");
@@ -30,4 +33,5 @@ export function addBatchAdminCommands(program: Command, d: AdminCommandDeps): vo
           .call<StalledBatches>('GET', `/admin/v1/batches/stalled${suffix}`, d.admin()),
       );
     });
+  return batches;
 }

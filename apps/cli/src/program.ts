@@ -15,6 +15,7 @@ import { addTwoWayCommands } from './two-way-commands';
 import { addRoutingCommands } from './routing-commands';
 import { addAdminCommands } from './admin-commands';
 import { addBatchAdminCommands } from './batch-admin-commands';
+import { addOperatorCommands } from './operator-commands';
 import { addSmppCommands } from './smpp-commands';
 
 const decimal = (value: string): string => {
@@ -400,7 +401,19 @@ export function buildProgram(io: Io): Command {
   });
   addRoutingCommands(program, { adminClient, admin, show, print: (text) => io.print(text) });
   addAdminCommands(program, { adminClient, admin, show });
-  addBatchAdminCommands(program, { adminClient, admin, show });
+  const batches = addBatchAdminCommands(program, { adminClient, admin, show });
+  addOperatorCommands(program, {
+    client,
+    adminClient,
+    admin,
+    credentials,
+    clientAuth,
+    env: io.env,
+    print: (text) => io.print(text),
+    show,
+    accounts,
+    batches,
+  });
   addSmppCommands(program, { adminClient, admin, show });
   return program;
 }
