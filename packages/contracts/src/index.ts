@@ -20,3 +20,4 @@ export * from './batch-stalls';
 export * from './kannel-meta-data';
 export * from './report-wish';
 export * from './message-search';
+export * from './stats';

@@ -15,6 +15,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its
  * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session);
  * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled).
+ * message-stats.ts statsRows (the name of each account the statistics group by).
  */
 
 export interface AccountRow {

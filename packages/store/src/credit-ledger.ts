@@ -9,6 +9,7 @@ import type { Queryable } from '@smsgw/kit';
  * messages.ts costStands (read by messageStatus, the statistics' roll and the CDRs) and
  * refundedAmount read whether a message was refunded; message-search.ts messageStoryLedger reads
  * a message's rows for its story.
+ * message-stats.ts rollStatsHour reads, through refundedAmount, what each message was refunded.
  */
 
 /** The credit an account opened with (a null balance or quota counts as 0). */

@@ -23,3 +23,4 @@ export * from './smpp-access';
 export * from './smpp-deliveries';
 export * from './smpp-sessions';
 export * from './server-settings';
+export * from './message-stats';

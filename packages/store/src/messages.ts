@@ -30,6 +30,7 @@ import { sqlList } from './sql-list';
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
  * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for);
  * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view).
+ * message-stats.ts rollStatsHour and firstMessageHour (the statistics' hourly count).
  */
 
 const WAITING = sqlList(WAITING_STATES);

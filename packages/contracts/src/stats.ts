@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { UsernameSchema } from './admin';
+import { ConnectorNameSchema } from './routing';
+
+/** Statistics by UTC hour or by UTC day. */
+export const STATS_PERIODS = ['hour', 'day'] as const;
+export type StatsPeriod = (typeof STATS_PERIODS)[number];
+
+/** What a statistics query may group by, beside the state every row names. */
+export const STATS_GROUPS = ['account', 'connector', 'route', 'country', 'state'] as const;
+export type StatsGroup = (typeof STATS_GROUPS)[number];
+
+/**
+ * The range a query names no start of (the last 24 hours), and the most rows an answer holds: a
+ * query over more is refused, to be asked by day, for a shorter range or with a filter.
+ */
+export const STATS_DEFAULTS = { sinceHours: 24, maxRows: 10_000 } as const;
+
+const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time with offset' });
+
+const statsFilters = {
+  since: isoTime.optional(),
+  until: isoTime.optional(),
+  period: z.enum(STATS_PERIODS, { message: 'expected hour or day' }).default('hour'),
+  connector: ConnectorNameSchema.optional(),
+  route: ConnectorNameSchema.optional(),
+  /** The destination's E.164 calling code, such as 41. */
+  country: z
+    .string()
+    .regex(/^\+?\d{1,3}$/, 'expected a calling code such as 41')
+    .transform((s) => s.replace(/^\+/, ''))
+    .optional(),
+};
+
+/** GET /secure/stats: the account's own statistics (account is no group there). */
+export const StatsQuerySchema = z.strictObject({
+  ...statsFilters,
+  group: z
+    .enum(['connector', 'route', 'country', 'state'], {
+      message: 'expected connector, route, country or state',
+    })
+    .optional(),
+});
+export type StatsQuery = z.infer<typeof StatsQuerySchema>;
+
+/** GET /admin/v1/stats: across accounts, or one account's. */
+export const AdminStatsQuerySchema = z.strictObject({
+  ...statsFilters,
+  group: z.enum(STATS_GROUPS, { message: `expected ${STATS_GROUPS.join(', ')}` }).optional(),
+  account: UsernameSchema.optional(),
+});
+export type AdminStatsQuery = z.infer<typeof AdminStatsQuerySchema>;
+
+const HOUR_MS = 3_600_000;
+const floorHour = (ms: number): number => Math.floor(ms / HOUR_MS) * HOUR_MS;
+
+/**
+ * The hours a query covers: `since` and `until` rounded down to the hour, by default the 24 hours
+ * up to the end of the current one. Answers the refusal (field and text) of a range that runs
+ * backwards or is longer than `maxDays`.
+ */
+export function statsRange(
+  q: { since?: string | undefined; until?: string | undefined },
+  now: Date,
+  maxDays: number,
+): { since: Date; until: Date } | { field: 'since' | 'until'; text: string } {
+  const untilRaw = q.until === undefined ? floorHour(now.getTime()) + HOUR_MS : Date.parse(q.until);
+  const sinceRaw =
+    q.since === undefined ? untilRaw - STATS_DEFAULTS.sinceHours * HOUR_MS : Date.parse(q.since);
+  if (untilRaw < sinceRaw) return { field: 'until', text: 'until is before since' };
+  const since = floorHour(sinceRaw);
+  const until = floorHour(untilRaw);
+  if (until - since > maxDays * 24 * HOUR_MS)
+    return {
+      field: q.since === undefined ? 'until' : 'since',
+      text: `the range is longer than ${maxDays} days (SEARCH_MAX_DAYS), the most a query may name`,
+    };
+  return { since: new Date(since), until: new Date(until) };
+}
+
+/** One row: a period, the group's value (null: none), a state, and what its messages came to. */
+export const StatsRowSchema = z.object({
+  /** The start of the UTC hour or day. */
+  period: z.string(),
+  account: z.string().optional(),
+  connector: z.string().nullable().optional(),
+  route: z.string().nullable().optional(),
+  country: z.string().nullable().optional(),
+  /** A message state, or `unknown` for a failure whose outcome is unknown. */
+  state: z.string(),
+  messages: z.number().int(),
+  /** Parts (segments) charged for. */
+  parts: z.number().int(),
+  /** The messages' cost, as debited at acceptance. */
+  charged: z.string(),
+  /** What of it was given back. */
+  refunded: z.string(),
+});
+export type StatsRow = z.infer<typeof StatsRowSchema>;
+
+export const StatsTotalsSchema = z.object({
+  messages: z.number().int(),
+  parts: z.number().int(),
+  charged: z.string(),
+  refunded: z.string(),
+});
+export type StatsTotals = z.infer<typeof StatsTotalsSchema>;
+
+export const StatsResultSchema = z.object({
+  data: z.object({
+    /** The range's hours as counted: since and until rounded down to the hour. */
+    since: z.string(),
+    until: z.string(),
+    period: z.enum(STATS_PERIODS),
+    group: z.enum(STATS_GROUPS).nullable(),
+    rows: z.array(StatsRowSchema),
+    totals: StatsTotalsSchema,
+    /**
+     * When the counts were made: the oldest last count of an hour of the range not settled yet
+     * (all settled: the newest count); null while an hour of it has not been counted yet.
+     */
+    asOf: z.string().nullable(),
+    /** Every hour of the range that has begun is counted for good. */
+    settled: z.boolean(),
+  }),
+});
+export type StatsResult = z.infer<typeof StatsResultSchema>;
