@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { SEARCH_DEFAULTS } from '@smsgw/contracts';
+import { AdminMessageSearchQuerySchema, SEARCH_DEFAULTS } from '@smsgw/contracts';
 
 /** What the CLI needs of a contract's field schema: whether a value passes, and why not. */
 interface FieldSchema {
@@ -22,11 +22,10 @@ export const checkedBy =
   };
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
- * A point in time: ISO 8601 with an offset, or a while ago ("30m", "6h", "2d"), sent as ISO 8601.
- * `now` is given so a test can fix it.
+ * A point in time: ISO 8601 with an offset, as the gateway's schema takes it, or a while ago ("30m",
+ * "6h", "2d"), sent as ISO 8601. `now` is given so a test can fix it.
  */
 export const pointInTime =
   (now: () => number = Date.now) =>
@@ -34,7 +33,7 @@ export const pointInTime =
     const ago = /^(\d{1,6})([mhd])$/.exec(value.trim());
     if (ago)
       return new Date(now() - Number(ago[1]) * UNIT_MS[ago[2] as 'm' | 'h' | 'd']).toISOString();
-    if (ISO_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(value))) return value;
+    if (AdminMessageSearchQuerySchema.shape.since.safeParse(value).success) return value;
     throw new InvalidArgumentError(
       'expected an ISO 8601 time with offset (2026-12-01T08:00:00Z) or a while ago (30m, 6h, 2d)',
     );
