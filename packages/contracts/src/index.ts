@@ -21,3 +21,4 @@ export * from './kannel-meta-data';
 export * from './report-wish';
 export * from './message-search';
 export * from './stats';
+export * from './cdr';

@@ -78,7 +78,9 @@ CREATE TABLE cdrs (
   submitted_at timestamptz,
   done_at      timestamptz NOT NULL,
   state        text NOT NULL,
-  error        text
+  error        text,
+  -- [{seq, smsc_id, state, stat, err}] of a message sent in several parts; NULL for one part.
+  part_rows    jsonb
 );
 CREATE INDEX cdrs_account_id ON cdrs (account_id, id);
 

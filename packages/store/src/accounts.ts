@@ -14,7 +14,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * takeDueBatch (passes over disabled accounts); batches.ts STALLED_BATCHES (passes over them too); mo-routes.ts listMoRoutes (the username of each
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its
  * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session);
- * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled).
+ * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled);
+ * cdrs.ts archiveCdrs and readCdrChunk (the name of each CDR's account).
  * message-stats.ts statsRows (the name of each account the statistics group by).
  */
 

@@ -24,3 +24,4 @@ export * from './smpp-deliveries';
 export * from './smpp-sessions';
 export * from './server-settings';
 export * from './message-stats';
+export * from './cdrs';

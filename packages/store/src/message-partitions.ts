@@ -1,4 +1,5 @@
 import { timeIdFloor, type Db, type Queryable, type Transaction } from '@smsgw/kit';
+import { archiveCdrs } from './cdrs';
 
 /**
  * Statements on the partitions of `messages`, `message_parts` and `callback_attempts` and on
@@ -131,7 +132,8 @@ export async function addMessagePartition(db: Db, from: Date, to: Date): Promise
 /**
  * Drops one period from each table. Answers how many messages it held, or undefined when another
  * scheduler dropped it first. They are counted before the change, so a retry of it (its locks not
- * granted in time) does not scan the partition again.
+ * granted in time) does not scan the partition again. The CDRs of its messages in a final state are
+ * copied into `cdrs` first, in the same transaction (cdrs.ts archiveCdrs), so billing outlives it.
  */
 export async function dropMessagePartition(db: Db, suffix: string): Promise<number | undefined> {
   const checked = checkedSuffix(suffix);
@@ -141,10 +143,13 @@ export async function dropMessagePartition(db: Db, suffix: string): Promise<numb
     `SELECT count(*)::int AS n FROM messages_${checked}`,
   );
   return partitionChange(db, async (tx) => {
-    const { rowCount } = await tx.query('DELETE FROM message_partitions WHERE suffix = $1', [
-      checked,
-    ]);
-    if (rowCount === 0) return undefined;
+    const deleted = await tx.query<{ from_at: Date; to_at: Date }>(
+      'DELETE FROM message_partitions WHERE suffix = $1 RETURNING from_at, to_at',
+      [checked],
+    );
+    const period = deleted.rows[0];
+    if (period === undefined) return undefined;
+    await archiveCdrs(tx, timeIdFloor(period.from_at), timeIdFloor(period.to_at));
     for (const { table } of PARTITIONED) {
       await tx.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       await tx.query(`DROP TABLE ${table}_${checked}`);

@@ -29,7 +29,9 @@ import { sqlList } from './sql-list';
  * message's account); message-partitions.ts addMessagePartition, dropMessagePartition and
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
  * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for);
- * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view).
+ * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view);
+ * cdrs.ts archiveCdrs, readCdrChunk and PART_ROWS (the CDRs of messages in a final state, and
+ * their parts).
  * message-stats.ts rollStatsHour and firstMessageHour (the statistics' hourly count).
  */
 
@@ -321,13 +323,16 @@ export async function messageReportFacts(
   return new Map(rows.map(({ id, ...facts }) => [id, facts]));
 }
 
-/** Records on the message why its customer callbacks were given up. */
+/**
+ * Records on the message why its customer callbacks were given up. Its updated_at stays as it is:
+ * it is when the message reached its state, the done time of its CDR (cdrs.ts).
+ */
 export async function setCallbackError(
   tx: Queryable,
   messageId: string,
   callbackError: string,
 ): Promise<void> {
-  await tx.query(`UPDATE messages SET callback_error = $2, updated_at = now() WHERE id = $1`, [
+  await tx.query(`UPDATE messages SET callback_error = $2 WHERE id = $1`, [
     messageId,
     callbackError,
   ]);

@@ -98,9 +98,12 @@ export class AdminAudit {
     };
   }
 
-  /** A read that discloses a secret is recorded as a change is. */
-  async recordRead(req: Request, res: Response): Promise<void> {
-    await insertAuditEntry(this.db, this.entry(req, res, 200));
+  /**
+   * A read that discloses a secret, or copies out data in bulk, is recorded as a change is;
+   * `outcome` adds to the summary what was read (a query has no body).
+   */
+  async recordRead(req: Request, res: Response, outcome?: Record<string, unknown>): Promise<void> {
+    await insertAuditEntry(this.db, this.entry(req, res, 200, outcome));
     res.locals['audited'] = true;
   }
 

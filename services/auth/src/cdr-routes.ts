@@ -1,0 +1,89 @@
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
+import { stringify } from 'csv-stringify';
+import { cdrColumns, cdrQuerySchema, type CdrPer, type CdrRecord } from '@smsgw/contracts';
+import { asyncRoute, HttpError, parseInput, type Db, type Logger } from '@smsgw/kit';
+import { findAccountByUsername, readCdrs } from '@smsgw/store';
+import type { AdminAudit } from './admin-audit';
+import { requireScope } from './admin-scopes';
+import { cdrRecords } from './cdr-records';
+
+const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' } as const;
+
+async function* records(
+  db: Db,
+  range: { since: Date; until: Date; accountId?: string | undefined },
+  per: CdrPer,
+): AsyncGenerator<CdrRecord> {
+  for await (const row of readCdrs(db, { ...range, parts: per === 'part' }))
+    for (const record of cdrRecords(row, per)) yield record;
+}
+
+/** Each record as one line of JSON, its keys in the columns' order. */
+function ndjsonLines(columns: readonly string[]): Transform {
+  return new Transform({
+    writableObjectMode: true,
+    transform(record: CdrRecord, _encoding, done) {
+      const line: Record<string, unknown> = {};
+      for (const c of columns) line[c] = record[c as keyof CdrRecord] ?? null;
+      done(null, `${JSON.stringify(line)}\n`);
+    },
+  });
+}
+
+/**
+ * Under the admin router: the CDR export (docs/operators.md § CDRs), streamed as it is read, a
+ * chunk of rows per statement. The pipeline writes no faster than the client reads (it waits for
+ * 'drain') and, when the client goes away, ends the reading. An export is on the audit trail, as
+ * the read of a secret is: it copies the numbers and billing of a whole period out of the gateway.
+ */
+export function createCdrRoutes(
+  db: Db,
+  audit: AdminAudit,
+  maxDays: number,
+  logger?: Logger,
+): Router {
+  const router = Router();
+  router.get(
+    '/cdrs',
+    requireScope('messages:read'),
+    asyncRoute(async (req, res) => {
+      const q = parseInput(cdrQuerySchema(maxDays), req.query);
+      let accountId: string | undefined;
+      if (q.account !== undefined) {
+        const account = await findAccountByUsername(db, q.account);
+        if (!account) throw HttpError.notFound(`No account ${q.account}`);
+        accountId = account.id;
+      }
+      await audit.recordRead(req, res, { query: q });
+      const since = new Date(q.since);
+      const until = new Date(q.until);
+      const columns = cdrColumns(q.per);
+      const name = `cdrs-${since.toISOString().slice(0, 10)}-${until.toISOString().slice(0, 10)}`;
+      res.status(200).set({
+        'Content-Type': CONTENT_TYPES[q.format],
+        'Content-Disposition': `attachment; filename="${name}.${q.format}"`,
+        'Cache-Control': 'no-store',
+      });
+      const source = Readable.from(records(db, { since, until, accountId }, q.per));
+      const writer =
+        q.format === 'csv'
+          ? stringify({ header: true, columns, record_delimiter: '\r\n' })
+          : ndjsonLines(columns);
+      try {
+        await pipeline(source, writer, res);
+      } catch (err) {
+        // Headers are out: the pipeline has ended the response short, which the client sees as a
+        // broken transfer, not as a complete export.
+        if (
+          req.socket.destroyed &&
+          (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE'
+        )
+          logger?.info({ query: q }, 'CDR export ended by the client');
+        else logger?.error({ err, query: q }, 'CDR export failed while streaming');
+      }
+    }),
+  );
+  return router;
+}
