@@ -7,6 +7,8 @@ import { busEnv, envVars, serviceEnv } from '@smsgw/kit';
 export const schedulerConfigShape = {
   PORT: envVars.PORT.default(8082),
   MESSAGE_RETENTION_DAYS: envVars.MESSAGE_RETENTION_DAYS,
+  CDR_RETENTION_DAYS: envVars.CDR_RETENTION_DAYS,
+  STATS_ROLLUP_SECONDS: envVars.STATS_ROLLUP_SECONDS,
   BATCH_STALL_SECONDS: envVars.BATCH_STALL_SECONDS,
   MESSAGE_OVERDUE_SECONDS: envVars.MESSAGE_OVERDUE_SECONDS,
   ...serviceEnv,

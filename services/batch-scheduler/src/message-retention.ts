@@ -25,6 +25,11 @@ export interface RetentionMetrics {
   expired: Counter;
 }
 
+/** The statistics' last count of a period before its messages are dropped (stats-rollup.ts). */
+export interface BeforeDrop {
+  settleBeforeDrop(from: Date, to: Date): Promise<unknown>;
+}
+
 /**
  * How many days one partition covers: about seven partitions hold the retained period, so a
  * statement that cannot pick its partition by id (a receipt matched by SMSC id) reads few of
@@ -52,6 +57,7 @@ export class MessageRetention {
     private readonly logger: Logger,
     private readonly metrics: RetentionMetrics,
     private readonly settings: RetentionSettings,
+    private readonly stats?: BeforeDrop,
   ) {
     this.loop = new PollingLoop(() => this.round(), logger, 'message retention');
   }
@@ -119,6 +125,7 @@ export class MessageRetention {
   private async dropExpired(cutoff: Date): Promise<void> {
     for (const partition of await listMessagePartitions(this.db)) {
       if (partition.to_at.getTime() > cutoff.getTime()) break;
+      await this.stats?.settleBeforeDrop(partition.from_at, partition.to_at);
       const dropped = await dropMessagePartition(this.db, partition.suffix);
       if (dropped === undefined) continue;
       this.metrics.expired.inc(dropped);

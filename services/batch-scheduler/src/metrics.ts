@@ -8,6 +8,7 @@ export interface SchedulerMetrics {
   expired: Counter;
   stalled: Gauge;
   overdue: Gauge;
+  statsHours: Counter;
 }
 
 /** Read at scrape time. */
@@ -16,6 +17,8 @@ export interface SchedulerProbe {
   openBatches(): Promise<Record<OpenBatchState, number>>;
   /** Whether the Postgres server runs autovacuum. */
   autovacuum(): Promise<boolean>;
+  /** Seconds since the least recently counted unsettled statistics hour was counted. */
+  statsLagSeconds?(): Promise<number>;
 }
 
 /** Names as docs/metrics.md lists them. */
@@ -44,6 +47,16 @@ export function createSchedulerMetrics(
         this.set(await probe.autovacuum().then(Number, () => NaN));
       },
     });
+    const statsLag = probe.statsLagSeconds?.bind(probe);
+    if (statsLag)
+      new Gauge({
+        name: 'smsgw_stats_rollup_lag_seconds',
+        help: 'Seconds since the least recently counted unsettled statistics hour was counted',
+        registers,
+        async collect() {
+          this.set(await statsLag().catch(() => NaN));
+        },
+      });
   }
   return {
     expanded: new Counter({
@@ -73,6 +86,12 @@ export function createSchedulerMetrics(
       name: 'smsgw_messages_overdue',
       help: 'Messages queued or submitting for longer than their limit, by state',
       labelNames: ['state'],
+      registers,
+    }),
+    statsHours: new Counter({
+      name: 'smsgw_stats_rollup_hours_total',
+      help: 'Statistics hours counted from their messages, by outcome (counted: still open; settled)',
+      labelNames: ['outcome'],
       registers,
     }),
   };

@@ -1,12 +1,13 @@
 import { QUEUES, STALL_DEFAULTS, TOPICS } from '@smsgw/contracts';
 import type { Bus, Consumer, Db, Logger } from '@smsgw/kit';
-import { autovacuumEnabled, countOpenBatches } from '@smsgw/store';
+import { autovacuumEnabled, countOpenBatches, statsRollupLagSeconds } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { BatchExpander } from './batch-expander';
 import { BatchScheduler } from './batch-scheduler';
 import { MessageRetention } from './message-retention';
 import { PartitionStatistics } from './partition-statistics';
 import { StallWatch, type StallWatchSettings } from './stall-watch';
+import { StatsRollup, type StatsRollupSettings } from './stats-rollup';
 import { createSchedulerMetrics } from './metrics';
 import { schedulerDefaults } from './defaults';
 
@@ -23,6 +24,8 @@ export interface SchedulerServiceOptions {
   retentionDays?: number | undefined;
   /** The stall watch's limits (BATCH_STALL_SECONDS, MESSAGE_OVERDUE_SECONDS) and interval. */
   stall?: Partial<StallWatchSettings>;
+  /** The statistics rollup's period (STATS_ROLLUP_SECONDS), CDR_RETENTION_DAYS and tunings. */
+  stats?: Partial<StatsRollupSettings>;
 }
 
 /** The scheduler's settings from its environment (distributed and embedded mode alike). */
@@ -30,9 +33,15 @@ export function schedulerSettings(config: {
   MESSAGE_RETENTION_DAYS?: number | undefined;
   BATCH_STALL_SECONDS: number;
   MESSAGE_OVERDUE_SECONDS: number;
-}): Pick<SchedulerServiceOptions, 'retentionDays' | 'stall'> {
+  CDR_RETENTION_DAYS?: number | undefined;
+  STATS_ROLLUP_SECONDS: number;
+}): Pick<SchedulerServiceOptions, 'retentionDays' | 'stall' | 'stats'> {
   return {
     retentionDays: config.MESSAGE_RETENTION_DAYS,
+    stats: {
+      intervalMs: config.STATS_ROLLUP_SECONDS * 1000,
+      cdrRetentionDays: config.CDR_RETENTION_DAYS,
+    },
     stall: {
       batchSeconds: config.BATCH_STALL_SECONDS,
       waitingSeconds: config.MESSAGE_OVERDUE_SECONDS,
@@ -69,14 +78,24 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
     bus: options.bus,
     openBatches: () => countOpenBatches(options.db),
     autovacuum: () => autovacuumEnabled(options.db),
+    statsLagSeconds: () => statsRollupLagSeconds(options.db, new Date()),
+  });
+  const stats = new StatsRollup(options.db, options.logger, metrics, {
+    intervalMs: 60_000,
+    cdrRetentionDays: undefined,
+    ...schedulerDefaults.statsRollup,
+    ...options.stats,
   });
   const scheduler = new BatchScheduler(expander, options.bus, options.logger, metrics, {
     pollIntervalMs: options.pollIntervalMs ?? schedulerDefaults.pollIntervalMs,
   });
-  const retention = new MessageRetention(options.db, options.logger, metrics, {
-    ...schedulerDefaults.retention,
-    retentionDays: options.retentionDays,
-  });
+  const retention = new MessageRetention(
+    options.db,
+    options.logger,
+    metrics,
+    { ...schedulerDefaults.retention, retentionDays: options.retentionDays },
+    stats,
+  );
   const statistics = new PartitionStatistics(
     options.db,
     options.logger,
@@ -101,6 +120,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       );
       scheduler.start();
       retention.start();
+      stats.start();
       await statistics.start();
       stallWatch.start();
     },
@@ -108,6 +128,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
       await consumer?.cancel();
       await scheduler.stop();
       await retention.stop();
+      await stats.stop();
       await statistics.stop();
       await stallWatch.stop();
     },
