@@ -2,6 +2,7 @@ import { PollingLoop, type Db, type Logger } from '@smsgw/kit';
 import {
   addMessagePartition,
   clearDefaultMessagePartitions,
+  deleteCdrsBefore,
   deleteFinishedBatchesBefore,
   deleteInboundBefore,
   dropMessagePartition,
@@ -15,8 +16,10 @@ export interface RetentionSettings {
   /** Messages older than this many days are removed; undefined keeps them. */
   retentionDays: number | undefined;
   intervalMs: number;
-  /** Rows of inbound_messages or batches one statement removes. */
+  /** Rows of inbound_messages, batches or cdrs one statement removes. */
   deleteChunk: number;
+  /** CDRs older than this many days are removed (CDR_RETENTION_DAYS); undefined keeps them. */
+  cdrRetentionDays?: number | undefined;
   /** Statements of one round per table, so that a backlog is worked off over several rounds. */
   maxChunksPerRound: number;
 }
@@ -46,7 +49,8 @@ function startOfUtcDay(at: Date): Date {
 /**
  * Keeps the partitions of messages ahead of time and, with MESSAGE_RETENTION_DAYS, removes what is
  * older (docs/retention.md): periods whose end is past the retention are dropped whole, inbound
- * messages and finished batches are deleted in chunks. The credit ledger is never touched.
+ * messages and finished batches are deleted in chunks. The credit ledger is never touched. CDRs
+ * (their periods' drops keep them) are deleted in chunks past CDR_RETENTION_DAYS.
  */
 export class MessageRetention {
   private readonly loop: PollingLoop;
@@ -72,6 +76,13 @@ export class MessageRetention {
 
   async round(now = new Date()): Promise<void> {
     await this.addAhead(now);
+    const cdrDays = this.settings.cdrRetentionDays;
+    if (cdrDays !== undefined) {
+      const cdrCutoff = new Date(now.getTime() - cdrDays * DAY_MS);
+      await this.deleteInChunks('cdrs', () =>
+        deleteCdrsBefore(this.db, cdrCutoff, this.settings.deleteChunk),
+      );
+    }
     const days = this.settings.retentionDays;
     if (days === undefined) return;
     const cutoff = new Date(now.getTime() - days * DAY_MS);
