@@ -93,7 +93,11 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
     options.db,
     options.logger,
     metrics,
-    { ...schedulerDefaults.retention, retentionDays: options.retentionDays },
+    {
+      ...schedulerDefaults.retention,
+      retentionDays: options.retentionDays,
+      cdrRetentionDays: options.stats?.cdrRetentionDays,
+    },
     stats,
   );
   const statistics = new PartitionStatistics(
