@@ -28,6 +28,12 @@ const cell = (header: string, row: string, head: string) => {
   return row.slice(columns[i].at, columns[i + 1]?.at ?? row.length).trim();
 };
 
+/** The hour before now and the minute after it, as ISO 8601. */
+const range = () => ({
+  since: new Date(Date.now() - 3_600_000).toISOString(),
+  until: new Date(Date.now() + 60_000).toISOString(),
+});
+
 const alice = basic('opv-alice', 'alice-password');
 const bob = basic('opv-bob', 'bob-password');
 const sent: Record<'alice' | 'bob', string[]> = { alice: [], bob: [] };
@@ -149,9 +155,26 @@ describe('smsgw accounts list', () => {
 
 describe('smsgw messages search', () => {
   it("finds an account's messages newest first, with the admin token's JSON as the gateway's", async () => {
-    const direct = await call('GET', '/admin/v1/messages?account=opv-alice');
+    // A range of its own: without one, each answer says its own now.
+    const { since, until } = range();
+    const direct = await call(
+      'GET',
+      `/admin/v1/messages?account=opv-alice&since=${since}&until=${until}`,
+    );
     expect(direct.status).toBe(200);
-    const out = JSON.parse(await smsgw(['messages', 'search', '--account', 'opv-alice', '--json']));
+    const out = JSON.parse(
+      await smsgw([
+        'messages',
+        'search',
+        '--account',
+        'opv-alice',
+        '--since',
+        since,
+        '--until',
+        until,
+        '--json',
+      ]),
+    );
     expect(out).toEqual(direct.body);
     const ids = out.data.messages.map((m: { id: string }) => m.id);
     expect(ids).toHaveLength(5);
@@ -297,9 +320,25 @@ describe('smsgw messages show', () => {
 
 describe('smsgw batches list', () => {
   it("lists an account's batches for the operator and for the account", async () => {
-    const direct = await call('GET', '/admin/v1/batches?account=opv-alice');
+    const { since, until } = range();
+    const direct = await call(
+      'GET',
+      `/admin/v1/batches?account=opv-alice&since=${since}&until=${until}`,
+    );
     expect(direct.status).toBe(200);
-    const out = JSON.parse(await smsgw(['batches', 'list', '--account', 'opv-alice', '--json']));
+    const out = JSON.parse(
+      await smsgw([
+        'batches',
+        'list',
+        '--account',
+        'opv-alice',
+        '--since',
+        since,
+        '--until',
+        until,
+        '--json',
+      ]),
+    );
     expect(out).toEqual(direct.body);
     expect(out.data.batches).toEqual([
       expect.objectContaining({ batchId, account: 'opv-alice', state: 'completed', total: 2 }),
