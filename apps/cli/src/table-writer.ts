@@ -31,10 +31,16 @@ const NO_BORDERS = {
 /** Line breaks and tabs would break a row in two; a cell shows them as spaces. */
 const oneLine = (text: string): string => text.replace(/[\r\n\t]+/g, ' ');
 
+const cut = (text: string, width: number): string => {
+  const chars = [...text];
+  return chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
+};
+
 /**
  * Writes rows as aligned columns without borders, page by page as they come: the column widths are
  * set by the first page (and the headings) and kept after it, so later pages line up under the same
- * headings, a longer value cut with an ellipsis.
+ * headings, a longer value cut with an ellipsis. A last column aligned left lines up with nothing
+ * after it, so it takes each value whole, up to its widest.
  */
 export class TableWriter<T> {
   private widths: number[] | undefined;
@@ -45,18 +51,23 @@ export class TableWriter<T> {
   ) {}
 
   write(rows: readonly T[]): void {
-    const cells = rows.map((row) => this.columns.map((c) => oneLine(c.cell(row))));
+    const lastAt = this.columns.length - 1;
+    const free = (this.columns[lastAt]?.align ?? 'left') === 'left' ? lastAt : -1;
+    const widest = (c: Column<T>) => Math.max(c.maxWidth ?? DEFAULT_MAX_WIDTH, c.head.length);
+    const cells = rows.map((row) =>
+      this.columns.map((c, i) => {
+        const text = oneLine(c.cell(row));
+        return i === free ? cut(text, widest(c)) : text;
+      }),
+    );
     const first = this.widths === undefined;
     const widths = (this.widths ??= this.columns.map((c, i) =>
-      Math.min(
-        Math.max(c.head.length, ...cells.map((r) => [...(r[i] ?? '')].length)),
-        Math.max(c.maxWidth ?? DEFAULT_MAX_WIDTH, c.head.length),
-      ),
+      Math.min(Math.max(c.head.length, ...cells.map((r) => [...(r[i] ?? '')].length)), widest(c)),
     ));
     const table = new Table({
       chars: NO_BORDERS,
       style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] },
-      colWidths: widths,
+      colWidths: widths.map((width, i) => (i === free ? null : width)),
       colAligns: this.columns.map((c) => c.align ?? 'left'),
       wordWrap: false,
       ...(first && { head: this.columns.map((c) => c.head) }),

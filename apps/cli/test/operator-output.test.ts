@@ -32,6 +32,23 @@ describe('TableWriter', () => {
     expect(lines).toEqual(['NAME   COUNT', 'alice      3', 'bob      120', 'a-na…      7']);
   });
 
+  it('gives a last column aligned left each value whole, up to its widest', () => {
+    const lines: string[] = [];
+    const table = new TableWriter<Row>(
+      [
+        { head: 'COUNT', cell: (r) => String(r.count), align: 'right' },
+        { head: 'NAME', cell: (r) => r.name, maxWidth: 12 },
+      ],
+      (line) => lines.push(line),
+    );
+    table.write([{ name: 'bob', count: 1 }]);
+    table.write([
+      { name: 'a-longer-name', count: 22 },
+      { name: 'eve', count: 3 },
+    ]);
+    expect(lines).toEqual(['COUNT  NAME', '    1  bob', '   22  a-longer-na…', '    3  eve']);
+  });
+
   it('keeps a row on one line whatever its text holds', () => {
     const lines: string[] = [];
     new TableWriter<Row>([{ head: 'TEXT', cell: (r) => r.name }], (line) => lines.push(line)).write(
