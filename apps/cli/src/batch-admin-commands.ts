@@ -14,7 +14,9 @@ const whole = (value: string): number => {
 export function addBatchAdminCommands(program: Command, d: AdminCommandDeps): Command {
   const batches = program
     .command('batches')
-    .description("operators' view of batches across accounts (admin token)");
+    .description(
+      "batches across accounts with the admin token; `list` also gives an account's own (-u/-p)",
+    );
   batches
     .command('stalled')
     .description(
