@@ -13,6 +13,7 @@ COPY packages/kit/package.json packages/kit/
 COPY packages/smsc/package.json packages/smsc/
 COPY packages/store/package.json packages/store/
 COPY packages/routing/package.json packages/routing/
+COPY packages/message-log/package.json packages/message-log/
 COPY packages/acceptance/package.json packages/acceptance/
 COPY services/auth/package.json services/auth/
 COPY services/api-gateway/package.json services/api-gateway/

@@ -7,6 +7,7 @@ const workspaces = {
   store: 'packages/store',
   routing: 'packages/routing',
   acceptance: 'packages/acceptance',
+  'message-log': 'packages/message-log',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',

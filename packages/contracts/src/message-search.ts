@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsernameSchema } from './admin';
+import { AccountViewSchema, UsernameSchema } from './admin';
 import { intLike } from './fields';
 import { ConnectorNameSchema } from './routing';
 import { MESSAGE_OUTCOMES } from './message-status';
@@ -183,18 +183,8 @@ export const AccountListQuerySchema = z.strictObject({
 });
 export type AccountListQuery = z.infer<typeof AccountListQuerySchema>;
 
-export const AccountSummarySchema = z.object({
-  username: z.string(),
-  balance: z.string(),
-  smsCount: z.string(),
-  rate: z.string(),
-  disabled: z.boolean(),
-  createdAt: z.string(),
-});
-export type AccountSummary = z.infer<typeof AccountSummarySchema>;
-
 export const AccountListSchema = z.object({
-  data: z.object({ accounts: z.array(AccountSummarySchema), next: z.string().nullable() }),
+  data: z.object({ accounts: z.array(AccountViewSchema), next: z.string().nullable() }),
 });
 export type AccountList = z.infer<typeof AccountListSchema>;
 

@@ -1,5 +1,6 @@
 import { inboundPaths } from './openapi-inbound';
 import { operationsPaths } from './openapi-operations';
+import { accountListGet, messageLogPaths } from './openapi-message-log';
 import { legacyPaths } from './openapi-legacy';
 import { routingPaths } from './openapi-routing';
 import {
@@ -31,6 +32,12 @@ import { ErrorBodySchema, SPEC_MESSAGES } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
 import { MessageStatusSchema } from './message-status';
+import {
+  AccountListSchema,
+  BatchSearchResultSchema,
+  MessageSearchResultSchema,
+  MessageTimelineSchema,
+} from './message-search';
 import { StalledBatchesSchema } from './batch-stalls';
 import {
   CallbackSecretViewSchema,
@@ -236,6 +243,10 @@ export function buildOpenApiDocument(): Json {
     MtRoute: schemaOf(MtRouteInputSchema),
     Connector: schemaOf(ConnectorViewSchema),
     MtRouteView: schemaOf(MtRouteViewSchema),
+    MessageSearchResult: schemaOf(MessageSearchResultSchema),
+    BatchSearchResult: schemaOf(BatchSearchResultSchema),
+    AccountList: schemaOf(AccountListSchema),
+    MessageTimeline: schemaOf(MessageTimelineSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -262,6 +273,7 @@ export function buildOpenApiDocument(): Json {
       ...inboundPaths({ json, pick, client, admin, pathParam }),
       ...routingPaths({ json, pick, client, admin, pathParam }),
       ...operationsPaths({ json, pick, client, admin, pathParam }),
+      ...messageLogPaths({ json, pick, client, admin, pathParam }),
       ...legacyPaths(),
       '/secure/send': {
         post: {
@@ -417,6 +429,7 @@ export function buildOpenApiDocument(): Json {
         },
       },
       '/admin/v1/accounts': {
+        get: accountListGet({ json, pick, client, admin, pathParam }),
         post: {
           summary:
             'Create an account; a balance, a quota or a rate needs the scope credit besides accounts:write',

@@ -15,7 +15,9 @@ const MAX_BALANCE = '99999999999999.999999';
  * route's account); messages.ts messageReportFacts (the name a Kannel report template gives as its
  * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session);
  * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled);
- * cdrs.ts archiveCdrs and readCdrChunk (the name of each CDR's account).
+ * message-search.ts searchMessages and messageStory (the name of each message's account); batches.ts
+ * searchBatches (the name of each batch's account); cdrs.ts archiveCdrs and readCdrChunk (the name
+ * of each CDR's account).
  * message-stats.ts statsRows (the name of each account the statistics group by).
  */
 
@@ -102,6 +104,26 @@ export async function findAccountByUsername(
     username,
   ]);
   return rows[0];
+}
+
+/**
+ * Accounts in name order after `after`, those whose name contains `search` (any case) when given:
+ * the admin API's list, paged by name.
+ */
+export async function listAccounts(
+  db: Queryable,
+  options: { search?: string | undefined; after?: string | undefined; limit: number },
+): Promise<AccountRow[]> {
+  if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > 1000)
+    throw new RangeError(`bad row limit ${options.limit}`);
+  const { rows } = await db.query<AccountRow>(
+    `SELECT * FROM accounts
+      WHERE ($1::text IS NULL OR strpos(lower(username), lower($1::text)) > 0)
+        AND ($2::text IS NULL OR username > $2::text)
+      ORDER BY username LIMIT ${options.limit}`,
+    [options.search ?? null, options.after ?? null],
+  );
+  return rows;
 }
 
 /** The account's row, locked until the end of the transaction `tx`. */

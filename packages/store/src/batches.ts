@@ -159,6 +159,58 @@ export async function batchStatus(
   return rows[0];
 }
 
+export interface BatchListRow {
+  id: string;
+  username: string;
+  state: BatchState;
+  total: number;
+  expanded: number;
+  segments: string;
+  cost: string;
+  scheduled_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  /** created_at in µs since the epoch, exact: the page cursor with the id. */
+  created_us: string;
+}
+
+export interface BatchSearch {
+  since: Date;
+  until: Date;
+  accountId?: string | undefined;
+  state?: BatchState | undefined;
+  /** The last batch of the page before: its created_us and id. */
+  before?: { createdUs: string; id: string } | undefined;
+  limit: number;
+}
+
+/** Batches created in [since, until), newest first (the admin API's and the customer's list). */
+export async function searchBatches(db: Queryable, search: BatchSearch): Promise<BatchListRow[]> {
+  if (!Number.isInteger(search.limit) || search.limit < 1 || search.limit > 1000)
+    throw new RangeError(`bad row limit ${search.limit}`);
+  const { rows } = await db.query<BatchListRow>(
+    `SELECT b.id, a.username, b.state, b.total, b.expanded, b.segments::text AS segments, b.cost::text AS cost,
+            b.scheduled_at, b.created_at, b.completed_at,
+            (extract(epoch FROM b.created_at) * 1000000)::bigint::text AS created_us
+       FROM batches b JOIN accounts a ON a.id = b.account_id
+      WHERE b.created_at >= $1 AND b.created_at < $2
+        AND ($3::uuid IS NULL OR b.account_id = $3::uuid)
+        AND ($4::text IS NULL OR b.state = $4::text)
+        AND ($5::bigint IS NULL OR ((extract(epoch FROM b.created_at) * 1000000)::bigint, b.id) < ($5::bigint, $6::uuid))
+      ORDER BY b.created_at DESC, b.id DESC
+      LIMIT ${search.limit}`,
+    [
+      search.since,
+      search.until,
+      search.accountId ?? null,
+      search.state ?? null,
+      search.before?.createdUs ?? null,
+      search.before?.id ?? null,
+    ],
+  );
+  return rows;
+}
+
 /** The batch's state, its row locked until the end of the transaction `tx`. */
 export async function lockBatch(
   tx: Queryable,

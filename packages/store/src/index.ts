@@ -23,5 +23,6 @@ export * from './smpp-access';
 export * from './smpp-deliveries';
 export * from './smpp-sessions';
 export * from './server-settings';
+export * from './message-search';
 export * from './message-stats';
 export * from './cdrs';

@@ -3,7 +3,8 @@ import type { Queryable } from '@smsgw/kit';
 /**
  * Statements on `smpp_deliveries` (migration 032): receipts and inbound messages waiting for an
  * account's SMPP sessions. insertSmppReceipts also reads `messages` (the message the receipt is
- * for), named in messages.ts.
+ * for), named in messages.ts. message-search.ts messageStorySmppReceipt reads a message's waiting
+ * receipt for its story.
  */
 
 export interface SmppDeliveryRow {

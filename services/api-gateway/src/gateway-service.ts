@@ -65,6 +65,8 @@ export interface GatewayOptions {
   callbackAllowedHosts: readonly string[];
   /** The `meta-data` keys sendsms clients may give (KANNEL_SMPP_TLVS). */
   kannelTlvs: readonly SmppTlvDefinition[];
+  /** The longest range a customer's search or statistics query may name (SEARCH_MAX_DAYS). */
+  searchMaxDays: number;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -82,6 +84,7 @@ export function gatewaySettings(config: {
   SHOW_ROUTES_TO_CUSTOMERS: boolean;
   CALLBACK_ALLOWED_HOSTS: readonly string[];
   KANNEL_SMPP_TLVS: readonly SmppTlvDefinition[];
+  SEARCH_MAX_DAYS: number;
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -97,6 +100,7 @@ export function gatewaySettings(config: {
   | 'showRoutes'
   | 'callbackAllowedHosts'
   | 'kannelTlvs'
+  | 'searchMaxDays'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -112,6 +116,7 @@ export function gatewaySettings(config: {
     showRoutes: config.SHOW_ROUTES_TO_CUSTOMERS,
     callbackAllowedHosts: config.CALLBACK_ALLOWED_HOSTS,
     kannelTlvs: config.KANNEL_SMPP_TLVS,
+    searchMaxDays: config.SEARCH_MAX_DAYS,
   };
 }
 
@@ -196,6 +201,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     corsAllowedOrigins: options.corsAllowedOrigins,
     showRoutes: options.showRoutes,
     kannelTlvs: options.kannelTlvs,
+    searchMaxDays: options.searchMaxDays,
     httpInbound: {
       credentials: new InboundCredentials(options.db),
       bus: options.bus,

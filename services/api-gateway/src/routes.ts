@@ -27,6 +27,7 @@ import type { BatchIntake } from './batch-intake';
 import type { BatchStore } from './batch-store';
 import { createCallbackSecretRoutes } from './callback-secret-routes';
 import { createInboundRoutes } from './inbound-routes';
+import { createStatsRoutes } from './stats-routes';
 import {
   createHttpInboundRoutes,
   HTTP_INBOUND_PATH,
@@ -52,6 +53,7 @@ import {
   type SendAcceptor,
 } from '@smsgw/acceptance';
 import { createJasminRestRoutes } from './jasmin-rest-routes';
+import { createMessageLogRoutes } from './message-log-routes';
 import type { OwnPortName } from './edge/own-ports';
 
 export interface GatewayRoutesDeps {
@@ -74,6 +76,8 @@ export interface GatewayRoutesDeps {
   corsAllowedOrigins: readonly string[];
   /** Route and connector names in customers' answers (SHOW_ROUTES_TO_CUSTOMERS). */
   showRoutes: boolean;
+  /** SEARCH_MAX_DAYS. */
+  searchMaxDays: number;
   /** The `meta-data` keys sendsms clients may give (KANNEL_SMPP_TLVS). */
   kannelTlvs: readonly SmppTlvDefinition[];
   httpInbound: HttpInboundDeps;
@@ -281,6 +285,15 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
     }),
   );
 
+  router.use(
+    createMessageLogRoutes({
+      db: deps.db,
+      accountId,
+      showRoutes: deps.showRoutes,
+      searchMaxDays: deps.searchMaxDays,
+    }),
+  );
+
   router.get(
     '/secure/messages/:id',
     asyncRoute(async (req, res) => {
@@ -299,6 +312,14 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
   );
   router.use(createCallbackSecretRoutes(deps.db, accountId, deps.maxBodyBytes));
   router.use(createInboundRoutes(deps.db, accountId, deps.maxBodyBytes));
+  router.use(
+    createStatsRoutes({
+      db: deps.db,
+      accountId,
+      showRoutes: deps.showRoutes,
+      searchMaxDays: deps.searchMaxDays,
+    }),
+  );
 
   // Last: every request walks the routes in order, and /secure/send is the one that comes by the thousand.
   router.use(createApiDocsRouter(buildOpenApiDocument()));

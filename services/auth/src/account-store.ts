@@ -33,7 +33,7 @@ export interface StoredAccount {
   disabled: boolean;
 }
 
-function toView(row: AccountRow): AccountView {
+export function accountView(row: AccountRow): AccountView {
   return {
     id: row.id,
     username: row.username,
@@ -95,13 +95,13 @@ export class AccountStore {
       if (row.balance !== null || row.sms_count !== null)
         await recordOpeningCredit(tx, row.id, row.balance, row.sms_count);
       await audit?.(tx);
-      return toView(row);
+      return accountView(row);
     });
   }
 
   async getAccount(username: string): Promise<AccountView | undefined> {
     const row = await findAccountByUsername(this.db, username);
-    return row ? toView(row) : undefined;
+    return row ? accountView(row) : undefined;
   }
 
   async findForLogin(username: string): Promise<StoredAccount | undefined> {
@@ -123,7 +123,7 @@ export class AccountStore {
     audit?: AuditHook,
   ): Promise<AccountView | undefined> {
     const row = await this.change(audit, (q) => setAccountDisabled(q, username, disabled));
-    return row ? toView(row) : undefined;
+    return row ? accountView(row) : undefined;
   }
 
   /** Replaces the password; undefined when the account does not exist. */
@@ -133,7 +133,7 @@ export class AccountStore {
     audit?: AuditHook,
   ): Promise<AccountView | undefined> {
     const row = await this.change(audit, (q) => setAccountPassword(q, username, passwordHash));
-    return row ? toView(row) : undefined;
+    return row ? accountView(row) : undefined;
   }
 
   /** Replaces a live application's secret; undefined when there is no such application. */
@@ -171,7 +171,7 @@ export class AccountStore {
         );
       await recordCredit(tx, account.id, credit.amount, smsCount);
       await audit?.(tx);
-      return toView(row);
+      return accountView(row);
     });
   }
 

@@ -52,6 +52,8 @@ export interface AuthServiceOptions {
   trustedProxies: readonly string[];
   /** The connector admin API's key and allow-list (CONNECTOR_SECRET_KEY, CONNECTOR_ALLOWED_HOSTS). */
   connectors: ConnectorAdminSettings;
+  /** The longest range a search, an export or a statistics query may name (SEARCH_MAX_DAYS). */
+  searchMaxDays: number;
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
 }
@@ -87,6 +89,7 @@ export function authSettings(config: {
   TRUSTED_PROXIES: string[];
   CONNECTOR_SECRET_KEY: string;
   CONNECTOR_ALLOWED_HOSTS: string[];
+  SEARCH_MAX_DAYS: number;
 }): Omit<AuthServiceOptions, 'db' | 'bus' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
@@ -105,6 +108,7 @@ export function authSettings(config: {
       secrets: new SecretBox(config.CONNECTOR_SECRET_KEY),
       allowedHosts: config.CONNECTOR_ALLOWED_HOSTS,
     },
+    searchMaxDays: config.SEARCH_MAX_DAYS,
   };
 }
 
@@ -153,6 +157,7 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     maxBodyBytes: options.maxBodyBytes,
     trustedProxies: compileProxyTrust(options.trustedProxies),
     connectors: options.connectors,
+    searchMaxDays: options.searchMaxDays,
     logger: options.logger,
   });
   let following: Consumer | undefined;

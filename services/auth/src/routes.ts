@@ -43,6 +43,9 @@ import type { SenderRulesStore } from './sender-rules-store';
 import { createSenderRoutes } from './sender-routes';
 import { createInboundAdminRoutes } from './inbound-admin-routes';
 import { createBatchAdminRoutes } from './batch-admin-routes';
+import { createStatsRoutes } from './stats-routes';
+import { createCdrRoutes } from './cdr-routes';
+import { createOperatorViewRoutes } from './operator-view-routes';
 import { createConnectorAdminRoutes, type ConnectorAdminSettings } from './connector-admin-routes';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenIssuer } from './token-issuer';
@@ -67,6 +70,8 @@ export interface AuthRoutesDeps {
   trustedProxies: ProxyTrust;
   logger?: Logger | undefined;
   connectors: ConnectorAdminSettings;
+  /** SEARCH_MAX_DAYS. */
+  searchMaxDays: number;
 }
 
 /** Form bodies as the spec says (multipart), urlencoded as OAuth clients send, and JSON for convenience. */
@@ -340,6 +345,9 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
   admin.use(createBatchAdminRoutes(deps.db));
+  admin.use(createStatsRoutes(deps.db, deps.searchMaxDays));
+  admin.use(createCdrRoutes(deps.db, audit, deps.searchMaxDays, deps.logger));
+  admin.use(createOperatorViewRoutes({ db: deps.db, audit, searchMaxDays: deps.searchMaxDays }));
   admin.use(createConnectorAdminRoutes(deps.db, deps.connectors, deps.logger));
   addAccountControlRoutes(admin, { store, hasher, announcer: deps.announcer, audit });
 

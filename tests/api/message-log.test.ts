@@ -1,0 +1,64 @@
+/**
+ * The message log in embedded mode: the scenario of tests/support/message-log-scenario.ts against
+ * one process, with two simulators as two operators.
+ */
+import { SmppSimulator } from '@smsgw/smsc';
+import { metricValue } from '../support/scrape';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { describeMessageLog } from '../support/message-log-scenario';
+import { CallbackReceiver } from '../support/receiver';
+import { waitFor } from '@smsgw/kit/testing';
+
+let home: SmppSimulator;
+let abroad: SmppSimulator;
+let abroadPort = 0;
+let gw: RunningGateway;
+const receiver = new CallbackReceiver();
+
+beforeAll(async () => {
+  home = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: true,
+    receiptStat: (to) => (to.startsWith('4179000009') ? 'UNDELIV' : undefined),
+  });
+  abroad = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: true,
+    rejectDestinations: /^44/,
+  });
+  const homePort = (await home.start()).port;
+  abroadPort = (await abroad.start()).port;
+  await receiver.start();
+  gw = await startEmbedded({
+    SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}`,
+    CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await home?.stop();
+  await abroad?.stop();
+  await receiver.stop();
+});
+
+describeMessageLog(() => ({
+  gateway: gw.base,
+  admin: gw.base,
+  adminToken: ADMIN_TOKEN,
+  home,
+  abroadPort,
+  receiver,
+  // The dispatcher names `default` in two routes (uk and the default route) once it loaded uk.
+  routesLoaded: () =>
+    waitFor(
+      async () =>
+        (await metricValue(gw.base, 'smsgw_connector_routes', { connector: 'default' })) === 2
+          ? true
+          : undefined,
+      15_000,
+      'the dispatcher loaded route uk',
+    ),
+}));
