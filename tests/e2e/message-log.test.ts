@@ -1,0 +1,75 @@
+/**
+ * The message log in distributed mode: the scenario of tests/support/message-log-scenario.ts
+ * against auth, api-gateway, batch-scheduler, dispatcher and callback-notifier as processes on
+ * real Postgres, RabbitMQ and Redis, with two simulators as two operators.
+ */
+import { waitFor, type ServiceProcess } from '@smsgw/kit/testing';
+import { SmppSimulator } from '@smsgw/smsc';
+import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
+import { describeMessageLog } from '../support/message-log-scenario';
+import { CallbackReceiver } from '../support/receiver';
+import { metricValue } from '../support/scrape';
+
+const run = useDistributedRun();
+const receiver = new CallbackReceiver();
+let home: SmppSimulator;
+let abroadPort = 0;
+let auth: ServiceProcess;
+let gateway: ServiceProcess;
+let dispatcher: ServiceProcess;
+
+beforeAll(async () => {
+  home = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: true,
+    receiptStat: (to) => (to.startsWith('4179000009') ? 'UNDELIV' : undefined),
+  });
+  const abroad = new SmppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    deliveryReceipts: true,
+    rejectDestinations: /^44/,
+  });
+  run.simulators.push(home, abroad);
+  const homePort = (await home.start()).port;
+  abroadPort = (await abroad.start()).port;
+  run.cluster.connectors.push('op-b');
+  await receiver.start();
+  auth = await run.start('auth', { ADMIN_TOKEN: E2E_ADMIN_TOKEN, JWT_SECRET: E2E_JWT_SECRET });
+  gateway = await run.start('api-gateway', {
+    AUTH_URL: auth.url,
+    CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+  });
+  await run.start('batch-scheduler');
+  await run.start('callback-notifier', {
+    CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+    CALLBACK_RETRY_BASE_MS: '100',
+  });
+  dispatcher = await run.start('dispatcher', {
+    SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}?window=10`,
+  });
+}, 120_000);
+
+afterAll(() => receiver.stop());
+
+describeMessageLog(() => ({
+  gateway: gateway.url,
+  admin: auth.url,
+  adminToken: E2E_ADMIN_TOKEN,
+  home,
+  abroadPort,
+  receiver,
+  // The dispatcher names `default` in both routes (uk and rest) once it loaded them.
+  routesLoaded: () =>
+    waitFor(
+      async () =>
+        (await metricValue(dispatcher.url, 'smsgw_connector_routes', { connector: 'default' })) ===
+        2
+          ? true
+          : undefined,
+      20_000,
+      'the dispatcher loaded routes uk and rest',
+      100,
+    ),
+}));
