@@ -24,17 +24,44 @@ export class GatewayClient {
   constructor(private readonly options: ClientOptions) {}
 
   async call<T>(method: string, path: string, authorization: string, body?: unknown): Promise<T> {
-    let response: Response;
+    const response = await this.send(method, path, authorization, body, this.timeout());
+    const text = await response.text();
+    if (!response.ok) throw failure(response.status, text);
+    return parse(text) as T;
+  }
+
+  /**
+   * A GET whose answer is read as it comes (an export), with no time limit on the whole: the body,
+   * once the gateway has answered a success; a failure is thrown with its detail as call's is.
+   */
+  async download(path: string, authorization: string): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send('GET', path, authorization, undefined, undefined);
+    if (!response.ok) throw failure(response.status, await response.text());
+    if (response.body === null) throw failure(response.status, '');
+    return response.body;
+  }
+
+  private timeout(): AbortSignal {
+    return AbortSignal.timeout(this.options.timeoutMs ?? 30_000);
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    authorization: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
     const url = new URL(path, this.options.baseUrl);
     try {
-      response = await fetch(url, {
+      return await fetch(url, {
         method,
         headers: {
           authorization,
           ...(body !== undefined && { 'content-type': 'application/json' }),
         },
         ...(body !== undefined && { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        ...(signal !== undefined && { signal }),
       });
     } catch (err) {
       throw new GatewayCallError(
@@ -43,29 +70,23 @@ export class GatewayClient {
         `cannot reach ${url.origin}: ${(err as Error).message} (is it running? set ${this.options.urlVariable ?? 'SMSGW_URL'})`,
       );
     }
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!response.ok) {
-      const error = ErrorBodySchema.safeParse(parsed);
-      if (error.success)
-        throw new GatewayCallError(
-          response.status,
-          error.data.detail.code,
-          error.data.detail.message,
-        );
-      throw new GatewayCallError(
-        response.status,
-        'HTTP_ERROR',
-        `HTTP ${response.status}: ${text.slice(0, 200)}`,
-      );
-    }
-    return parsed as T;
   }
+}
+
+function parse(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error of an answer that is not a success, with the gateway's detail when it sent one. */
+function failure(status: number, text: string): GatewayCallError {
+  const error = ErrorBodySchema.safeParse(parse(text));
+  if (error.success)
+    return new GatewayCallError(status, error.data.detail.code, error.data.detail.message);
+  return new GatewayCallError(status, 'HTTP_ERROR', `HTTP ${status}: ${text.slice(0, 200)}`);
 }
 
 export function basicAuth(username: string, password: string): string {

@@ -17,6 +17,7 @@ import { addAdminCommands } from './admin-commands';
 import { addBatchAdminCommands } from './batch-admin-commands';
 import { addOperatorCommands } from './operator-commands';
 import { addSmppCommands } from './smpp-commands';
+import { addCdrCommands } from './cdr-commands';
 
 const decimal = (value: string): string => {
   if (!/^\d{1,14}(\.\d{1,6})?$/.test(value))
@@ -38,6 +39,8 @@ export interface Io {
   print(line: string): void;
   /** Where the progress bar is drawn (stderr in a terminal; nothing when absent). */
   progress?: NodeJS.WritableStream;
+  /** Where an export is streamed (stdout unless given). */
+  out?: NodeJS.WritableStream;
   /** How often batch status is asked for. */
   pollMs?: number;
   /** Where usage errors go (stderr unless given). */
@@ -415,5 +418,11 @@ export function buildProgram(io: Io): Command {
     batches,
   });
   addSmppCommands(program, { adminClient, admin, show });
+  addCdrCommands(program, {
+    adminClient,
+    admin,
+    out: io.out ?? process.stdout,
+    progress: io.progress,
+  });
   return program;
 }

@@ -1,13 +1,13 @@
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { stringify } from 'csv-stringify';
 import { cdrColumns, cdrQuerySchema, type CdrPer, type CdrRecord } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db, type Logger } from '@smsgw/kit';
 import { findAccountByUsername, readCdrs } from '@smsgw/store';
 import type { AdminAudit } from './admin-audit';
 import { requireScope } from './admin-scopes';
 import { cdrRecords } from './cdr-records';
+import { cdrWriter } from './cdr-writer';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' } as const;
 
@@ -18,18 +18,6 @@ async function* records(
 ): AsyncGenerator<CdrRecord> {
   for await (const row of readCdrs(db, { ...range, parts: per === 'part' }))
     for (const record of cdrRecords(row, per)) yield record;
-}
-
-/** Each record as one line of JSON, its keys in the columns' order. */
-function ndjsonLines(columns: readonly string[]): Transform {
-  return new Transform({
-    writableObjectMode: true,
-    transform(record: CdrRecord, _encoding, done) {
-      const line: Record<string, unknown> = {};
-      for (const c of columns) line[c] = record[c as keyof CdrRecord] ?? null;
-      done(null, `${JSON.stringify(line)}\n`);
-    },
-  });
 }
 
 /**
@@ -67,10 +55,7 @@ export function createCdrRoutes(
         'Cache-Control': 'no-store',
       });
       const source = Readable.from(records(db, { since, until, accountId }, q.per));
-      const writer =
-        q.format === 'csv'
-          ? stringify({ header: true, columns, record_delimiter: '\r\n' })
-          : ndjsonLines(columns);
+      const writer = cdrWriter(q.format, columns);
       try {
         await pipeline(source, writer, res);
       } catch (err) {
