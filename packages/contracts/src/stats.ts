@@ -16,6 +16,9 @@ export type StatsGroup = (typeof STATS_GROUPS)[number];
  */
 export const STATS_DEFAULTS = { sinceHours: 24, maxRows: 10_000 } as const;
 
+/** The refusal of an answer of more than STATS_DEFAULTS.maxRows rows. */
+export const STATS_TOO_MANY_ROWS = `the answer has more than ${STATS_DEFAULTS.maxRows} rows: ask by day, for a shorter range or with a filter`;
+
 const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time with offset' });
 
 const statsFilters = {
@@ -67,13 +70,13 @@ export function statsRange(
   const untilRaw = q.until === undefined ? floorHour(now.getTime()) + HOUR_MS : Date.parse(q.until);
   const sinceRaw =
     q.since === undefined ? untilRaw - STATS_DEFAULTS.sinceHours * HOUR_MS : Date.parse(q.since);
-  if (untilRaw < sinceRaw) return { field: 'until', text: 'until is before since' };
+  if (untilRaw <= sinceRaw) return { field: 'until', text: 'must be after since' };
   const since = floorHour(sinceRaw);
   const until = floorHour(untilRaw);
   if (until - since > maxDays * 24 * HOUR_MS)
     return {
       field: q.since === undefined ? 'until' : 'since',
-      text: `the range is longer than ${maxDays} days (SEARCH_MAX_DAYS), the most a query may name`,
+      text: `the range is at most ${maxDays} days (SEARCH_MAX_DAYS)`,
     };
   return { since: new Date(since), until: new Date(until) };
 }
@@ -125,3 +128,58 @@ export const StatsResultSchema = z.object({
   }),
 });
 export type StatsResult = z.infer<typeof StatsResultSchema>;
+
+/** A row as the statistics store reads it: counts as text (bigint and numeric sums). */
+export interface StatsCount {
+  period: Date;
+  value: string | null;
+  state: string;
+  messages: string;
+  parts: string;
+  charged: string;
+  refunded: string;
+}
+
+/** The answer to a statistics query, from the rows, totals and freshness read. */
+export function statsAnswer(read: {
+  since: Date;
+  until: Date;
+  period: StatsPeriod;
+  group?: StatsGroup | undefined;
+  rows: readonly StatsCount[];
+  totals: Omit<StatsCount, 'period' | 'value' | 'state'>;
+  asOf: Date | null;
+  settled: boolean;
+}): StatsResult {
+  const group = read.group;
+  const named = (value: string | null): Partial<StatsRow> => {
+    if (group === undefined || group === 'state') return {};
+    if (group === 'account') return { account: value ?? '' };
+    return { [group]: value === '' ? null : value };
+  };
+  return {
+    data: {
+      since: read.since.toISOString(),
+      until: read.until.toISOString(),
+      period: read.period,
+      group: group ?? null,
+      rows: read.rows.map((r) => ({
+        period: r.period.toISOString(),
+        ...named(r.value),
+        state: r.state,
+        messages: Number(r.messages),
+        parts: Number(r.parts),
+        charged: r.charged,
+        refunded: r.refunded,
+      })),
+      totals: {
+        messages: Number(read.totals.messages),
+        parts: Number(read.totals.parts),
+        charged: read.totals.charged,
+        refunded: read.totals.refunded,
+      },
+      asOf: read.asOf?.toISOString() ?? null,
+      settled: read.settled,
+    },
+  };
+}

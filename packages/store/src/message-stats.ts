@@ -319,3 +319,28 @@ export async function statsFreshness(
   if (r.uncounted === true) return { settled: false, asOf: null };
   return { settled: r.settled, asOf: r.settled ? r.newest : r.oldest };
 }
+
+export interface StatsReport {
+  rows: StatsCountRow[];
+  totals: StatsSums;
+  freshness: StatsFreshness;
+}
+
+/**
+ * A query's rows, totals and freshness; undefined when it has more than `maxRows` rows, which the
+ * caller refuses.
+ */
+export async function readStatsReport(
+  db: Queryable,
+  f: StatsFilter,
+  maxRows: number,
+  now: Date,
+): Promise<StatsReport | undefined> {
+  const rows = await statsRows(db, f, maxRows + 1);
+  if (rows.length > maxRows) return undefined;
+  return {
+    rows,
+    totals: await statsTotals(db, f),
+    freshness: await statsFreshness(db, f.since, f.until, now),
+  };
+}
