@@ -1,10 +1,14 @@
 /**
  * The OpenAPI paths of what operators watch and control: batches that stopped moving, admin tokens
- * with their scopes, and the audit trail of admin changes.
+ * with their scopes, the audit trail of admin changes, and the CDR export.
  */
 import type { OpenApiParts } from './openapi-inbound';
 import { STALL_DEFAULTS, STALL_REASONS } from './batch-stalls';
 import { ADMIN_SCOPES } from './admin';
+import { SEARCH_DEFAULTS } from './message-search';
+import { STATS_DEFAULTS, STATS_GROUPS, STATS_PERIODS } from './stats';
+import { CDR_COLUMNS, CDR_FORMATS, CDR_PER } from './cdr';
+import { SEARCH_DEFAULTS } from './message-search';
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +35,97 @@ const query = (name: string, description: string, schema: Json = { type: 'string
   description,
 });
 
+const cdrTime = (name: string, description: string): Json => ({
+  name,
+  in: 'query',
+  required: true,
+  schema: { type: 'string', format: 'date-time' },
+  description,
+});
+
+const statsParameters = (groups: readonly string[]): Json[] => [
+  query(
+    'since',
+    `Start (ISO 8601 with offset), rounded down to the hour; default: ${STATS_DEFAULTS.sinceHours} hours before until. The range may be at most SEARCH_MAX_DAYS (default ${SEARCH_DEFAULTS.maxDays})`,
+    { type: 'string', format: 'date-time' },
+  ),
+  query(
+    'until',
+    'End (ISO 8601 with offset), rounded down to the hour: hours that begin before it; default: the end of the current hour',
+    { type: 'string', format: 'date-time' },
+  ),
+  query('period', 'Rows by UTC hour or UTC day', {
+    type: 'string',
+    enum: [...STATS_PERIODS],
+    default: 'hour',
+  }),
+  query('group', 'A column beside the state to group by', {
+    type: 'string',
+    enum: [...groups],
+  }),
+  query('connector', 'Messages sent through this connector'),
+  query('route', 'Messages the MT route of this name took'),
+  query('country', "The destination's E.164 calling code, such as 41"),
+];
+
+const statsSummary = (whose: string): string =>
+  `${whose} messages counted by the hour they were accepted in (UTC), by state and optionally by a group, with totals: messages, parts, what they were charged and what was refunded. Read from an hourly rollup the batch-scheduler counts again every STATS_ROLLUP_SECONDS; asOf says when the range was counted, settled whether for good. An answer of more than ${STATS_DEFAULTS.maxRows} rows is refused (400)`;
+
 export function operationsPaths(p: OpenApiParts): Json {
   return {
+    '/admin/v1/stats': {
+      get: {
+        summary: `${statsSummary("Every account's, or one account's,")} (scope messages:read)`,
+        security: p.admin,
+        parameters: [...statsParameters(STATS_GROUPS), query('account', 'Account name')],
+        responses: {
+          200: { description: 'The statistics', ...p.json('StatsResult') },
+          ...p.pick(400, 401, 403, 404),
+        },
+      },
+    },
+    '/secure/stats': {
+      get: {
+        summary: `${statsSummary("The account's own")}; connector and route only where the operator sets SHOW_ROUTES_TO_CUSTOMERS`,
+        security: p.client,
+        parameters: statsParameters(STATS_GROUPS.filter((g) => g !== 'account')),
+        responses: {
+          200: { description: 'The statistics', ...p.json('StatsResult') },
+          ...p.pick(400, 401, 403),
+        },
+      },
+    },
+    '/admin/v1/cdrs': {
+      get: {
+        summary: `The CDRs (call detail records) of the messages accepted in [since, until) that reached a final state, in id order, streamed as CSV (RFC 4180, a header row) or ndjson; a range of at most SEARCH_MAX_DAYS days (${SEARCH_DEFAULTS.maxDays} by default); times in UTC ISO 8601, money as decimal strings (scope messages:read; each export is on the audit trail). Columns: ${CDR_COLUMNS.map((c) => c.name).join(', ')}`,
+        security: p.admin,
+        parameters: [
+          cdrTime('since', 'First accepted time, ISO 8601 with offset'),
+          cdrTime('until', 'Accepted before this, ISO 8601 with offset; after since'),
+          query('account', "One account's CDRs (its username)"),
+          query('format', 'csv (default) or ndjson', {
+            type: 'string',
+            enum: [...CDR_FORMATS],
+            default: 'csv',
+          }),
+          query(
+            'per',
+            'One row per message (default), or per part: one per part it was sent in, the money on the first',
+            { type: 'string', enum: [...CDR_PER], default: 'message' },
+          ),
+        ],
+        responses: {
+          200: {
+            description: 'The CDRs, as an attachment',
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              'application/x-ndjson': { schema: { type: 'string' } },
+            },
+          },
+          ...p.pick(400, 401, 403, 404),
+        },
+      },
+    },
     '/admin/v1/batches/stalled': {
       get: {
         summary: `Due batches of any account that have not moved (no chunk expanded, no message reaching an outcome) for \`after\` seconds, longest first, each with its reason (${STALL_REASONS.join(', ')}) and what to check; batches of a disabled account are held on purpose and not listed (scope batches:read)`,
