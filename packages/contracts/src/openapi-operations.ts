@@ -1,11 +1,10 @@
 /**
  * The OpenAPI paths of what operators watch and control: batches that stopped moving, admin tokens
- * with their scopes, the audit trail of admin changes, and the CDR export.
+ * with their scopes, the audit trail of admin changes, the CDR export and the message statistics.
  */
 import type { OpenApiParts } from './openapi-inbound';
 import { STALL_DEFAULTS, STALL_REASONS } from './batch-stalls';
 import { ADMIN_SCOPES } from './admin';
-import { SEARCH_DEFAULTS } from './message-search';
 import { STATS_DEFAULTS, STATS_GROUPS, STATS_PERIODS } from './stats';
 import { CDR_COLUMNS, CDR_FORMATS, CDR_PER } from './cdr';
 import { SEARCH_DEFAULTS } from './message-search';

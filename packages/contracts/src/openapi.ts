@@ -39,6 +39,7 @@ import {
   MessageTimelineSchema,
 } from './message-search';
 import { StalledBatchesSchema } from './batch-stalls';
+import { StatsResultSchema } from './stats';
 import {
   CallbackSecretViewSchema,
   IDEMPOTENCY_KEY_HEADER,
@@ -247,6 +248,7 @@ export function buildOpenApiDocument(): Json {
     BatchSearchResult: schemaOf(BatchSearchResultSchema),
     AccountList: schemaOf(AccountListSchema),
     MessageTimeline: schemaOf(MessageTimelineSchema),
+    StatsResult: schemaOf(StatsResultSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
