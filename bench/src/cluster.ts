@@ -1,4 +1,5 @@
 import { benchRouteCount, installBenchRoutes } from './bench-routes';
+import { dropSearchIndexes, searchIndexesOff } from './search-indexes';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QUEUES } from '@smsgw/contracts';
@@ -125,6 +126,7 @@ export async function startServices(options: {
     throw err;
   }
   const services = [auth, ...gateways, scheduler, notifier, ...dispatchers];
+  if (searchIndexesOff()) await dropSearchIndexes(database.url);
   // Gateways and dispatchers read a changed routing table within 2 s.
   if (benchRouteCount() > 0) {
     await installBenchRoutes(database.url, benchRouteCount());

@@ -1,4 +1,5 @@
 import { PgDb, migrate, timeOrderedId, type Db } from '@smsgw/kit';
+import { dropSearchIndexes, searchIndexesOff } from './search-indexes';
 import { createTestDatabase, insertTestAccount } from '@smsgw/kit/testing';
 import {
   acceptMessages,
@@ -174,6 +175,7 @@ export async function benchLifecycle(): Promise<void> {
   const db = new PgDb({ connectionString: database.url, max: 1 });
   try {
     await migrate(db);
+    if (searchIndexesOff()) await dropSearchIndexes(database.url);
     const day = new Date(Math.floor(Date.now() / DAY) * DAY);
     await addMessagePartition(db, day, new Date(day.getTime() + DAY));
     const suffix = `p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
