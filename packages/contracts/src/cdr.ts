@@ -101,7 +101,8 @@ export const CDR_COLUMNS = [
   {
     name: 'state',
     meaning: "its final state (per=part: the part's state)",
-    format: 'delivered, undelivered, expired, rejected, failed or cancelled',
+    format:
+      'delivered, undelivered, expired, rejected, failed or cancelled (a part: submitted too)',
   },
   {
     name: 'error',
