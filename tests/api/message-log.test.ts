@@ -34,6 +34,8 @@ beforeAll(async () => {
   gw = await startEmbedded({
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}`,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
+    // The statistics agree with the CDRs once counted: counted every second here.
+    STATS_ROLLUP_SECONDS: '1',
   });
 }, 60_000);
 

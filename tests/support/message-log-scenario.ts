@@ -408,6 +408,103 @@ export function describeMessageLog(deployment: () => MessageLogDeployment): void
     });
   });
 
+  describe('CDRs and statistics', () => {
+    it('agree with each other, with the messages, and with the balances, to the message', async () => {
+      const hour = new Date(Math.floor(Date.parse(started) / 3_600_000) * 3_600_000).toISOString();
+      const until = new Date(Date.now() + 3_600_000).toISOString();
+      // Every message of the suite has ended (the paging test sends one more).
+      await waitFor(
+        async () => {
+          const r = await adminCall(
+            `/messages?since=${hour}&state=accepted,queued,submitting,submitted`,
+            readOnly,
+          );
+          return r.body.data.messages.length === 0 ? true : undefined;
+        },
+        60_000,
+        'no message still on its way',
+        100,
+      );
+      const exported = await adminCall(
+        `/cdrs?since=${hour}&until=${until}&format=ndjson`,
+        readOnly,
+      );
+      expect(exported.status).toBe(200);
+      const cdrs = exported.text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, string | number | null>);
+      const searched = await adminCall(`/messages?since=${hour}&limit=500`, readOnly);
+      expect(cdrs.map((c) => c['id']).sort()).toEqual(ids(searched).sort());
+      expect(cdrs.some((c) => 'content' in c || 'text' in c)).toBe(false);
+
+      type Sum = { messages: number; parts: number; charged: number; refunded: number };
+      const add = (into: Map<string, Sum>, key: string, row: Sum) => {
+        const sum = into.get(key) ?? { messages: 0, parts: 0, charged: 0, refunded: 0 };
+        sum.messages += row.messages;
+        sum.parts += row.parts;
+        sum.charged += row.charged;
+        sum.refunded += row.refunded;
+        into.set(key, sum);
+      };
+      const fromCdrs = new Map<string, Sum>();
+      for (const c of cdrs)
+        add(fromCdrs, `${c['account']}/${c['state']}`, {
+          messages: 1,
+          parts: Number(c['parts']),
+          charged: Number(c['charged']),
+          refunded: Number(c['refunded']),
+        });
+      // The rollup counts again every STATS_ROLLUP_SECONDS: it agrees once it counted the last end.
+      const fromStats = await waitFor(
+        async () => {
+          const r = await adminCall(
+            `/stats?since=${hour}&until=${until}&period=day&group=account`,
+            readOnly,
+          );
+          expect(r.status).toBe(200);
+          if (r.body.data.totals.messages !== cdrs.length) return undefined;
+          const sums = new Map<string, Sum>();
+          for (const row of r.body.data.rows as Record<string, string | number>[])
+            add(sums, `${row['account']}/${row['state']}`, {
+              messages: Number(row['messages']),
+              parts: Number(row['parts']),
+              charged: Number(row['charged']),
+              refunded: Number(row['refunded']),
+            });
+          return sums;
+        },
+        60_000,
+        'the statistics counted every message',
+        200,
+      );
+      const rounded = (m: Map<string, Sum>) =>
+        Object.fromEntries(
+          [...m.entries()]
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, v]) => [
+              k,
+              { ...v, charged: v.charged.toFixed(6), refunded: v.refunded.toFixed(6) },
+            ]),
+        );
+      expect(rounded(fromStats)).toEqual(rounded(fromCdrs));
+      for (const [username, opening] of [
+        ['alice', 100],
+        ['bob', 50],
+      ] as const) {
+        const account = await adminCall(`/accounts?q=${username}`, readOnly);
+        const balance = Number(account.body.data.accounts[0].balance);
+        const spent = cdrs
+          .filter((c) => c['account'] === username)
+          .reduce((sum, c) => sum + Number(c['charged']) - Number(c['refunded']), 0);
+        expect({ username, spent: spent.toFixed(6) }).toEqual({
+          username,
+          spent: (opening - balance).toFixed(6),
+        });
+      }
+    });
+  });
+
   describe('bad filters', () => {
     const bad: [string, RegExp][] = [
       ['since=yesterday', /since/],
