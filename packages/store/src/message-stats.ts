@@ -124,8 +124,10 @@ export interface RollOptions {
 
 /**
  * Counts one hour again in one transaction: its rows replaced by a GROUP BY over the messages of
- * its id range, which reads the primary key of the one partition that holds them. The hour's row is
- * locked first; another scheduler counting it has it passed by (SKIP LOCKED).
+ * its id range, which reads the primary key of the one partition that holds them. The country is
+ * named once per group of the destinations' first three digits (all a calling code can span),
+ * not once per message. The hour's row is locked first; another scheduler counting it has it
+ * passed by (SKIP LOCKED).
  */
 export async function rollStatsHour(db: Db, hour: Date, options: RollOptions): Promise<StatsRoll> {
   const lo = timeIdFloor(hour);
@@ -145,13 +147,19 @@ export async function rollStatsHour(db: Db, hour: Date, options: RollOptions): P
       return { counted: false, unended: 0, settled: false };
     await tx.query('DELETE FROM message_stats WHERE hour = $1', [hour]);
     const { rows } = await tx.query<{ unended: string }>(
-      `WITH counted AS (
+      `WITH by_prefix AS (
          SELECT m.account_id, COALESCE(m.connector, '') AS connector, COALESCE(m.route, '') AS route,
-                smsgw_calling_code(m.to_addr) AS country, ${STATS_STATE} AS state,
+                left(m.to_addr, 3) AS prefix, ${STATS_STATE} AS state,
                 count(*) AS messages, COALESCE(sum(m.segments), 0) AS parts,
                 COALESCE(sum(m.cost), 0) AS charged, COALESCE(sum(${refundedAmount('m')}), 0) AS refunded
            FROM messages m
           WHERE m.id >= $2::uuid AND m.id < $3::uuid
+          GROUP BY 1, 2, 3, 4, 5
+       ), counted AS (
+         SELECT account_id, connector, route, smsgw_calling_code(prefix) AS country, state,
+                sum(messages)::bigint AS messages, sum(parts)::bigint AS parts,
+                sum(charged) AS charged, sum(refunded) AS refunded
+           FROM by_prefix
           GROUP BY 1, 2, 3, 4, 5
        ), stored AS (
          INSERT INTO message_stats (hour, account_id, connector, route, country, state, messages, parts, charged, refunded)
