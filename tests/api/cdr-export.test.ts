@@ -50,7 +50,7 @@ const exportPath = (query: Record<string, string>) =>
   `/cdrs?${new URLSearchParams({ since, until, ...query }).toString()}`;
 
 const csvRows = (text: string): Record<string, string>[] =>
-  parse(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  parse<Record<string, string>>(text, { columns: true, skip_empty_lines: true });
 
 const ndjsonRows = (text: string): Record<string, unknown>[] =>
   text
@@ -167,7 +167,9 @@ describe('CDR export', () => {
     expect(lines.map((l) => Object.keys(l))).toEqual(lines.map(() => Object.keys(csv[0])));
     expect(
       lines.map((l) =>
-        Object.fromEntries(Object.entries(l).map(([k, v]) => [k, v === null ? '' : String(v)])),
+        Object.fromEntries(
+          Object.entries(l).map(([k, v]) => [k, v === null ? '' : String(v as string | number)]),
+        ),
       ),
     ).toEqual(csv);
     expect(lines[0]?.parts).toEqual(expect.any(Number));

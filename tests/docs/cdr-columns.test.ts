@@ -9,7 +9,7 @@ function table(section: string, first: string): string[][] {
   expect(start).toBeGreaterThan(0);
   const body = text
     .slice(start + 1)
-    .split(/\n## /)[0]!
+    .split(/\n## /)[0]
     .slice(section.length + 3);
   const lines = body.split('\n');
   const header = lines.findIndex((l) => l.startsWith(`| ${first} `));

@@ -1,5 +1,4 @@
 import { Readable, Transform } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
@@ -107,7 +106,7 @@ export function addCdrCommands(program: Command, d: CdrCommandDeps): void {
           bar?.update(rows, { speed: seconds > 0 ? Math.round(rows / seconds) : 0 });
         });
         try {
-          await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), counter, d.out, {
+          await pipeline(Readable.fromWeb(body), counter, d.out, {
             end: false,
           });
         } finally {

@@ -21,7 +21,7 @@ describe('CDR writer', () => {
     expect(lines[0]).toBe(columns.join(','));
     expect(lines[1]).toBe('m1,ann,,"a,""b""",41790000001,,1,,,,,,,,,,,,');
     expect(csv.endsWith('\r\n')).toBe(true);
-    const parsed = parse(csv, { columns: true }) as Record<string, string>[];
+    const parsed = parse<Record<string, string>>(csv, { columns: true });
     expect(parsed.map((r) => [r.id, r.sender, r.parts, r.error])).toEqual([
       ['m1', 'a,"b"', '1', ''],
       ['m2', 'line\r\nbreak', '2', ''],
