@@ -4,8 +4,8 @@ import type { Queryable } from '@smsgw/kit';
  * Statements on `callback_attempts`: one row per message and kind of request to a customer URL,
  * so a redelivered event adds nothing, and a request is retried from Postgres, not from memory.
  * Statements elsewhere: message-partitions.ts addMessagePartition, dropMessagePartition and
- * clearDefaultMessagePartitions (its partitions, docs/retention.md); message-search.ts
- * messageStoryCallbacks (a message's requests, for its story).
+ * clearDefaultMessagePartitions (its partitions, docs/retention.md);
+ * message-search.ts messageStoryCallbacks (a message's requests, for its story).
  */
 
 export type CallbackKind = 'callback' | 'errback' | 'dlr1' | 'dlr2' | 'mo';
