@@ -200,7 +200,7 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
         accountId,
       ])
     ).rows[0].username;
-    const sorted = (list: string[][]) => list.map((r) => r.join(' ')).sort();
+    const sorted = (list: (string | null)[][]) => list.map((r) => r.join(' ')).sort();
     expect(sorted(await rows({ group: 'account', period: 'day', since: second }))).toEqual(
       sorted([
         [day(second), accountName, 'delivered', '1'],
