@@ -81,6 +81,8 @@ export async function startServices(options: {
   smscQuery?: string;
   /** More environment for every service (a bench's own settings). */
   env?: Record<string, string>;
+  /** Without the search's indexes (default: as BENCH_SEARCH_INDEXES says). */
+  withoutSearchIndexes?: boolean;
 }): Promise<Services> {
   const database = await createTestDatabase();
   const env = {
@@ -126,7 +128,7 @@ export async function startServices(options: {
     throw err;
   }
   const services = [auth, ...gateways, scheduler, notifier, ...dispatchers];
-  if (searchIndexesOff()) await dropSearchIndexes(database.url);
+  if (options.withoutSearchIndexes ?? searchIndexesOff()) await dropSearchIndexes(database.url);
   // Gateways and dispatchers read a changed routing table within 2 s.
   if (benchRouteCount() > 0) {
     await installBenchRoutes(database.url, benchRouteCount());

@@ -23,6 +23,7 @@ export async function startDeployment(
   smscQuery?: string,
   replicas: { gateways?: number; dispatchers?: number } = {},
   env: Record<string, string> = {},
+  withoutSearchIndexes?: boolean,
 ): Promise<Deployment> {
   const sim = await startSimulatorProcess(receipts);
   let cluster: Services;
@@ -32,6 +33,7 @@ export async function startDeployment(
       ...(smscQuery && { smscQuery }),
       ...replicas,
       env,
+      ...(withoutSearchIndexes !== undefined && { withoutSearchIndexes }),
     });
   } catch (err) {
     await sim.stop();

@@ -1,3 +1,4 @@
+import { compareSearchIndexes } from './search-indexes';
 import { PgDb } from '@smsgw/kit';
 import { createTestDatabase } from '@smsgw/kit/testing';
 import { resetAutovacuum, withAutovacuum } from './autovacuum';
@@ -123,10 +124,12 @@ export async function benchKannel(): Promise<void> {
     const reports = await startCallbackSink();
     const kannel: KannelSide[] = [];
     let ours: Deployment | undefined;
+    let bare: Deployment | undefined;
     let embedded: KannelSide | undefined;
     const stopAll = async () => {
       await embedded?.stop();
       await ours?.stop();
+      await bare?.stop();
       for (const k of kannel) await k.stop();
       sink.close();
       await reports.close();
@@ -144,6 +147,8 @@ export async function benchKannel(): Promise<void> {
       kannel.push(await kannelSide('internal', sink));
       kannel.push(await kannelSide('pgsql', sink));
       ours = await startDeployment(true, `window=${KANNEL_WINDOW}`, {}, SINK_CALLBACK_ENV);
+      if (compareSearchIndexes())
+        bare = await startDeployment(true, `window=${KANNEL_WINDOW}`, {}, SINK_CALLBACK_ENV, true);
       // BENCH_KANNEL_EMBEDDED=0 leaves embedded mode out, for a shorter run.
       if (process.env['BENCH_KANNEL_EMBEDDED'] !== '0') embedded = await embeddedSide();
       // Unlimited credit, asked for explicitly: an account is created with none.
@@ -154,11 +159,23 @@ export async function benchKannel(): Promise<void> {
         ...kannel.map((k) => k.side),
         { ...gatewaySide(ours), headers: anchor },
         { ...reportedAtSink(gatewaySide(ours, 'receiptsReported'), reports), headers: anchor },
+        ...(bare
+          ? [
+              {
+                ...gatewaySide(bare, 'receiptsWithoutSearchIndexes'),
+                headers: {
+                  authorization: await bare.cluster.createAccount('anchor', { balance: null }),
+                },
+              },
+            ]
+          : []),
         ...(embedded ? [embedded.side] : []),
       ]);
       // One batch on the same deployment after the rounds; BENCH_KANNEL_BATCH=0 leaves it out.
       const batchSize = Number(process.env['BENCH_KANNEL_BATCH'] ?? 20_000);
       const batch = batchSize > 0 ? await measureBatch(ours, batchSize) : undefined;
+      const bareBatch = batchSize > 0 && bare ? await measureBatch(bare, batchSize) : undefined;
+      const bareSide = result.sides['receiptsWithoutSearchIndexes'];
       const { kannelInternal, kannelPgsql, receipts, receiptsReported } = result.sides;
       const embeddedFigures = result.sides['embedded'];
       const cpu = (s: typeof receipts) => s.targetMicrosPerMessage ?? NaN;
@@ -176,6 +193,18 @@ export async function benchKannel(): Promise<void> {
         ...(batch && {
           batchCpuVsKannelInternal: ratio(batch.targetMicrosPerMessage, cpu(kannelInternal)),
         }),
+        // Target: at most 1.05 each (the search's indexes cost the send path at most 5 %).
+        ...(bareSide && {
+          searchIndexesCpu: ratio(cpu(receipts), cpu(bareSide)),
+          searchIndexesRate: ratio(receipts.doneRate, bareSide.doneRate),
+        }),
+        ...(batch &&
+          bareBatch && {
+            searchIndexesBatchCpu: ratio(
+              batch.targetMicrosPerMessage,
+              bareBatch.targetMicrosPerMessage,
+            ),
+          }),
         // Target: at least 0.75.
         ...(embeddedFigures && {
           embeddedRateVsKannelInternal: ratio(embeddedFigures.doneRate, kannelInternal.doneRate),
@@ -194,6 +223,7 @@ export async function benchKannel(): Promise<void> {
           postgresStatistics: ours.analyze,
           ...result,
           ...(batch && { batch: { count: batchSize, ...batch } }),
+          ...(bareBatch && { batchWithoutSearchIndexes: { count: batchSize, ...bareBatch } }),
           ratios,
         },
         [
@@ -202,6 +232,7 @@ export async function benchKannel(): Promise<void> {
             ['kannelPgsql', 'Kannel, `dlr-storage = pgsql`'],
             ['receipts', 'ours, distributed (`/secure/send`)'],
             ['receiptsReported', 'ours, distributed, report to `dlr_url`'],
+            ['receiptsWithoutSearchIndexes', 'ours, distributed, without the search indexes'],
             ['embedded', 'ours, embedded (PGlite)'],
           ]),
           ratiosTable(ratios, {
@@ -220,6 +251,11 @@ export async function benchKannel(): Promise<void> {
             embeddedRateVsKannelInternal:
               'embedded delivered rate / Kannel internal (target ≥ 0.75)',
             embeddedCpuVsKannelInternal: 'embedded CPU per message / Kannel internal',
+            searchIndexesCpu:
+              'CPU per delivered message, with the search indexes / without (target ≤ 1.05)',
+            searchIndexesRate: 'delivered rate, with the search indexes / without',
+            searchIndexesBatchCpu:
+              'CPU per batch message, with the search indexes / without (target ≤ 1.05)',
           }),
         ],
       );

@@ -12,6 +12,14 @@ export function searchIndexesOff(): boolean {
   return process.env['BENCH_SEARCH_INDEXES'] === 'off';
 }
 
+/**
+ * `BENCH_SEARCH_INDEXES=compare` (`pnpm bench kannel`): a second deployment of ours without the
+ * indexes, its segments alternating with the others' in the same run.
+ */
+export function compareSearchIndexes(): boolean {
+  return process.env['BENCH_SEARCH_INDEXES'] === 'compare';
+}
+
 export async function dropSearchIndexes(databaseUrl: string): Promise<void> {
   const db = new PgDb({ connectionString: databaseUrl, max: 1 });
   try {
