@@ -139,11 +139,7 @@ export function addOperatorCommands(program: Command, d: OperatorCommandDeps): v
         "entry, account or id: every account's with the admin token (scope messages:read; the " +
         `text needs messages:content), or ${CUSTOMER_HELP}`,
     )
-    .option(
-      '--since <time>',
-      `accepted at or after (default: ${SEARCH_DEFAULTS.sinceDays} day ago)`,
-      time,
-    )
+    .option('--since <time>', 'accepted at or after (default: a day before --until)', time)
     .option('--until <time>', 'accepted before (default: now)', time)
     .option(
       '--to <number>',
@@ -157,8 +153,16 @@ export function addOperatorCommands(program: Command, d: OperatorCommandDeps): v
       checkedBy(messageFilter.state),
     )
     .option('--batch <batchId>', 'of this batch', checkedBy(messageFilter.batch))
-    .option('--connector <name>', 'sent through this connector', checkedBy(messageFilter.connector))
-    .option('--route <name>', 'taken by this MT route', checkedBy(messageFilter.route))
+    .option(
+      '--connector <name>',
+      'offered to this connector (an account: where SHOW_ROUTES_TO_CUSTOMERS)',
+      checkedBy(messageFilter.connector),
+    )
+    .option(
+      '--route <name>',
+      'taken by this MT route (an account: where SHOW_ROUTES_TO_CUSTOMERS)',
+      checkedBy(messageFilter.route),
+    )
     .option(
       '--entry <entry>',
       `came in through ${MESSAGE_ENTRIES.join(', ')}`,
@@ -218,11 +222,7 @@ export function addOperatorCommands(program: Command, d: OperatorCommandDeps): v
       "batches newest first, by time, state or account: every account's with the admin token " +
         `(scope batches:read), or ${CUSTOMER_HELP}`,
     )
-    .option(
-      '--since <time>',
-      `created at or after (default: ${SEARCH_DEFAULTS.sinceDays} day ago)`,
-      time,
-    )
+    .option('--since <time>', 'created at or after (default: a day before --until)', time)
     .option('--until <time>', 'created before (default: now)', time)
     .option('--state <state>', BATCH_STATES.join(', '), checkedBy(batchFilter.state))
     .option(
