@@ -111,7 +111,7 @@ export class StatsRollup {
    */
   async settleBeforeDrop(from: Date, to: Date, now = new Date()): Promise<number> {
     const first = hourOf(from);
-    const last = new Date(hourOf(new Date(to.getTime() - 1)).getTime());
+    const last = hourOf(new Date(to.getTime() - 1));
     await addStatsHours(this.db, this.keptFrom(now, first), last);
     let settled = 0;
     for (const hour of await unsettledStatsHours(this.db, first, to)) {
