@@ -96,6 +96,15 @@ export const SPECS: Record<string, RouteSpec> = {
   'DELETE /admin/v1/tokens/{name}': {},
   'GET /admin/v1/audit': { query: 'AuditQuerySchema' },
   'GET /admin/v1/batches/stalled': { query: 'StalledBatchesQuerySchema' },
+  'GET /admin/v1/batches': { query: 'AdminBatchSearchQuerySchema' },
+  'GET /admin/v1/accounts': { query: 'AccountListQuerySchema' },
+  'GET /admin/v1/messages': { query: 'AdminMessageSearchQuerySchema' },
+  'GET /admin/v1/messages/{id}': {},
+  'GET /admin/v1/cdrs': { query: 'CdrQuery' },
+  'GET /admin/v1/stats': { query: 'AdminStatsQuerySchema' },
+  'GET /secure/messages': { query: 'MessageSearchQuerySchema' },
+  'GET /secure/batches': { query: 'BatchSearchQuerySchema' },
+  'GET /secure/stats': { query: 'StatsQuerySchema' },
   'POST /secure/send': { body: 'SendRequestSchema' },
   'POST /secure/sendbatch': { body: 'SendBatch' },
   'POST /secure/rate': { body: 'SendRequestSchema' },
@@ -142,6 +151,8 @@ const COMPOSED: Record<string, fc.Arbitrary<unknown>> = {
     shapedInput(contracts.BatchRequestSchema),
   ),
   UnroutedQuery: fc.record({ limit: hostileValue }, { requiredKeys: [] }),
+  // The CDR query's range check reads SEARCH_MAX_DAYS: its default here.
+  CdrQuery: shapedInput(contracts.cdrQuerySchema(contracts.SEARCH_DEFAULTS.maxDays)),
 };
 
 function inputOf(name: string | undefined): fc.Arbitrary<unknown> {
