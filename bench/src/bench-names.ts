@@ -17,6 +17,7 @@ export const BENCH_NAMES = [
   'soak',
   'kannel',
   'smpp-server',
+  'search',
 ] as const;
 
 export type BenchName = (typeof BENCH_NAMES)[number];

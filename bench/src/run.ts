@@ -9,12 +9,13 @@ import { benchPacing } from './pacing';
 import { benchStarting } from './report';
 import { benchRouting } from './routing';
 import { benchScale } from './scale';
+import { benchSearch } from './search';
 import { benchSend } from './send';
 import { benchSmppServer } from './smpp-server';
 import { benchSoak } from './soak';
 
 /**
- * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel|smpp-server]`: starts what it needs (services as processes against the
+ * `pnpm bench [send|send-noreceipt|batch|batch-noreceipt|embedded|legacy|lifecycle|pacing|routing|scale|credentials|soak [--chaos] [--minutes N]|kannel|smpp-server|search]`: starts what it needs (services as processes against the
  * Postgres, RabbitMQ and Redis of DATABASE_URL, AMQP_URL, REDIS_URL or the local defaults) and
  * prints one JSON line per benchmark, with its baseline measured in the same run. With
  * `--write-docs` each also writes its figures into docs/performance.md.
@@ -34,6 +35,7 @@ const benches: Record<BenchName, () => Promise<void>> = {
   soak: () => benchSoak(process.argv.slice(2)),
   kannel: () => benchKannel(),
   'smpp-server': () => benchSmppServer(),
+  search: () => benchSearch(),
 };
 
 function isBench(name: string): name is BenchName {
@@ -48,9 +50,10 @@ async function main(): Promise<void> {
   const chosen = firstOption < 0 ? args : args.slice(0, firstOption);
   // The soak runs only when named (it takes half an hour), the variants without receipts too: send
   // and batch measure them as their baselines; kannel too (it installs a package and waits for
-  // Kannel's queue to drain).
+  // Kannel's queue to drain), search too (it writes millions of messages on its first run).
   const every = BENCH_NAMES.filter(
-    (name) => name !== 'soak' && name !== 'kannel' && !name.endsWith('-noreceipt'),
+    (name) =>
+      name !== 'soak' && name !== 'kannel' && name !== 'search' && !name.endsWith('-noreceipt'),
   );
   for (const name of chosen.length > 0 ? chosen : every) {
     if (!isBench(name))

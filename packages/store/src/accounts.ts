@@ -18,6 +18,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * message-search.ts searchMessages and messageStory (the name of each message's account); batches.ts
  * searchBatches (the name of each batch's account); cdrs.ts archiveCdrs and readCdrChunk (the name
  * of each CDR's account).
+ * synthetic-history.ts insertSyntheticAccounts, insertSyntheticMessages and syntheticExtent (the
+ * accounts of `pnpm bench search`'s history).
  * message-stats.ts statsRows (the name of each account the statistics group by).
  */
 

@@ -10,6 +10,7 @@ import type { Queryable } from '@smsgw/kit';
  * refundedAmount read whether a message was refunded; message-search.ts messageStoryLedger reads
  * a message's rows for its story.
  * message-stats.ts rollStatsHour reads, through refundedAmount, what each message was refunded.
+ * synthetic-history.ts insertSyntheticRefunds writes the refunds of `pnpm bench search`'s history.
  */
 
 /** The credit an account opened with (a null balance or quota counts as 0). */

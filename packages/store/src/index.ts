@@ -26,3 +26,4 @@ export * from './server-settings';
 export * from './message-search';
 export * from './message-stats';
 export * from './cdrs';
+export * from './synthetic-history';

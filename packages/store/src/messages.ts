@@ -33,6 +33,8 @@ import { sqlList } from './sql-list';
  * cdrs.ts archiveCdrs, readCdrChunk and PART_ROWS (the CDRs of messages in a final state, and
  * their parts).
  * message-stats.ts rollStatsHour and firstMessageHour (the statistics' hourly count).
+ * synthetic-history.ts insertSyntheticMessages, insertSyntheticRefunds, syntheticExtent and
+ * destinationsAfter (`pnpm bench search`'s history).
  */
 
 const WAITING = sqlList(WAITING_STATES);
