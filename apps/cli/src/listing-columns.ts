@@ -1,6 +1,11 @@
 import type { AccountView, BatchSummary, MessageSummary } from '@smsgw/contracts';
 import type { Column } from './table-writer';
-import { utc } from './timeline-view';
+
+/** A gateway time as people read it in a table: UTC to the second ("2026-12-01 08:00:00"). */
+const utc = (iso: string): string => {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : at.toISOString().slice(0, 19).replace('T', ' ');
+};
 
 /** A row of GET /admin/v1/accounts: the account as the admin API shows it. */
 export type AccountRow = AccountView;

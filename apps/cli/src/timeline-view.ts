@@ -4,15 +4,12 @@ import { TableWriter } from './table-writer';
 type Timeline = MessageTimeline['data'];
 type Step = Timeline['events'][number];
 
-/** A gateway time as people read it in a table: UTC to the second ("2026-12-01 08:00:00"). */
-export function utc(iso: string): string {
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? iso : at.toISOString().slice(0, 19).replace('T', ' ');
-}
-
 /** A gateway time in a message's story: to the millisecond, where steps often share a second. */
-const precise = (iso: string | null): string =>
-  iso === null ? '-' : new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
+const precise = (iso: string | null): string => {
+  if (iso === null) return '-';
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : at.toISOString().replace('T', ' ').slice(0, 23);
+};
 
 /** Line breaks written as \n, so the text stays on its line. */
 const content = (m: Timeline['message']): string =>
