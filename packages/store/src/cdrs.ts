@@ -68,14 +68,16 @@ const ARCHIVED_COLUMNS = `id, username, entry, from_addr, to_addr, country_code,
 /**
  * Copies the CDRs of the messages of ids [lo, hi) (one period about to be dropped) into `cdrs`,
  * in the transaction that drops the period, so billing outlives the messages' content, which is
- * never copied. Answers how many were copied.
+ * never copied. Every message of the period is copied: one not final yet (sent, its receipt never
+ * come) ends with the drop, and was charged, so its CDR keeps the state it had. Answers how many
+ * were copied.
  */
 export async function archiveCdrs(tx: Queryable, lo: string, hi: string): Promise<number> {
   const { rowCount } = await tx.query(
     `INSERT INTO cdrs (${ARCHIVED_COLUMNS}, account_id, part_rows)
      SELECT ${liveColumns()}, m.account_id, ${PART_ROWS}
        FROM messages m LEFT JOIN accounts a ON a.id = m.account_id
-      WHERE m.id >= $1::uuid AND m.id < $2::uuid AND m.state IN (${FINAL})
+      WHERE m.id >= $1::uuid AND m.id < $2::uuid
      ON CONFLICT (id) DO NOTHING`,
     [lo, hi],
     { planEachCall: true },

@@ -214,18 +214,25 @@ describe.each(migratedDatabases())('CDRs on %s', (_name, open) => {
       [DAY],
     );
     expect(await dropMessagePartition(suite.db, periods[0].suffix)).toBe(6);
+    const open = before.length;
     const { rows: left } = await suite.db.query(
       `SELECT 1 FROM messages WHERE id >= $1::uuid AND id < $2::uuid`,
       [timeIdFloor(DAY), timeIdFloor(NEXT_DAY)],
     );
     expect(left).toEqual([]);
-    expect(await read({ parts: true })).toEqual(before);
-    expect(await read({ parts: true }, 2)).toEqual(before);
-    // The message not yet final has no CDR; nothing of any text is in the archive.
+    // The message not final yet ends with the drop: its CDR joins the others, with its last state.
+    const after = await read({ parts: true });
+    expect(after.filter((r) => r.state !== 'submitted')).toEqual(before);
+    expect(after.filter((r) => r.state === 'submitted')).toEqual([
+      expect.objectContaining({ state: 'submitted', charged: expect.any(String) }),
+    ]);
+    expect(after).toHaveLength(open + 1);
+    expect(await read({ parts: true }, 2)).toEqual(after);
+    // Nothing of any text is in the archive.
     const { rows: archived } = await suite.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM cdrs',
     );
-    expect(archived[0].n).toBe(5);
+    expect(archived[0].n).toBe(6);
     const { rows: dump } = await suite.db.query<{ t: string }>('SELECT cdrs::text AS t FROM cdrs');
     expect(dump.filter((r) => r.t.includes('secret text'))).toEqual([]);
   });
@@ -240,6 +247,6 @@ describe.each(migratedDatabases())('CDRs on %s', (_name, open) => {
     expect(await deleteCdrsBefore(suite.db, at(4), 1)).toBe(1);
     expect(await deleteCdrsBefore(suite.db, at(4), 10)).toBe(2);
     expect(await deleteCdrsBefore(suite.db, at(4), 10)).toBe(0);
-    expect((await read({})).map((r) => r.id)).toEqual([ids.heldCancel, ids.parts]);
+    expect((await read({})).map((r) => r.id)).toEqual([ids.heldCancel, ids.parts, ids.open]);
   });
 });
