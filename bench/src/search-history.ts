@@ -2,13 +2,11 @@ import type { Db } from '@smsgw/kit';
 import {
   HOUR_MS,
   addMessagePartition,
-  addStatsHours,
-  deleteStatsBefore,
-  hourOf,
+  countStatsSlice,
+  restartStats,
   insertSyntheticAccounts,
   insertSyntheticMessages,
   insertSyntheticRefunds,
-  rollStatsHour,
   syntheticExtent,
 } from '@smsgw/store';
 
@@ -100,22 +98,17 @@ export interface Rollup {
 }
 
 /**
- * The statistics' roll over the whole history, hour by hour as the scheduler's rollup counts
- * them (rollStatsHour), from no statistics at all: the backlog a gateway upgraded onto a full
- * database works off. Every hour settles (it is older than the settle age given).
+ * The statistics' count of the whole history, slice by slice as the scheduler's rollup counts
+ * them (countStatsSlice, an hour each), from no statistics at all: the backlog a gateway upgraded
+ * onto a full database works off.
  */
 export async function rollWholeHistory(db: Db, endMs: number, messages: number): Promise<Rollup> {
-  await deleteStatsBefore(db, new Date(endMs + DAY_MS));
-  const last = hourOf(new Date(endMs));
-  const first = new Date(last.getTime() - (HISTORY_DAYS + 1) * DAY_MS);
-  await addStatsHours(db, first, last);
-  const now = new Date(endMs + HOUR_MS);
+  await restartStats(db);
+  const until = new Date(endMs + 1);
+  const floor = new Date(Math.floor((endMs - (HISTORY_DAYS + 1) * DAY_MS) / HOUR_MS) * HOUR_MS);
   const started = Date.now();
   let hours = 0;
-  for (let at = first.getTime(); at <= last.getTime(); at += HOUR_MS) {
-    await rollStatsHour(db, new Date(at), { now, graceMs: 0, settleAgeMs: 0 });
-    hours++;
-  }
+  while (await countStatsSlice(db, { until, floor })) hours++;
   const seconds = (Date.now() - started) / 1000;
   await db.query('ANALYZE');
   return {

@@ -103,12 +103,19 @@ CREATE TABLE message_stats (
 );
 CREATE INDEX message_stats_account ON message_stats (account_id, hour);
 
--- Each hour's roll: when it was last counted, how many of its messages had not ended then, and
--- whether it is settled (counted for good: its messages ended, or it is too old to wait for).
-CREATE TABLE message_stats_hours (
-  hour      timestamptz PRIMARY KEY,
-  rolled_at timestamptz,
-  unended   bigint NOT NULL DEFAULT 0,
-  settled   boolean NOT NULL DEFAULT false
+-- The acceptance time up to which messages are counted (NULL: not yet begun): each message is
+-- counted once, in the slice of acceptance time it falls in, or later once it ends; and when the
+-- pending messages were last looked at.
+CREATE TABLE message_stats_watermark (
+  one                boolean PRIMARY KEY DEFAULT true CHECK (one),
+  counted_until      timestamptz,
+  pending_checked_at timestamptz
 );
-CREATE INDEX message_stats_hours_unsettled ON message_stats_hours (hour) WHERE NOT settled;
+INSERT INTO message_stats_watermark DEFAULT VALUES;
+
+-- Messages of a counted slice that had not ended then: counted once they end (or settle).
+CREATE TABLE message_stats_pending (
+  id   uuid PRIMARY KEY,
+  hour timestamptz NOT NULL
+);
+CREATE INDEX message_stats_pending_hour ON message_stats_pending (hour);

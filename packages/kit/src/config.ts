@@ -133,8 +133,10 @@ export const envVars = {
   CDR_RETENTION_DAYS: int(1, 36_500).optional(),
   /** The longest time range a message or batch search, a CDR export or a statistics query may name. */
   SEARCH_MAX_DAYS: int(1, 3_660).default(SEARCH_DEFAULTS.maxDays),
-  /** How often the batch-scheduler counts the hourly statistics again (docs/operators.md § Statistics). */
+  /** How often the batch-scheduler counts the newly accepted and the newly ended messages into the hourly statistics (docs/operators.md § Statistics). */
   STATS_ROLLUP_SECONDS: int(1, 3600).default(60),
+  /** Messages are counted into the statistics once accepted this long ago: those still being written, and the gateways' clocks. */
+  STATS_LAG_SECONDS: int(0, 3600).default(120),
   /** A due batch that has not moved for this long is stalled (docs/reliability.md § A stalled batch). */
   BATCH_STALL_SECONDS: int(1, 30 * 86_400).default(STALL_DEFAULTS.batchSeconds),
   /** A message queued this long is overdue (submitting: BATCH_STALL_SECONDS). */

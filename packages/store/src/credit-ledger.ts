@@ -9,7 +9,8 @@ import type { Queryable } from '@smsgw/kit';
  * messages.ts costStands (read by messageStatus, the statistics' roll and the CDRs) and
  * refundedAmount read whether a message was refunded; message-search.ts messageStoryLedger reads
  * a message's rows for its story.
- * message-stats.ts rollStatsHour reads, through refundedAmount, what each message was refunded.
+ * message-stats.ts countStatsSlice and countPendingStats read, through refundedAmount, what each
+ * message was refunded.
  * synthetic-history.ts insertSyntheticRefunds writes the refunds of `pnpm bench search`'s history.
  */
 

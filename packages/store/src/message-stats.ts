@@ -9,12 +9,13 @@ import { refundedAmount } from './messages';
 import { sqlList } from './sql-list';
 
 /**
- * Statements on `message_stats` and `message_stats_hours`: the statistics by hour of acceptance
- * (docs/operators.md § Statistics). An hour's rows are counted again from `messages` until the
- * hour is settled; the query reads only these tables, never the messages.
- * rollStatsHour reads `messages` (and, through refundedAmount, `credit_ledger` and
- * `message_parts`); firstMessageHour reads the oldest message id; statsRows reads the names of
- * `accounts`.
+ * Statements on `message_stats`, `message_stats_watermark` and `message_stats_pending`: the
+ * statistics by hour of acceptance (docs/operators.md § Statistics). Each message is counted once:
+ * in the slice of acceptance time it falls in when it had ended by then, else once it ends (or
+ * settles); the query reads only these tables, never the messages.
+ * countStatsSlice and countPendingStats read `messages` (and, through refundedAmount,
+ * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsRows
+ * reads the names of `accounts`.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -30,8 +31,8 @@ export function hourOf(at: Date): Date {
  */
 const STATS_STATE = `CASE WHEN m.state = 'failed' AND m.error = '${UNKNOWN_OUTCOME_ERROR}' THEN 'unknown' ELSE m.state END`;
 
-/** States whose messages may still change: an hour holding any is counted again. */
-const ENDED = sqlList([...FINAL_STATES, 'unknown']);
+/** Message states that never change again: a message in one is counted for good. */
+const ENDED = sqlList(FINAL_STATES);
 
 /** The hour of the oldest message (read in id order, off the primary key), if any. */
 export async function firstMessageHour(db: Queryable): Promise<Date | undefined> {
@@ -41,166 +42,219 @@ export async function firstMessageHour(db: Queryable): Promise<Date | undefined>
   return hourOf(new Date(ms));
 }
 
-/** The newest hour with a row, if any: where the next hours begin. */
-export async function lastStatsHour(db: Queryable): Promise<Date | undefined> {
-  const { rows } = await db.query<{ hour: Date | null }>(
-    'SELECT max(hour) AS hour FROM message_stats_hours',
+/** The acceptance time up to which messages are counted; undefined before the first slice. */
+export async function statsWatermark(db: Queryable): Promise<Date | undefined> {
+  const { rows } = await db.query<{ counted_until: Date | null }>(
+    'SELECT counted_until FROM message_stats_watermark',
   );
-  return rows[0]?.hour ?? undefined;
-}
-
-/** Gives every hour from `from` to `to` (both hour starts, inclusive) a row; answers how many were new. */
-export async function addStatsHours(db: Queryable, from: Date, to: Date): Promise<number> {
-  if (to.getTime() < from.getTime()) return 0;
-  const { rowCount } = await db.query(
-    `INSERT INTO message_stats_hours (hour)
-     SELECT generate_series($1::timestamptz, $2::timestamptz, interval '1 hour')
-     ON CONFLICT (hour) DO NOTHING`,
-    [from, to],
-  );
-  return rowCount;
-}
-
-export interface DueStatsHour {
-  hour: Date;
-  rolled_at: Date | null;
+  return rows[0]?.counted_until ?? undefined;
 }
 
 /**
- * The unsettled hours begun by `now` that are due for a count, newest first: never counted, or
- * last counted longer ago than a tenth of the time since the hour ended (at most `maxWaitMs`). The
- * current hour is so due at every round, an hour long ended only now and then.
+ * Adds counted messages to their hours' rows: `source` names rows of (hour, account_id,
+ * connector, route, prefix, state, messages, parts, charged, refunded), grouped by them. The
+ * country is named once per group of the destinations' first three digits (all a calling code
+ * can span), not once per message; an existing row is added to.
  */
-export async function dueStatsHours(
-  db: Queryable,
-  now: Date,
-  maxWaitMs: number,
-  limit: number,
-): Promise<DueStatsHour[]> {
-  const { rows } = await db.query<DueStatsHour>(
-    `SELECT hour, rolled_at FROM message_stats_hours
-      WHERE NOT settled AND hour <= $1
-        AND (rolled_at IS NULL
-             OR rolled_at <= $1::timestamptz - LEAST(
-                  GREATEST($1::timestamptz - (hour + interval '1 hour'), interval '0') / 10,
-                  $2::float8 * interval '1 millisecond'))
-      ORDER BY hour DESC
-      LIMIT $3`,
-    [now, maxWaitMs, limit],
-  );
-  return rows;
-}
-
-/** The unsettled hours from `from` (inclusive) to `to` (exclusive), oldest first. */
-export async function unsettledStatsHours(db: Queryable, from: Date, to: Date): Promise<Date[]> {
-  const { rows } = await db.query<{ hour: Date }>(
-    `SELECT hour FROM message_stats_hours WHERE NOT settled AND hour >= $1 AND hour < $2 ORDER BY hour`,
-    [from, to],
-  );
-  return rows.map((r) => r.hour);
-}
-
-export interface StatsRoll {
-  /** When the hour had a row to count (false: settled or taken by another scheduler meanwhile). */
-  counted: boolean;
-  unended: number;
-  settled: boolean;
-}
-
-export interface RollOptions {
-  now: Date;
-  /** The hour settles once it ended this long ago with none of its messages unended. */
-  graceMs: number;
-  /** The hour settles once it is this old whatever its messages. */
-  settleAgeMs: number;
-  /**
-   * Counted and settled whatever it holds (its messages are about to be dropped); waits for a
-   * count in progress instead of passing the hour by.
-   */
-  final?: boolean;
-  /** The last count's time the caller saw: the hour is passed by when it was counted since. */
-  seenRolledAt?: Date | null;
-}
-
-/**
- * Counts one hour again in one transaction: its rows replaced by a GROUP BY over the messages of
- * its id range, which reads the primary key of the one partition that holds them. The country is
- * named once per group of the destinations' first three digits (all a calling code can span),
- * not once per message. The hour's row is locked first; another scheduler counting it has it
- * passed by (SKIP LOCKED).
- */
-export async function rollStatsHour(db: Db, hour: Date, options: RollOptions): Promise<StatsRoll> {
-  const lo = timeIdFloor(hour);
-  const hi = timeIdFloor(new Date(hour.getTime() + HOUR_MS));
-  return db.transaction(async (tx) => {
-    const locked = await tx.query<{ rolled_at: Date | null }>(
-      `SELECT rolled_at FROM message_stats_hours WHERE hour = $1 AND NOT settled
-          FOR UPDATE${options.final === true ? '' : ' SKIP LOCKED'}`,
-      [hour],
-    );
-    const row = locked.rows[0];
-    const seen = options.seenRolledAt;
-    if (
-      row === undefined ||
-      (seen !== undefined && (row.rolled_at?.getTime() ?? null) !== (seen?.getTime() ?? null))
-    )
-      return { counted: false, unended: 0, settled: false };
-    await tx.query('DELETE FROM message_stats WHERE hour = $1', [hour]);
-    const { rows } = await tx.query<{ unended: string }>(
-      `WITH by_prefix AS (
-         SELECT m.account_id, COALESCE(m.connector, '') AS connector, COALESCE(m.route, '') AS route,
-                left(m.to_addr, 3) AS prefix, ${STATS_STATE} AS state,
-                count(*) AS messages, COALESCE(sum(m.segments), 0) AS parts,
-                COALESCE(sum(m.cost), 0) AS charged, COALESCE(sum(${refundedAmount('m')}), 0) AS refunded
-           FROM messages m
-          WHERE m.id >= $2::uuid AND m.id < $3::uuid
-          GROUP BY 1, 2, 3, 4, 5
-       ), counted AS (
-         SELECT account_id, connector, route, smsgw_calling_code(prefix) AS country, state,
+function addToStats(source: string): string {
+  return `counted AS (
+         SELECT hour, account_id, connector, route, smsgw_calling_code(prefix) AS country, state,
                 sum(messages)::bigint AS messages, sum(parts)::bigint AS parts,
                 sum(charged) AS charged, sum(refunded) AS refunded
-           FROM by_prefix
-          GROUP BY 1, 2, 3, 4, 5
+           FROM ${source}
+          GROUP BY 1, 2, 3, 4, 5, 6
        ), stored AS (
-         INSERT INTO message_stats (hour, account_id, connector, route, country, state, messages, parts, charged, refunded)
-         SELECT $1, account_id, connector, route, country, state, messages, parts, charged, refunded FROM counted
-       )
-       SELECT COALESCE(sum(messages) FILTER (WHERE state NOT IN (${ENDED})), 0)::text AS unended FROM counted`,
-      [hour, lo, hi],
+         INSERT INTO message_stats AS s (hour, account_id, connector, route, country, state, messages, parts, charged, refunded)
+         SELECT hour, account_id, connector, route, country, state, messages, parts, charged, refunded FROM counted
+         ON CONFLICT (hour, account_id, connector, route, country, state) DO UPDATE
+            SET messages = s.messages + EXCLUDED.messages, parts = s.parts + EXCLUDED.parts,
+                charged = s.charged + EXCLUDED.charged, refunded = s.refunded + EXCLUDED.refunded
+       )`;
+}
+
+/** The columns a message is grouped by and summed into, from messages alias `m`. */
+const GROUPED = `COALESCE(m.connector, '') AS connector, COALESCE(m.route, '') AS route,
+                left(m.to_addr, 3) AS prefix, ${STATS_STATE} AS state`;
+
+export interface StatsSlice {
+  /** The acceptance times counted: from (inclusive) to (exclusive), within one hour. */
+  from: Date;
+  to: Date;
+  /** Messages that had ended, added to the statistics. */
+  counted: number;
+  /** Messages not ended yet, left to countPendingStats. */
+  pending: number;
+}
+
+export interface SliceOptions {
+  /** Count up to this acceptance time at most (the present less STATS_LAG_SECONDS). */
+  until: Date;
+  /** Nothing before this is counted: where a first slice starts, and what retention keeps. */
+  floor: Date;
+  /** Wait for a slice another scheduler is counting, instead of passing by. */
+  wait?: boolean;
+}
+
+/**
+ * Counts the next slice of messages by acceptance time, from the watermark to `until` but within
+ * one hour, in one transaction and one pass over the slice's id range (the primary key of the
+ * partition that holds it): the ended ones are added to their hour's rows, the others go to
+ * `message_stats_pending`, and the watermark moves to the slice's end. The watermark's row is
+ * locked first, so no slice is counted twice; undefined when another scheduler holds it or there
+ * is nothing to count yet.
+ */
+export async function countStatsSlice(
+  db: Db,
+  options: SliceOptions,
+): Promise<StatsSlice | undefined> {
+  return db.transaction(async (tx) => {
+    const locked = await tx.query<{ counted_until: Date | null }>(
+      `SELECT counted_until FROM message_stats_watermark
+          FOR UPDATE${options.wait === true ? '' : ' SKIP LOCKED'}`,
     );
-    const unended = Number(rows[0].unended);
-    const ended = hour.getTime() + HOUR_MS + options.graceMs <= options.now.getTime();
-    const settled =
-      options.final === true ||
-      (ended && unended === 0) ||
-      hour.getTime() + options.settleAgeMs <= options.now.getTime();
-    await tx.query(
-      'UPDATE message_stats_hours SET rolled_at = $2, unended = $3, settled = $4 WHERE hour = $1',
-      [hour, options.now, unended, settled],
+    const row = locked.rows[0];
+    if (row === undefined) return undefined;
+    const watermark = row.counted_until;
+    const from =
+      watermark === null || watermark.getTime() < options.floor.getTime()
+        ? options.floor
+        : watermark;
+    const hour = hourOf(from);
+    const to = new Date(Math.min(options.until.getTime(), hour.getTime() + HOUR_MS));
+    if (to.getTime() <= from.getTime()) return undefined;
+    const { rows } = await tx.query<{ counted: string; pending: string }>(
+      `WITH slice AS MATERIALIZED (
+         SELECT m.id, m.account_id, m.connector, m.route, m.to_addr, m.state, m.error, m.segments,
+                m.cost, m.unanswered_submits, m.state IN (${ENDED}) AS ended
+           FROM messages m
+          WHERE m.id >= $2::uuid AND m.id < $3::uuid
+       ), pending AS (
+         INSERT INTO message_stats_pending (id, hour)
+         SELECT id, $1 FROM slice WHERE NOT ended
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), by_prefix AS (
+         SELECT $1::timestamptz AS hour, m.account_id, ${GROUPED},
+                count(*) AS messages, COALESCE(sum(m.segments), 0) AS parts,
+                COALESCE(sum(m.cost), 0) AS charged, COALESCE(sum(${refundedAmount('m')}), 0) AS refunded
+           FROM slice m
+          WHERE m.ended
+          GROUP BY 1, 2, 3, 4, 5, 6
+       ), ${addToStats('by_prefix')}
+       SELECT (SELECT COALESCE(sum(messages), 0) FROM counted)::text AS counted,
+              (SELECT count(*) FROM pending)::text AS pending`,
+      [hour, timeIdFloor(from), timeIdFloor(to)],
     );
-    return { counted: true, unended, settled };
+    await tx.query('UPDATE message_stats_watermark SET counted_until = $1', [to]);
+    return { from, to, counted: Number(rows[0].counted), pending: Number(rows[0].pending) };
   });
 }
 
-/** Removes the statistics of the hours before `before`; answers how many hours. */
+export interface PendingCount {
+  /** Pending messages that have ended since, added to the statistics. */
+  ended: number;
+  /** Pending messages of hours before `settleBefore`, added as the state they have now. */
+  settled: number;
+}
+
+export interface PendingOptions {
+  now: Date;
+  /** The pending messages of the hours before this are counted as they are: their hours are final. */
+  settleBefore: Date;
+  /** Wait for a count another scheduler is making, instead of passing by. */
+  wait?: boolean;
+}
+
+/**
+ * Whether pending messages of hour `p.hour` are looked at now ($2) after a look at $3: every time
+ * within their hour's first two hours, then each time the hour's age has grown by a tenth, so a
+ * message whose receipt never comes is looked at some fifty times before it settles, not at every
+ * round.
+ */
+const PENDING_DUE = `(p.hour > $2::timestamptz - interval '2 hours' OR $3::timestamptz IS NULL
+       OR floor(ln(extract(epoch FROM $2::timestamptz - p.hour)) / ln(1.1))
+          <> floor(ln(greatest(extract(epoch FROM $3::timestamptz - p.hour), 1)) / ln(1.1)))`;
+
+/**
+ * Counts the due pending messages (PENDING_DUE) that have ended since their slice was counted, and
+ * those of the hours before `settleBefore` whatever their state, and removes them from
+ * `message_stats_pending`, in one transaction. A message found by id: an index probe each.
+ * Deleting is what claims a message; the watermark's row is locked first as by a slice, so that
+ * two counts never add to the same rows at once (undefined: another scheduler holds it). A pending
+ * message whose row is gone is removed uncounted once its hour is before `settleBefore`.
+ */
+export async function countPendingStats(
+  db: Db,
+  options: PendingOptions,
+): Promise<PendingCount | undefined> {
+  return db.transaction(async (tx) => {
+    const locked = await tx.query<{ pending_checked_at: Date | null }>(
+      `SELECT pending_checked_at FROM message_stats_watermark
+          FOR UPDATE${options.wait === true ? '' : ' SKIP LOCKED'}`,
+    );
+    const row = locked.rows[0];
+    if (row === undefined) return undefined;
+    const { rows } = await tx.query<{ ended: string; settled: string }>(
+      `WITH claimed AS (
+         DELETE FROM message_stats_pending p USING messages m
+          WHERE m.id = p.id
+            AND (p.hour < $1 OR (${PENDING_DUE} AND m.state IN (${ENDED})))
+         RETURNING p.hour, m.account_id, ${GROUPED}, m.segments, m.cost,
+                   ${refundedAmount('m')} AS refunded, m.state IN (${ENDED}) AS ended
+       ), by_prefix AS (
+         SELECT hour, account_id, connector, route, prefix, state,
+                count(*) AS messages, COALESCE(sum(segments), 0) AS parts,
+                COALESCE(sum(cost), 0) AS charged, COALESCE(sum(refunded), 0) AS refunded
+           FROM claimed
+          GROUP BY 1, 2, 3, 4, 5, 6
+       ), ${addToStats('by_prefix')}
+       SELECT count(*) FILTER (WHERE ended)::text AS ended,
+              count(*) FILTER (WHERE NOT ended)::text AS settled
+         FROM claimed`,
+      [options.settleBefore, options.now, row.pending_checked_at],
+    );
+    await tx.query('DELETE FROM message_stats_pending WHERE hour < $1', [options.settleBefore]);
+    await tx.query('UPDATE message_stats_watermark SET pending_checked_at = $1', [options.now]);
+    return { ended: Number(rows[0].ended), settled: Number(rows[0].settled) };
+  });
+}
+
+/**
+ * Removes the statistics of the hours before `before`, and their pending messages; answers how
+ * many rows of statistics.
+ */
 export async function deleteStatsBefore(db: Db, before: Date): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.query('DELETE FROM message_stats WHERE hour < $1', [before]);
-    const { rowCount } = await tx.query('DELETE FROM message_stats_hours WHERE hour < $1', [
-      before,
-    ]);
+    await tx.query('DELETE FROM message_stats_pending WHERE hour < $1', [before]);
+    const { rowCount } = await tx.query('DELETE FROM message_stats WHERE hour < $1', [before]);
     return rowCount;
   });
 }
 
-/** Seconds since the least recently counted unsettled hour was counted (0: none unsettled). */
+/** Removes all statistics and starts the count over (a benchmark's roll from nothing). */
+export async function restartStats(db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('DELETE FROM message_stats_pending');
+    await tx.query('DELETE FROM message_stats');
+    await tx.query(
+      'UPDATE message_stats_watermark SET counted_until = NULL, pending_checked_at = NULL',
+    );
+  });
+}
+
+/** Seconds from the watermark to `now` (0 before the first slice). */
 export async function statsRollupLagSeconds(db: Queryable, now: Date): Promise<number> {
-  const { rows } = await db.query<{ lag: number | null }>(
-    `SELECT extract(epoch FROM $1::timestamptz - min(COALESCE(rolled_at, hour)))::float8 AS lag
-       FROM message_stats_hours WHERE NOT settled AND hour <= $1`,
-    [now],
+  const watermark = await statsWatermark(db);
+  if (watermark === undefined) return 0;
+  return Math.max(0, (now.getTime() - watermark.getTime()) / 1000);
+}
+
+/** Messages waiting in `message_stats_pending` for their end. */
+export async function pendingStatsCount(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    'SELECT count(*)::text AS n FROM message_stats_pending',
   );
-  return Math.max(0, rows[0]?.lag ?? 0);
+  return Number(rows[0].n);
 }
 
 export interface StatsFilter {
@@ -296,11 +350,11 @@ export async function statsTotals(db: Queryable, f: StatsFilter): Promise<StatsS
 }
 
 export interface StatsFreshness {
-  /** Every hour of the range that has begun is settled. */
+  /** Every hour of the range that has begun is settled: counted past its end, none pending. */
   settled: boolean;
   /**
-   * When the range's counts were made: the oldest last count of an unsettled hour, or, all
-   * settled, the newest count; null while an hour of the range has not been counted yet.
+   * The acceptance time up to which the messages are counted (the watermark), stragglers aside;
+   * null before the first slice.
    */
   asOf: Date | null;
 }
@@ -311,21 +365,16 @@ export async function statsFreshness(
   until: Date,
   now: Date,
 ): Promise<StatsFreshness> {
-  const { rows } = await db.query<{
-    settled: boolean | null;
-    oldest: Date | null;
-    newest: Date | null;
-    uncounted: boolean | null;
-  }>(
-    `SELECT bool_and(settled) AS settled, min(rolled_at) FILTER (WHERE NOT settled) AS oldest,
-            max(rolled_at) AS newest, bool_or(rolled_at IS NULL) AS uncounted
-       FROM message_stats_hours WHERE hour >= $1 AND hour < $2 AND hour <= $3`,
-    [since, until, now],
+  const { rows } = await db.query<{ counted_until: Date | null; pending: boolean }>(
+    `SELECT w.counted_until,
+            EXISTS (SELECT 1 FROM message_stats_pending p WHERE p.hour >= $1 AND p.hour < $2) AS pending
+       FROM message_stats_watermark w`,
+    [since, until],
   );
   const r = rows[0];
-  if (r === undefined || r.settled === null) return { settled: false, asOf: null };
-  if (r.uncounted === true) return { settled: false, asOf: null };
-  return { settled: r.settled, asOf: r.settled ? r.newest : r.oldest };
+  if (r === undefined || r.counted_until === null) return { settled: false, asOf: null };
+  const begun = Math.min(until.getTime(), hourOf(now).getTime() + HOUR_MS);
+  return { settled: r.counted_until.getTime() >= begun && !r.pending, asOf: r.counted_until };
 }
 
 export interface StatsReport {

@@ -32,7 +32,7 @@ import { sqlList } from './sql-list';
  * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view);
  * cdrs.ts archiveCdrs, readCdrChunk and PART_ROWS (the CDRs of messages in a final state, and
  * their parts).
- * message-stats.ts rollStatsHour and firstMessageHour (the statistics' hourly count).
+ * message-stats.ts countStatsSlice, countPendingStats and firstMessageHour (the statistics' count).
  * synthetic-history.ts insertSyntheticMessages, insertSyntheticRefunds, syntheticExtent and
  * destinationsAfter (`pnpm bench search`'s history).
  */

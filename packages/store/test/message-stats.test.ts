@@ -3,16 +3,16 @@ import { timeOrderedId, type Queryable } from '@smsgw/kit';
 import { migratedDatabases, useMigratedAccount } from '@smsgw/kit/testing';
 import {
   HOUR_MS,
-  addStatsHours,
+  countPendingStats,
+  countStatsSlice,
   deleteStatsBefore,
-  dueStatsHours,
   firstMessageHour,
   hourOf,
-  rollStatsHour,
+  pendingStatsCount,
   statsFreshness,
   statsRows,
   statsTotals,
-  type RollOptions,
+  statsWatermark,
 } from '@smsgw/store';
 
 interface Message {
@@ -62,45 +62,34 @@ async function insertMessage(db: Queryable, accountId: string, m: Message): Prom
   return id;
 }
 
-const GRACE_MS = 5 * 60_000;
-const SETTLE_AGE_MS = 3 * 24 * HOUR_MS;
-
 describe.each(migratedDatabases())('message statistics on %s', (_engine, open) => {
   const suite = useMigratedAccount(open);
   const now = new Date();
   const thisHour = hourOf(now);
   const hoursAgo = (n: number, minutes = 10) =>
     new Date(thisHour.getTime() - n * HOUR_MS + minutes * 60_000);
-  const options = (over: Partial<RollOptions> = {}): RollOptions => ({
-    now,
-    graceMs: GRACE_MS,
-    settleAgeMs: SETTLE_AGE_MS,
-    ...over,
-  });
-  const hourRow = async (hour: Date) =>
-    (
-      await suite.db.query<{ rolled_at: Date | null; unended: string; settled: boolean }>(
-        'SELECT rolled_at, unended::text, settled FROM message_stats_hours WHERE hour = $1',
-        [hour],
-      )
-    ).rows[0];
+  const hourEnd = (hour: Date) => new Date(hour.getTime() + HOUR_MS);
+  /** Counts slices from `floor` up to `until`; answers them. */
+  const countUpTo = async (floor: Date, until: Date) => {
+    const slices = [];
+    for (;;) {
+      const slice = await countStatsSlice(suite.db, { until, floor });
+      if (!slice) return slices;
+      slices.push(slice);
+    }
+  };
   const byState = async (hour: Date) =>
     Object.fromEntries(
       (
         await statsRows(
           suite.db,
-          {
-            since: hour,
-            until: new Date(hour.getTime() + HOUR_MS),
-            period: 'hour',
-            group: 'state',
-          },
+          { since: hour, until: hourEnd(hour), period: 'hour', group: 'state' },
           100,
         )
       ).map((r) => [r.state, [r.messages, r.parts, r.charged, r.refunded]]),
     );
 
-  it("counts an hour's messages by state, parts, cost charged and refunded as the ledger says", async () => {
+  it("counts a slice's ended messages by state, parts, cost charged and refunded as the ledger says", async () => {
     const { db, accountId } = suite;
     const hour = hourOf(hoursAgo(2));
     for (const m of [
@@ -114,16 +103,17 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
       { state: 'cancelled', cost: '5', part: true },
     ])
       await insertMessage(db, accountId, { at: hoursAgo(2), ...m });
-    // Neighbouring hours' messages are not this hour's.
+    // Neighbouring hours' messages are not this slice's.
     await insertMessage(db, accountId, { at: new Date(hour.getTime() - 1), state: 'delivered' });
-    await insertMessage(db, accountId, { at: new Date(hour.getTime() + HOUR_MS), state: 'queued' });
-    await addStatsHours(db, hour, hour);
+    await insertMessage(db, accountId, { at: hourEnd(hour), state: 'delivered' });
 
-    expect(await rollStatsHour(db, hour, options())).toEqual({
-      counted: true,
-      unended: 0,
-      settled: true,
+    expect(await countStatsSlice(db, { until: now, floor: hour })).toEqual({
+      from: hour,
+      to: hourEnd(hour),
+      counted: 7,
+      pending: 0,
     });
+    expect(await statsWatermark(db)).toEqual(hourEnd(hour));
     expect(await byState(hour)).toEqual({
       delivered: ['2', '3', '2.500000', '0.000000'],
       failed: ['1', '1', '1.000000', '1.000000'],
@@ -168,9 +158,8 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
       route: null,
       connector: 'smsc-b',
     });
-    await addStatsHours(db, first, second);
-    for (const hour of [first, second]) await rollStatsHour(db, hour, options());
-    const range = { since: first, until: new Date(second.getTime() + HOUR_MS) };
+    expect((await countUpTo(first, hourEnd(second))).length).toBe(2);
+    const range = { since: first, until: hourEnd(second) };
     const rows = async (f: Partial<Parameters<typeof statsRows>[1]>) =>
       (await statsRows(db, { ...range, period: 'hour', ...f }, 100)).map((r) => [
         r.period.toISOString(),
@@ -216,87 +205,144 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
     expect(await rows({ route: 'ch' })).toEqual([[first.toISOString(), null, 'delivered', '1']]);
   });
 
-  it('counts an hour again after a receipt, and settles it once ended with none unended', async () => {
+  it('counts a message that ends after its slice once, when it ends; the hour settles then', async () => {
     const { db, accountId } = suite;
-    const hour = hourOf(hoursAgo(3));
-    const id = await insertMessage(db, accountId, { at: hoursAgo(3), state: 'submitted' });
-    await addStatsHours(db, hour, hour);
-    expect(await rollStatsHour(db, hour, options())).toEqual({
-      counted: true,
-      unended: 1,
+    const hour = hourOf(hoursAgo(1));
+    const id = await insertMessage(db, accountId, { at: hoursAgo(1), state: 'submitted' });
+    await insertMessage(db, accountId, { at: hoursAgo(1), state: 'delivered' });
+    const slice = await countStatsSlice(db, { until: hourEnd(hour), floor: hour });
+    expect(slice).toMatchObject({ counted: 1, pending: 1 });
+    expect(await byState(hour)).toEqual({ delivered: ['1', '1', '1.000000', '0.000000'] });
+    const pendingAt = (at: Date) =>
+      countPendingStats(db, { now: at, settleBefore: new Date(at.getTime() - 3 * 24 * HOUR_MS) });
+    // Not ended yet: not counted.
+    expect(await pendingAt(now)).toEqual({ ended: 0, settled: 0 });
+    expect(await statsFreshness(db, hour, hourEnd(hour), now)).toEqual({
       settled: false,
+      asOf: hourEnd(hour),
     });
-    expect(await byState(hour)).toEqual({ submitted: ['1', '1', '1.000000', '0.000000'] });
-    expect(await statsFreshness(db, hour, thisHour, now)).toEqual({ settled: false, asOf: now });
 
     await db.query(`UPDATE messages SET state = 'delivered' WHERE id = $1`, [id]);
     const later = new Date(now.getTime() + 60_000);
-    expect(await rollStatsHour(db, hour, options({ now: later }))).toEqual({
-      counted: true,
-      unended: 0,
+    expect(await pendingAt(later)).toEqual({ ended: 1, settled: 0 });
+    expect(await byState(hour)).toEqual({ delivered: ['2', '2', '2.000000', '0.000000'] });
+    expect(await pendingStatsCount(db)).toBe(0);
+    // Counted once: not again.
+    expect(await pendingAt(new Date(later.getTime() + 60_000))).toEqual({ ended: 0, settled: 0 });
+    expect(await byState(hour)).toEqual({ delivered: ['2', '2', '2.000000', '0.000000'] });
+    expect(await statsFreshness(db, hour, hourEnd(hour), now)).toEqual({
       settled: true,
+      asOf: hourEnd(hour),
+    });
+    // A range with the current hour is not settled: it has not ended.
+    expect((await statsFreshness(db, hour, hourEnd(thisHour), now)).settled).toBe(false);
+  });
+
+  it('looks at an old pending message each time its hour grew a tenth older, not at every call', async () => {
+    const { db, accountId } = suite;
+    const hour = hourOf(hoursAgo(10));
+    const id = await insertMessage(db, accountId, { at: hoursAgo(10), state: 'submitted' });
+    await countStatsSlice(db, { until: hourEnd(hour), floor: hour });
+    const settleBefore = new Date(0);
+    expect(await countPendingStats(db, { now, settleBefore })).toEqual({ ended: 0, settled: 0 });
+    await db.query(`UPDATE messages SET state = 'delivered' WHERE id = $1`, [id]);
+    const soon = new Date(now.getTime() + 60_000);
+    expect(await countPendingStats(db, { now: soon, settleBefore })).toEqual({
+      ended: 0,
+      settled: 0,
+    });
+    const age = now.getTime() - hour.getTime();
+    const tenthOlder = new Date(hour.getTime() + age * 1.1 + 60_000);
+    expect(await countPendingStats(db, { now: tenthOlder, settleBefore })).toEqual({
+      ended: 1,
+      settled: 0,
     });
     expect(await byState(hour)).toEqual({ delivered: ['1', '1', '1.000000', '0.000000'] });
-    expect(await hourRow(hour)).toEqual({ rolled_at: later, unended: '0', settled: true });
-    expect(await statsFreshness(db, hour, thisHour, now)).toEqual({ settled: true, asOf: later });
-    // Settled: not counted again.
-    expect((await rollStatsHour(db, hour, options({ now: later }))).counted).toBe(false);
   });
 
-  it('leaves the current hour and one within the grace unsettled, and settles one past the settle age', async () => {
+  it('counts the pending messages of an hour before the settle bound as they are, and forgets vanished ones', async () => {
     const { db, accountId } = suite;
-    const current = thisHour;
-    const old = hourOf(new Date(now.getTime() - SETTLE_AGE_MS - HOUR_MS));
-    await insertMessage(db, accountId, { at: new Date(current.getTime() + 1), state: 'delivered' });
-    await insertMessage(db, accountId, { at: new Date(old.getTime() + 1), state: 'submitted' });
-    await addStatsHours(db, old, current);
-    expect((await rollStatsHour(db, current, options())).settled).toBe(false);
-    // The hour just ended, within the grace: its messages may still be arriving.
-    const justEnded = new Date(current.getTime() + HOUR_MS + GRACE_MS - 1);
-    expect((await rollStatsHour(db, current, options({ now: justEnded }))).settled).toBe(false);
-    const pastGrace = new Date(current.getTime() + HOUR_MS + GRACE_MS);
-    expect((await rollStatsHour(db, current, options({ now: pastGrace }))).settled).toBe(true);
-    expect(await rollStatsHour(db, old, options())).toEqual({
-      counted: true,
-      unended: 1,
+    const hour = hourOf(hoursAgo(5));
+    await insertMessage(db, accountId, { at: hoursAgo(5), state: 'submitted' });
+    const gone = await insertMessage(db, accountId, { at: hoursAgo(5), state: 'queued' });
+    const young = hourOf(hoursAgo(1));
+    await insertMessage(db, accountId, { at: hoursAgo(1), state: 'submitted' });
+    await countUpTo(hour, hourEnd(young));
+    expect(await pendingStatsCount(db)).toBe(3);
+    await db.query('DELETE FROM messages WHERE id = $1', [gone]);
+    expect(await countPendingStats(db, { now, settleBefore: hourEnd(hour) })).toEqual({
+      ended: 0,
+      settled: 1,
+    });
+    expect(await byState(hour)).toEqual({ submitted: ['1', '1', '1.000000', '0.000000'] });
+    // The younger hour's message still waits for its end.
+    expect(await pendingStatsCount(db)).toBe(1);
+    expect(await byState(young)).toEqual({});
+    expect((await statsFreshness(db, hour, hourEnd(hour), now)).settled).toBe(true);
+    expect((await statsFreshness(db, young, hourEnd(young), now)).settled).toBe(false);
+  });
+
+  it('counts a history of several hours in slices of one hour at most, from the floor on', async () => {
+    const { db, accountId } = suite;
+    for (let h = 6; h >= 1; h--)
+      for (let i = 0; i < 3; i++)
+        await insertMessage(db, accountId, { at: hoursAgo(h, 10 + i * 15), state: 'delivered' });
+    const floor = hourOf(hoursAgo(6));
+    expect(await firstMessageHour(db)).toEqual(floor);
+    expect(await statsFreshness(db, floor, now, now)).toEqual({ settled: false, asOf: null });
+    const until = new Date(thisHour.getTime() - HOUR_MS + 20 * 60_000);
+    const slices = await countUpTo(floor, until);
+    // Six hours, the last one up to until: its message at :40 is not counted yet.
+    expect(slices.map((s) => [s.from.getTime() - floor.getTime(), s.counted])).toEqual([
+      [0, 3],
+      [HOUR_MS, 3],
+      [2 * HOUR_MS, 3],
+      [3 * HOUR_MS, 3],
+      [4 * HOUR_MS, 3],
+      [5 * HOUR_MS, 1],
+    ]);
+    const total = async () =>
+      (await statsTotals(db, { since: floor, until: thisHour, period: 'hour' })).messages;
+    expect(await total()).toBe('16');
+    await countUpTo(floor, thisHour);
+    expect(await total()).toBe('18');
+    expect(await statsWatermark(db)).toEqual(thisHour);
+    expect(await statsFreshness(db, floor, thisHour, now)).toEqual({
       settled: true,
+      asOf: thisHour,
     });
   });
 
-  it('names the hours due: the current at every round, the older ones less often', async () => {
-    const { db } = suite;
-    const hours = [0, 1, 5, 30].map((n) => hourOf(hoursAgo(n)));
-    await addStatsHours(db, hours[3], hours[0]);
-    const due = async (at: Date) =>
-      (await dueStatsHours(db, at, HOUR_MS, 100)).map((h) => h.hour.toISOString());
-    // Never counted: all due, newest first.
-    expect((await due(now)).length).toBe(31);
-    // Counted half way through the current hour.
-    const at = new Date(thisHour.getTime() + HOUR_MS / 2);
-    for (const hour of hours)
-      await db.query('UPDATE message_stats_hours SET rolled_at = $2 WHERE hour = $1', [hour, at]);
-    await db.query('UPDATE message_stats_hours SET settled = true WHERE NOT (hour = ANY($1))', [
-      hours,
-    ]);
-    const soon = new Date(at.getTime() + 30_000);
-    expect(await due(soon)).toEqual([hours[0].toISOString()]);
-    const inAnHour = new Date(at.getTime() + HOUR_MS);
-    expect(await due(inAnHour)).toEqual(hours.map((h) => h.toISOString()));
+  it('two slices counted at once count each message once', async () => {
+    const { db, accountId } = suite;
+    const floor = hourOf(hoursAgo(4));
+    for (let h = 4; h >= 1; h--)
+      await insertMessage(db, accountId, { at: hoursAgo(h), state: 'delivered' });
+    await insertMessage(db, accountId, { at: hoursAgo(1), state: 'submitted' });
+    const counts = await Promise.all(Array.from({ length: 4 }, () => countUpTo(floor, thisHour)));
+    expect(counts.flat().reduce((n, s) => n + s.counted, 0)).toBe(4);
+    expect(await pendingStatsCount(db)).toBe(1);
+    await db.query(`UPDATE messages SET state = 'delivered' WHERE state = 'submitted'`);
+    const ended = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        countPendingStats(db, { now, settleBefore: new Date(0), wait: true }),
+      ),
+    );
+    expect(ended.reduce((n, p) => n + (p?.ended ?? 0), 0)).toBe(1);
+    expect(
+      (await statsTotals(db, { since: floor, until: thisHour, period: 'hour' })).messages,
+    ).toBe('5');
   });
 
-  it('a final count settles an hour whatever it holds; old hours are deleted with their rows', async () => {
+  it('deletes old hours with their rows and pending messages', async () => {
     const { db, accountId } = suite;
     const hour = hourOf(hoursAgo(4));
     await insertMessage(db, accountId, { at: hoursAgo(4), state: 'queued' });
-    await addStatsHours(db, hour, thisHour);
-    expect(await rollStatsHour(db, hour, options({ final: true }))).toEqual({
-      counted: true,
-      unended: 1,
-      settled: true,
-    });
-    expect(await firstMessageHour(db)).toEqual(hour);
-    expect(await deleteStatsBefore(db, new Date(hour.getTime() + HOUR_MS))).toBe(1);
-    expect(await hourRow(hour)).toBeUndefined();
+    await insertMessage(db, accountId, { at: hoursAgo(4), state: 'delivered' });
+    await countUpTo(hour, thisHour);
+    expect(await pendingStatsCount(db)).toBe(1);
+    expect(await deleteStatsBefore(db, hourEnd(hour))).toBe(1);
+    expect(await pendingStatsCount(db)).toBe(0);
     expect(await byState(hour)).toEqual({});
   });
 });

@@ -46,7 +46,8 @@ const MODULE_OF: Record<string, string> = {
   cdrs: 'cdrs.ts',
   calling_codes: 'cdrs.ts',
   message_stats: 'message-stats.ts',
-  message_stats_hours: 'message-stats.ts',
+  message_stats_watermark: 'message-stats.ts',
+  message_stats_pending: 'message-stats.ts',
 };
 
 /** Each table once, though a migration may create it again (as partitioned, migration 022). */

@@ -27,15 +27,13 @@ export const schedulerDefaults = {
    */
   partitionStatistics: { intervalMs: 5_000, minBytes: 1_048_576 },
   /**
-   * The hourly statistics (docs/operators.md § Statistics): an hour settles once it ended five
-   * minutes ago with no message unended, or once it is three days old; an unsettled hour is counted
-   * again at least hourly; a round counts 24 hours at most; the first round looks back a year at most.
+   * The hourly statistics (docs/operators.md § Statistics): a message not ended three days after
+   * its hour began is counted as it is; a round counts 24 slices (hours) at most; the first round
+   * looks back a year at most.
    */
   statsRollup: {
-    graceMs: 300_000,
     settleAgeMs: 3 * 86_400_000,
-    maxWaitMs: 3_600_000,
-    hoursPerRound: 24,
+    slicesPerRound: 24,
     backfillDays: 366,
   },
   /** Retention (docs/retention.md): partitions are added and old rows removed once an hour. */

@@ -30,7 +30,7 @@ export interface RetentionMetrics {
 
 /** The statistics' last count of a period before its messages are dropped (stats-rollup.ts). */
 export interface BeforeDrop {
-  settleBeforeDrop(from: Date, to: Date): Promise<unknown>;
+  settleBeforeDrop(from: Date, to: Date, now: Date): Promise<unknown>;
 }
 
 /**
@@ -86,7 +86,7 @@ export class MessageRetention {
     const days = this.settings.retentionDays;
     if (days === undefined) return;
     const cutoff = new Date(now.getTime() - days * DAY_MS);
-    await this.dropExpired(cutoff);
+    await this.dropExpired(cutoff, now);
     if (now.getTime() - this.lastDefaultCheck >= DAY_MS) {
       this.lastDefaultCheck = now.getTime();
       const cleared = await clearDefaultMessagePartitions(this.db, cutoff);
@@ -133,10 +133,10 @@ export class MessageRetention {
     }
   }
 
-  private async dropExpired(cutoff: Date): Promise<void> {
+  private async dropExpired(cutoff: Date, now: Date): Promise<void> {
     for (const partition of await listMessagePartitions(this.db)) {
       if (partition.to_at.getTime() > cutoff.getTime()) break;
-      await this.stats?.settleBeforeDrop(partition.from_at, partition.to_at);
+      await this.stats?.settleBeforeDrop(partition.from_at, partition.to_at, now);
       const dropped = await dropMessagePartition(this.db, partition.suffix);
       if (dropped === undefined) continue;
       this.metrics.expired.inc(dropped);

@@ -8,7 +8,7 @@ export interface SchedulerMetrics {
   expired: Counter;
   stalled: Gauge;
   overdue: Gauge;
-  statsHours: Counter;
+  statsMessages: Counter;
 }
 
 /** Read at scrape time. */
@@ -17,7 +17,7 @@ export interface SchedulerProbe {
   openBatches(): Promise<Record<OpenBatchState, number>>;
   /** Whether the Postgres server runs autovacuum. */
   autovacuum(): Promise<boolean>;
-  /** Seconds since the least recently counted unsettled statistics hour was counted. */
+  /** Seconds from the statistics' watermark to now. */
   statsLagSeconds?(): Promise<number>;
 }
 
@@ -51,7 +51,7 @@ export function createSchedulerMetrics(
     if (statsLag)
       new Gauge({
         name: 'smsgw_stats_rollup_lag_seconds',
-        help: 'Seconds since the least recently counted unsettled statistics hour was counted',
+        help: 'Seconds from the acceptance time up to which the statistics have counted the messages to now',
         registers,
         async collect() {
           this.set(await statsLag().catch(() => NaN));
@@ -88,9 +88,9 @@ export function createSchedulerMetrics(
       labelNames: ['state'],
       registers,
     }),
-    statsHours: new Counter({
-      name: 'smsgw_stats_rollup_hours_total',
-      help: 'Statistics hours counted from their messages, by outcome (counted: still open; settled)',
+    statsMessages: new Counter({
+      name: 'smsgw_stats_rollup_messages_total',
+      help: 'Messages the statistics rollup counted, by outcome (counted, pending, late, settled)',
       labelNames: ['outcome'],
       registers,
     }),

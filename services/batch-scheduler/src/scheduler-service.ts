@@ -24,7 +24,7 @@ export interface SchedulerServiceOptions {
   retentionDays?: number | undefined;
   /** The stall watch's limits (BATCH_STALL_SECONDS, MESSAGE_OVERDUE_SECONDS) and interval. */
   stall?: Partial<StallWatchSettings>;
-  /** The statistics rollup's period (STATS_ROLLUP_SECONDS), CDR_RETENTION_DAYS and tunings. */
+  /** The statistics rollup's period (STATS_ROLLUP_SECONDS), lag (STATS_LAG_SECONDS), CDR_RETENTION_DAYS and tunings. */
   stats?: Partial<StatsRollupSettings>;
 }
 
@@ -35,11 +35,13 @@ export function schedulerSettings(config: {
   MESSAGE_OVERDUE_SECONDS: number;
   CDR_RETENTION_DAYS?: number | undefined;
   STATS_ROLLUP_SECONDS: number;
+  STATS_LAG_SECONDS: number;
 }): Pick<SchedulerServiceOptions, 'retentionDays' | 'stall' | 'stats'> {
   return {
     retentionDays: config.MESSAGE_RETENTION_DAYS,
     stats: {
       intervalMs: config.STATS_ROLLUP_SECONDS * 1000,
+      lagMs: config.STATS_LAG_SECONDS * 1000,
       cdrRetentionDays: config.CDR_RETENTION_DAYS,
     },
     stall: {
@@ -82,6 +84,7 @@ export function createSchedulerService(options: SchedulerServiceOptions): {
   });
   const stats = new StatsRollup(options.db, options.logger, metrics, {
     intervalMs: 60_000,
+    lagMs: 120_000,
     cdrRetentionDays: undefined,
     ...schedulerDefaults.statsRollup,
     ...options.stats,

@@ -1,15 +1,12 @@
 import { PollingLoop, type Db, type Logger } from '@smsgw/kit';
 import {
   HOUR_MS,
-  addStatsHours,
+  countPendingStats,
+  countStatsSlice,
   deleteStatsBefore,
-  dueStatsHours,
   firstMessageHour,
   hourOf,
-  lastStatsHour,
-  rollStatsHour,
-  unsettledStatsHours,
-  type RollOptions,
+  statsWatermark,
 } from '@smsgw/store';
 import type { Counter } from 'prom-client';
 
@@ -18,14 +15,15 @@ const DAY_MS = 24 * HOUR_MS;
 export interface StatsRollupSettings {
   /** STATS_ROLLUP_SECONDS: how often a round runs. */
   intervalMs: number;
-  /** An hour settles once it ended this long ago with none of its messages unended (clock skew). */
-  graceMs: number;
-  /** An hour settles once it is this old, whatever its messages: receipts that never come. */
+  /**
+   * STATS_LAG_SECONDS: messages are counted once they are this old, so that those still being
+   * written (and the gateways' clocks) are not passed by.
+   */
+  lagMs: number;
+  /** A message not ended this long after its hour began is counted as it is: its hour is final. */
   settleAgeMs: number;
-  /** The longest an unsettled hour waits between two counts. */
-  maxWaitMs: number;
-  /** Hours one round counts at most, so a backlog is worked off over several rounds. */
-  hoursPerRound: number;
+  /** Slices (each within one hour) one round counts at most, so a backlog takes several rounds. */
+  slicesPerRound: number;
   /** How far back the first round looks for messages at most. */
   backfillDays: number;
   /** CDR_RETENTION_DAYS: hours older than this are deleted; undefined keeps them. */
@@ -33,23 +31,28 @@ export interface StatsRollupSettings {
 }
 
 export interface StatsRollupMetrics {
-  /** Hour counts by outcome: counted (still open), settled. */
-  statsHours: Counter;
+  /**
+   * Messages by outcome: counted (ended when their slice was counted), pending (not yet ended
+   * then), late (a pending one counted once it ended), settled (a pending one counted as it was).
+   */
+  statsMessages: Counter;
 }
 
 /** What one round did, for its log and its tests. */
 export interface StatsRound {
-  added: number;
+  slices: number;
   counted: number;
+  pending: number;
+  late: number;
   settled: number;
   deleted: number;
 }
 
 /**
- * Keeps the hourly statistics (docs/operators.md § Statistics): each round gives every hour up to
- * now its row, then counts the due unsettled hours again from their messages, newest first and a
- * bounded number of them. Schedulers take turns by hour: each hour's count locks its row and
- * passes by one locked by another.
+ * Keeps the hourly statistics (docs/operators.md § Statistics): each round counts the messages
+ * accepted since the watermark up to STATS_LAG_SECONDS ago, slice by slice, then the pending
+ * messages that have ended since. Each message is so counted once, a straggler when it ends.
+ * Schedulers take turns on the watermark's row: one that finds it locked passes by.
  */
 export class StatsRollup {
   private readonly loop: PollingLoop;
@@ -79,85 +82,87 @@ export class StatsRollup {
   }
 
   async round(now = new Date()): Promise<StatsRound> {
-    const added = await this.addHours(now);
-    let counted = 0;
-    let settled = 0;
-    const due = await dueStatsHours(
-      this.db,
+    const until = new Date(now.getTime() - this.settings.lagMs);
+    const round = { ...(await this.countSlices(now, until, false)), late: 0, settled: 0 };
+    const pending = await countPendingStats(this.db, {
       now,
-      this.settings.maxWaitMs,
-      this.settings.hoursPerRound,
-    );
-    for (const { hour, rolled_at } of due) {
-      const roll = await rollStatsHour(this.db, hour, {
-        ...this.rollOptions(now),
-        seenRolledAt: rolled_at,
-      });
-      if (!roll.counted) continue;
-      counted++;
-      if (roll.settled) settled++;
-      this.metrics.statsHours.inc({ outcome: roll.settled ? 'settled' : 'counted' });
+      settleBefore: new Date(now.getTime() - this.settings.settleAgeMs),
+    });
+    if (pending) {
+      round.late = pending.ended;
+      round.settled = pending.settled;
+      this.count('late', pending.ended);
+      this.count('settled', pending.settled);
     }
-    const deleted = await this.deleteOld(now);
-    const round = { added, counted, settled, deleted };
-    if (added + counted + deleted > 0) this.logger.debug(round, 'statistics rolled up');
-    return round;
+    const done = { ...round, deleted: await this.deleteOld(now) };
+    if (done.slices + done.late + done.settled + done.deleted > 0)
+      this.logger.debug(done, 'statistics rolled up');
+    return done;
   }
 
   /**
-   * The last count of the hours from `from` to `to`, whose messages are about to be dropped
-   * (message-retention.ts): each unsettled one is counted and settled, so the statistics outlive
-   * their messages.
+   * The last count of the messages accepted from `from` to `to`, which are about to be dropped
+   * (message-retention.ts): the watermark is brought past `to`, then the pending messages of those
+   * hours are counted as they are, so the statistics outlive their messages.
    */
   async settleBeforeDrop(from: Date, to: Date, now = new Date()): Promise<number> {
-    const first = hourOf(from);
-    const last = hourOf(new Date(to.getTime() - 1));
-    await addStatsHours(this.db, this.keptFrom(now, first), last);
-    let settled = 0;
-    for (const hour of await unsettledStatsHours(this.db, first, to)) {
-      const roll = await rollStatsHour(this.db, hour, { ...this.rollOptions(now), final: true });
-      if (!roll.counted) continue;
-      settled++;
-      this.metrics.statsHours.inc({ outcome: 'settled' });
+    const until = new Date(Math.min(to.getTime(), now.getTime() - this.settings.lagMs));
+    for (;;) {
+      const watermark = await statsWatermark(this.db);
+      if (watermark !== undefined && watermark.getTime() >= until.getTime()) break;
+      const counted = await this.countSlices(now, until, true);
+      if (counted.slices === 0) break;
     }
+    const pending = await countPendingStats(this.db, { now, settleBefore: to, wait: true });
+    const settled = pending?.settled ?? 0;
+    this.count('settled', settled);
     if (settled > 0)
       this.logger.info(
-        { from: from.toISOString(), to: to.toISOString(), hours: settled },
+        { from: from.toISOString(), to: to.toISOString(), messages: settled },
         'statistics settled before their messages are dropped',
       );
     return settled;
   }
 
-  private rollOptions(now: Date): RollOptions {
-    return { now, graceMs: this.settings.graceMs, settleAgeMs: this.settings.settleAgeMs };
+  private count(outcome: string, n: number): void {
+    if (n > 0) this.metrics.statsMessages.inc({ outcome }, n);
   }
 
-  /** The first hour kept: none before CDR_RETENTION_DAYS. */
-  private keptFrom(now: Date, hour: Date): Date {
-    const days = this.settings.cdrRetentionDays;
-    if (days === undefined) return hour;
-    const cutoff = hourOf(new Date(now.getTime() - days * DAY_MS));
-    return hour.getTime() < cutoff.getTime() ? cutoff : hour;
+  /** Counts slices up to `until`, slicesPerRound of them at most. */
+  private async countSlices(
+    now: Date,
+    until: Date,
+    wait: boolean,
+  ): Promise<{ slices: number; counted: number; pending: number }> {
+    const floor = await this.floor(now);
+    const done = { slices: 0, counted: 0, pending: 0 };
+    while (done.slices < this.settings.slicesPerRound) {
+      const slice = await countStatsSlice(this.db, { until, floor, wait });
+      if (!slice) break;
+      done.slices++;
+      done.counted += slice.counted;
+      done.pending += slice.pending;
+      this.count('counted', slice.counted);
+      this.count('pending', slice.pending);
+      if (slice.to.getTime() >= until.getTime()) break;
+    }
+    return done;
   }
 
   /**
-   * Rows for the hours after the newest one up to the current hour; the first round starts at the
+   * Where counting may start: nothing before CDR_RETENTION_DAYS; before the first slice, the
    * oldest message's hour, at most backfillDays back.
    */
-  private async addHours(now: Date): Promise<number> {
-    const current = hourOf(now);
-    const last = await lastStatsHour(this.db);
-    let from: Date | undefined;
-    if (last !== undefined) from = new Date(last.getTime() + HOUR_MS);
-    else {
-      const oldest = await firstMessageHour(this.db);
-      const bound = hourOf(new Date(now.getTime() - this.settings.backfillDays * DAY_MS));
-      from = oldest === undefined || oldest.getTime() > current.getTime() ? current : oldest;
-      if (from.getTime() < bound.getTime()) from = bound;
+  private async floor(now: Date): Promise<Date> {
+    let floor = hourOf(new Date(now.getTime() - this.settings.backfillDays * DAY_MS));
+    const days = this.settings.cdrRetentionDays;
+    const kept = days === undefined ? undefined : hourOf(new Date(now.getTime() - days * DAY_MS));
+    if (kept !== undefined && kept.getTime() > floor.getTime()) floor = kept;
+    if ((await statsWatermark(this.db)) === undefined) {
+      const oldest = (await firstMessageHour(this.db)) ?? hourOf(now);
+      if (oldest.getTime() > floor.getTime()) floor = oldest;
     }
-    from = this.keptFrom(now, from);
-    if (from.getTime() > current.getTime()) return 0;
-    return addStatsHours(this.db, from, current);
+    return floor;
   }
 
   /** Hours past CDR_RETENTION_DAYS are deleted, once an hour at most. */
@@ -170,7 +175,7 @@ export class StatsRollup {
       hourOf(new Date(now.getTime() - days * DAY_MS)),
     );
     if (deleted > 0)
-      this.logger.info({ hours: deleted }, 'statistics past CDR_RETENTION_DAYS deleted');
+      this.logger.info({ rows: deleted }, 'statistics past CDR_RETENTION_DAYS deleted');
     return deleted;
   }
 }

@@ -13,10 +13,10 @@ describe.each(migratedDatabases())('statistics rollup on %s', (_name, open) => {
 
   function rollup(over: Partial<StatsRollupSettings> = {}): {
     roller: StatsRollup;
-    hours: Counter;
+    outcomes: () => Promise<Record<string, number>>;
   } {
-    const hours = new Counter({
-      name: 'hours',
+    const messages = new Counter({
+      name: 'messages',
       help: 'x',
       labelNames: ['outcome'],
       registers: [new Registry()],
@@ -24,19 +24,22 @@ describe.each(migratedDatabases())('statistics rollup on %s', (_name, open) => {
     const roller = new StatsRollup(
       suite.db,
       logger,
-      { statsHours: hours },
+      { statsMessages: messages },
       {
         intervalMs: 60_000,
-        graceMs: 300_000,
+        lagMs: 120_000,
         settleAgeMs: 3 * DAY_MS,
-        maxWaitMs: HOUR_MS,
-        hoursPerRound: 24,
+        slicesPerRound: 24,
         backfillDays: 366,
         cdrRetentionDays: undefined,
         ...over,
       },
     );
-    return { roller, hours };
+    const outcomes = async () =>
+      Object.fromEntries(
+        (await messages.get()).values.map((v) => [String(v.labels['outcome']), v.value]),
+      );
+    return { roller, outcomes };
   }
 
   async function account(name: string): Promise<string> {
@@ -77,29 +80,33 @@ describe.each(migratedDatabases())('statistics rollup on %s', (_name, open) => {
     return Object.fromEntries(rows.map((r) => [r.state, r.v]));
   }
 
-  async function hourRow(hour: Date) {
-    const { rows } = await suite.db.query<{ settled: boolean; unended: string }>(
-      'SELECT settled, unended::text FROM message_stats_hours WHERE hour = $1',
-      [hour],
-    );
-    return rows[0];
-  }
+  const pending = async () =>
+    (await suite.db.query<{ n: number }>('SELECT count(*)::int AS n FROM message_stats_pending'))
+      .rows[0].n;
+  /** Half past the current hour: the lag then ends within the hour, as the tests count on. */
+  const halfPast = () => new Date(hourOf(new Date()).getTime() + 30 * 60_000);
+  /** A time `minutes` into the hour `hours` before now's. */
+  const at = (now: Date, hours: number, minutes = 10) =>
+    new Date(hourOf(now).getTime() - hours * HOUR_MS + minutes * 60_000);
 
-  it('counts every hour from the oldest message on: the statistics match the messages per account', async () => {
-    const now = new Date();
+  it('counts every message from the oldest one on up to the lag: the statistics match the messages per account', async () => {
+    const now = halfPast();
     const a = await account('stats-a');
     const b = await account('stats-b');
-    const fiveHoursAgo = new Date(now.getTime() - 5 * HOUR_MS);
-    await message(a, fiveHoursAgo, 'delivered', { segments: 3, cost: '3' });
-    await message(a, now, 'delivered', { segments: 1, cost: '0.25' });
-    await message(a, now, 'failed', { cost: '2', refund: true });
-    await message(a, now, 'failed', { error: UNKNOWN_OUTCOME_ERROR });
-    await message(b, fiveHoursAgo, 'undelivered', { segments: 2, cost: '2' });
-    await message(b, now, 'cancelled', { cost: '4' });
-    const { roller, hours } = rollup();
+    const earlier = at(now, 5);
+    const recent = new Date(now.getTime() - 3 * 60_000);
+    await message(a, earlier, 'delivered', { segments: 3, cost: '3' });
+    await message(a, recent, 'delivered', { segments: 1, cost: '0.25' });
+    await message(a, recent, 'failed', { cost: '2', refund: true });
+    await message(a, recent, 'failed', { error: UNKNOWN_OUTCOME_ERROR });
+    await message(b, earlier, 'undelivered', { segments: 2, cost: '2' });
+    await message(b, recent, 'cancelled', { cost: '4' });
+    // Within the lag: not counted yet.
+    await message(b, new Date(now.getTime() - 60_000), 'delivered');
+    const { roller, outcomes } = rollup();
 
     const round = await roller.round(now);
-    expect(round).toMatchObject({ added: 6, counted: 6 });
+    expect(round).toMatchObject({ slices: 6, counted: 6, pending: 0 });
     expect(await statsOf(a)).toEqual({
       delivered: ['2', '4', '3.250000', '0.000000'],
       failed: ['1', '1', '2.000000', '2.000000'],
@@ -109,60 +116,83 @@ describe.each(migratedDatabases())('statistics rollup on %s', (_name, open) => {
       cancelled: ['1', '1', '4.000000', '4.000000'],
       undelivered: ['1', '2', '2.000000', '0.000000'],
     });
-    // Ended hours with all their messages ended settle; the current hour stays open.
-    expect(await hourRow(hourOf(fiveHoursAgo))).toEqual({ settled: true, unended: '0' });
-    expect(await hourRow(hourOf(now))).toEqual({ settled: false, unended: '0' });
-    expect((await hours.get()).values.reduce((n, v) => n + v.value, 0)).toBe(6);
+    expect(await outcomes()).toEqual({ counted: 6 });
+    // A minute on: the message that was within the lag is counted, nothing twice.
+    expect(await roller.round(new Date(now.getTime() + 61_000))).toMatchObject({ counted: 1 });
+    expect((await statsOf(b))['delivered']).toEqual(['1', '1', '1.000000', '0.000000']);
+    expect(await outcomes()).toEqual({ counted: 7 });
   });
 
-  it('counts the current hour again after a receipt changes a message', async () => {
+  it('counts a message that ends after its slice once, when it ends, and not before', async () => {
     const now = new Date();
-    const id = await message(suite.accountId, now, 'submitted');
-    const { roller } = rollup();
-    await roller.round(now);
-    expect(await statsOf(suite.accountId)).toEqual({
-      submitted: ['1', '1', '1.000000', '0.000000'],
-    });
-    expect(await hourRow(hourOf(now))).toEqual({ settled: false, unended: '1' });
+    const id = await message(suite.accountId, new Date(now.getTime() - 5 * 60_000), 'submitted');
+    const { roller, outcomes } = rollup();
+    expect(await roller.round(now)).toMatchObject({ counted: 0, pending: 1, late: 0 });
+    expect(await statsOf(suite.accountId)).toEqual({});
+    expect(await roller.round(new Date(now.getTime() + 60_000))).toMatchObject({ late: 0 });
+    expect(await statsOf(suite.accountId)).toEqual({});
 
     await suite.db.query(`UPDATE messages SET state = 'delivered' WHERE id = $1`, [id]);
-    expect((await roller.round(new Date(now.getTime() + 1000))).counted).toBe(1);
+    expect(await roller.round(new Date(now.getTime() + 120_000))).toMatchObject({ late: 1 });
     expect(await statsOf(suite.accountId)).toEqual({
       delivered: ['1', '1', '1.000000', '0.000000'],
     });
-    expect(await hourRow(hourOf(now))).toEqual({ settled: false, unended: '0' });
+    expect(await roller.round(new Date(now.getTime() + 180_000))).toMatchObject({ late: 0 });
+    expect(await statsOf(suite.accountId)).toEqual({
+      delivered: ['1', '1', '1.000000', '0.000000'],
+    });
+    expect(await outcomes()).toEqual({ pending: 1, late: 1 });
+    expect(await pending()).toBe(0);
   });
 
-  it('settles an hour whose receipt never comes once it is past the settle age', async () => {
+  it('counts a message whose receipt never comes as it is once past the settle age', async () => {
     const now = new Date();
-    const old = new Date(now.getTime() - 2 * HOUR_MS);
+    const old = at(now, 2);
     await message(suite.accountId, old, 'submitted');
-    const { roller } = rollup({ settleAgeMs: 6 * HOUR_MS });
+    const { roller, outcomes } = rollup({ settleAgeMs: 6 * HOUR_MS });
     await roller.round(now);
-    expect(await hourRow(hourOf(old))).toEqual({ settled: false, unended: '1' });
+    expect(await pending()).toBe(1);
     await roller.round(new Date(now.getTime() + 2 * HOUR_MS));
-    expect(await hourRow(hourOf(old))).toEqual({ settled: false, unended: '1' });
-    await roller.round(new Date(now.getTime() + 5 * HOUR_MS));
-    expect(await hourRow(hourOf(old))).toEqual({ settled: true, unended: '1' });
+    expect(await pending()).toBe(1);
+    expect(await statsOf(suite.accountId)).toEqual({});
+    expect(await roller.round(new Date(now.getTime() + 5 * HOUR_MS))).toMatchObject({
+      settled: 1,
+    });
+    expect(await pending()).toBe(0);
+    expect(await statsOf(suite.accountId)).toEqual({
+      submitted: ['1', '1', '1.000000', '0.000000'],
+    });
+    expect(await outcomes()).toEqual({ pending: 1, settled: 1 });
   });
 
-  it('two schedulers at once count each hour exactly', async () => {
-    const now = new Date();
-    for (let h = 0; h < 10; h++)
-      await message(suite.accountId, new Date(now.getTime() - h * HOUR_MS), 'delivered');
+  it('two schedulers at once count each message once', async () => {
+    const now = halfPast();
+    const ids: string[] = [];
+    for (let h = 0; h < 10; h++) {
+      await message(suite.accountId, at(now, h + 1), 'delivered');
+      ids.push(await message(suite.accountId, at(now, h + 1, 40), 'submitted'));
+    }
     const first = rollup();
     const second = rollup();
-    await Promise.all([first.roller.round(now), second.roller.round(now)]);
+    // Until both have caught up: one passes the other by while it counts.
+    for (let i = 0; i < 3; i++)
+      await Promise.all([first.roller.round(now), second.roller.round(now)]);
     expect(await statsOf(suite.accountId)).toEqual({
       delivered: ['10', '10', '10.000000', '0.000000'],
     });
-    const { rows } = await suite.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM message_stats_hours WHERE rolled_at IS NULL',
-    );
-    expect(rows[0].n).toBe(0);
+    expect(await pending()).toBe(10);
+    await suite.db.query(`UPDATE messages SET state = 'delivered' WHERE id = ANY($1)`, [ids]);
+    // Their hours grew older by more than a tenth: each pending message is looked at.
+    const later = new Date(now.getTime() + 3 * HOUR_MS);
+    for (let i = 0; i < 3; i++)
+      await Promise.all([first.roller.round(later), second.roller.round(later)]);
+    expect(await statsOf(suite.accountId)).toEqual({
+      delivered: ['20', '20', '20.000000', '0.000000'],
+    });
+    expect(await pending()).toBe(0);
   });
 
-  it('gives the hours of a period a last count before the retention drops it: the statistics stay', async () => {
+  it('gives the messages of a period a last count before the retention drops it: the statistics stay', async () => {
     const t0 = new Date();
     const { roller } = rollup();
     const expired = new Counter({ name: 'expired', help: 'x', registers: [new Registry()] });
@@ -174,40 +204,53 @@ describe.each(migratedDatabases())('statistics rollup on %s', (_name, open) => {
       roller,
     );
     await keeper.round(t0);
-    const id = await message(suite.accountId, t0, 'submitted', { segments: 2, cost: '2' });
-    await roller.round(t0);
-    expect(await hourRow(hourOf(t0))).toEqual({ settled: false, unended: '1' });
+    const ended = await message(suite.accountId, t0, 'submitted', { segments: 2, cost: '2' });
+    const open = await message(suite.accountId, t0, 'submitted');
+    // Counted within the lag: not yet; the last count before the drop counts it.
+    await message(suite.accountId, new Date(t0.getTime() + 1000), 'delivered', { cost: '3' });
+    await roller.round(new Date(t0.getTime() + 121_000));
+    expect(await pending()).toBe(2);
     // The receipt comes after the last round; the last count before the drop sees it.
-    await suite.db.query(`UPDATE messages SET state = 'delivered' WHERE id = $1`, [id]);
+    await suite.db.query(`UPDATE messages SET state = 'delivered' WHERE id = $1`, [ended]);
 
     const t5 = new Date(t0.getTime() + 5 * DAY_MS);
     await keeper.round(t5);
-    expect((await expired.get()).values[0].value).toBe(1);
-    const gone = await suite.db.query('SELECT 1 FROM messages WHERE id = $1', [id]);
+    expect((await expired.get()).values[0].value).toBe(3);
+    const gone = await suite.db.query('SELECT 1 FROM messages WHERE id = ANY($1)', [[ended, open]]);
     expect(gone.rowCount).toBe(0);
-    expect(await hourRow(hourOf(t0))).toEqual({ settled: true, unended: '0' });
+    expect(await pending()).toBe(0);
     await roller.round(t5);
     expect(await statsOf(suite.accountId)).toEqual({
-      delivered: ['1', '2', '2.000000', '0.000000'],
+      delivered: ['2', '3', '5.000000', '0.000000'],
+      submitted: ['1', '1', '1.000000', '0.000000'],
     });
   });
 
-  it('deletes the hours past CDR_RETENTION_DAYS and never adds them again', async () => {
+  it('deletes the hours past CDR_RETENTION_DAYS and never counts them again', async () => {
     const now = new Date();
     await message(suite.accountId, new Date(now.getTime() - 3 * DAY_MS), 'delivered');
-    await message(suite.accountId, now, 'delivered');
-    await rollup({ hoursPerRound: 100 }).roller.round(now);
+    await message(suite.accountId, at(now, 1), 'delivered');
+    await rollup({ slicesPerRound: 100 }).roller.round(now);
     expect(await statsOf(suite.accountId)).toEqual({
       delivered: ['2', '2', '2.000000', '0.000000'],
     });
     const { roller } = rollup({ cdrRetentionDays: 2 });
-    expect((await roller.round(now)).deleted).toBe(24);
+    expect((await roller.round(now)).deleted).toBe(1);
     expect(await statsOf(suite.accountId)).toEqual({
       delivered: ['1', '1', '1.000000', '0.000000'],
     });
-    const { rows } = await suite.db.query<{ oldest: Date }>(
-      'SELECT min(hour) AS oldest FROM message_stats_hours',
-    );
-    expect(rows[0].oldest.getTime()).toBe(hourOf(new Date(now.getTime() - 2 * DAY_MS)).getTime());
+  });
+
+  it('works a long history off over several rounds, a bounded number of slices each', async () => {
+    const now = halfPast();
+    for (let h = 1; h <= 30; h++) await message(suite.accountId, at(now, h), 'delivered');
+    const { roller } = rollup({ slicesPerRound: 12 });
+    const rounds = [];
+    for (let i = 0; i < 4; i++) rounds.push((await roller.round(now)).slices);
+    // Thirty hours and the current one up to the lag; then nothing new.
+    expect(rounds).toEqual([12, 12, 7, 0]);
+    expect(await statsOf(suite.accountId)).toEqual({
+      delivered: ['30', '30', '30.000000', '0.000000'],
+    });
   });
 });
