@@ -34,8 +34,9 @@ beforeAll(async () => {
   gw = await startEmbedded({
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${homePort}`,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
-    // The statistics agree with the CDRs once counted: counted every second here.
+    // The statistics agree with the CDRs once counted: counted every second here, two seconds after.
     STATS_ROLLUP_SECONDS: '1',
+    STATS_LAG_SECONDS: '2',
   });
 }, 60_000);
 

@@ -105,6 +105,7 @@ beforeAll(async () => {
   gw = await startEmbedded({
     SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}`,
     STATS_ROLLUP_SECONDS: '1',
+    STATS_LAG_SECONDS: '2',
   });
   for (const username of USERS) {
     const created = await call('POST', '/accounts', {
@@ -295,6 +296,7 @@ describe('statistics where SHOW_ROUTES_TO_CUSTOMERS is on', () => {
     shown = await startEmbedded({
       SMSC_URL: `smpp://gw:pw@127.0.0.1:${simPort}`,
       STATS_ROLLUP_SECONDS: '1',
+      STATS_LAG_SECONDS: '2',
       SHOW_ROUTES_TO_CUSTOMERS: 'true',
     });
     const created = await request(shown.base, 'POST', '/admin/v1/accounts', {

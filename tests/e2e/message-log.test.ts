@@ -41,8 +41,8 @@ beforeAll(async () => {
     AUTH_URL: auth.url,
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
   });
-  // The statistics agree with the CDRs once counted: counted every second here.
-  await run.start('batch-scheduler', { STATS_ROLLUP_SECONDS: '1' });
+  // The statistics agree with the CDRs once counted: counted every second here, two seconds after.
+  await run.start('batch-scheduler', { STATS_ROLLUP_SECONDS: '1', STATS_LAG_SECONDS: '2' });
   await run.start('callback-notifier', {
     CALLBACK_ALLOWED_HOSTS: '127.0.0.1',
     CALLBACK_RETRY_BASE_MS: '100',

@@ -455,7 +455,7 @@ export function describeMessageLog(deployment: () => MessageLogDeployment): void
           charged: Number(c['charged']),
           refunded: Number(c['refunded']),
         });
-      // The rollup counts again every STATS_ROLLUP_SECONDS: it agrees once it counted the last end.
+      // The rollup counts every STATS_ROLLUP_SECONDS: it agrees once it counted the last end.
       const fromStats = await waitFor(
         async () => {
           const r = await adminCall(

@@ -68,7 +68,7 @@ const statsParameters = (groups: readonly string[]): Json[] => [
 ];
 
 const statsSummary = (whose: string): string =>
-  `${whose} messages counted by the hour they were accepted in (UTC), by state and optionally by a group, with totals: messages, parts, what they were charged and what was refunded. Read from an hourly rollup the batch-scheduler counts again every STATS_ROLLUP_SECONDS; asOf says when the range was counted, settled whether for good. An answer of more than ${STATS_DEFAULTS.maxRows} rows is refused (400)`;
+  `${whose} messages counted by the hour they were accepted in (UTC), by state and optionally by a group, with totals: messages, parts, what they were charged and what was refunded. Read from an hourly rollup to which the batch-scheduler adds every STATS_ROLLUP_SECONDS the messages accepted up to STATS_LAG_SECONDS ago that have ended, and later those that end after; asOf is the acceptance time up to which the messages are counted, settled whether every hour of the range is counted for good. An answer of more than ${STATS_DEFAULTS.maxRows} rows is refused (400)`;
 
 export function operationsPaths(p: OpenApiParts): Json {
   return {

@@ -119,11 +119,11 @@ export const StatsResultSchema = z.object({
     rows: z.array(StatsRowSchema),
     totals: StatsTotalsSchema,
     /**
-     * When the counts were made: the oldest last count of an hour of the range not settled yet
-     * (all settled: the newest count); null while an hour of it has not been counted yet.
+     * The acceptance time up to which the messages are counted (those still pending aside); null
+     * before the first count.
      */
     asOf: z.string().nullable(),
-    /** Every hour of the range that has begun is counted for good. */
+    /** Every hour of the range that has begun is counted for good: past the watermark, none pending. */
     settled: z.boolean(),
   }),
 });

@@ -168,8 +168,8 @@ export interface PendingOptions {
 /**
  * Whether pending messages of hour `p.hour` are looked at now ($2) after a look at $3: every time
  * within their hour's first two hours, then each time the hour's age has grown by a tenth, so a
- * message whose receipt never comes is looked at some fifty times before it settles, not at every
- * round.
+ * message whose receipt never comes is looked at some forty times after those two hours before
+ * it settles, not at every round.
  */
 const PENDING_DUE = `(p.hour > $2::timestamptz - interval '2 hours' OR $3::timestamptz IS NULL
        OR floor(ln(extract(epoch FROM $2::timestamptz - p.hour)) / ln(1.1))
