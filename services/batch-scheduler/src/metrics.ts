@@ -21,6 +21,10 @@ export interface SchedulerProbe {
   statsLagSeconds?(): Promise<number>;
 }
 
+/** The outcomes of smsgw_stats_rollup_messages_total (stats-rollup.ts). */
+export const STATS_OUTCOMES = ['counted', 'pending', 'late', 'settled'] as const;
+export type StatsOutcome = (typeof STATS_OUTCOMES)[number];
+
 /** Names as docs/metrics.md lists them. */
 export function createSchedulerMetrics(
   registry: Registry,
@@ -58,6 +62,14 @@ export function createSchedulerMetrics(
         },
       });
   }
+  const statsMessages = new Counter({
+    name: 'smsgw_stats_rollup_messages_total',
+    help: 'Messages the statistics rollup counted, by outcome (counted, pending, late, settled)',
+    labelNames: ['outcome'],
+    registers,
+  });
+  // Every outcome's series from the start, before there is anything to count.
+  for (const outcome of STATS_OUTCOMES) statsMessages.inc({ outcome }, 0);
   return {
     expanded: new Counter({
       name: 'smsgw_batch_messages_expanded_total',
@@ -88,11 +100,6 @@ export function createSchedulerMetrics(
       labelNames: ['state'],
       registers,
     }),
-    statsMessages: new Counter({
-      name: 'smsgw_stats_rollup_messages_total',
-      help: 'Messages the statistics rollup counted, by outcome (counted, pending, late, settled)',
-      labelNames: ['outcome'],
-      registers,
-    }),
+    statsMessages,
   };
 }

@@ -9,6 +9,7 @@ import {
   statsWatermark,
 } from '@smsgw/store';
 import type { Counter } from 'prom-client';
+import type { StatsOutcome } from './metrics';
 
 const DAY_MS = 24 * HOUR_MS;
 
@@ -124,7 +125,7 @@ export class StatsRollup {
     return settled;
   }
 
-  private count(outcome: string, n: number): void {
+  private count(outcome: StatsOutcome, n: number): void {
     if (n > 0) this.metrics.statsMessages.inc({ outcome }, n);
   }
 
