@@ -2,6 +2,7 @@ import type { Db } from '@smsgw/kit';
 import {
   HOUR_MS,
   addMessagePartition,
+  countPendingStats,
   countStatsSlice,
   restartStats,
   insertSyntheticAccounts,
@@ -100,7 +101,8 @@ export interface Rollup {
 /**
  * The statistics' count of the whole history, slice by slice as the scheduler's rollup counts
  * them (countStatsSlice, an hour each), from no statistics at all: the backlog a gateway upgraded
- * onto a full database works off.
+ * onto a full database works off. Every hour settles (its pending messages are counted as they
+ * are), so a later run finds the statistics kept.
  */
 export async function rollWholeHistory(db: Db, endMs: number, messages: number): Promise<Rollup> {
   await restartStats(db);
@@ -109,6 +111,8 @@ export async function rollWholeHistory(db: Db, endMs: number, messages: number):
   const started = Date.now();
   let hours = 0;
   while (await countStatsSlice(db, { until, floor })) hours++;
+  // Every hour settled, as though past the settle age: the messages still on their way as they are.
+  await countPendingStats(db, { now: until, settleBefore: new Date(endMs + DAY_MS), wait: true });
   const seconds = (Date.now() - started) / 1000;
   await db.query('ANALYZE');
   return {
