@@ -154,6 +154,7 @@ async function onPostgres(): Promise<ModeFigures & { autovacuum: string; plans: 
       );
       try {
         const figures = await measure(auth, kinds, history, MESSAGES, REQUESTS);
+        process.stderr.write(`search: Postgres ${JSON.stringify(figures)}\n`);
         const plans = await explainQueries(db, history.endMs);
         return { history, rollup, ...figures, autovacuum, plans };
       } finally {
@@ -207,7 +208,7 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
 function kindsTable(kinds: readonly KindFigures[], target: boolean): FigureTable {
   return {
     columns: [
-      'question',
+      target ? 'question, Postgres' : 'question, embedded',
       'requests',
       'rows',
       'p50 ms',
@@ -294,10 +295,12 @@ function cdrTable(pg: CdrFigures, pglite: CdrFigures): FigureTable {
  * rows with the service's memory watched. Then the same, smaller, in embedded mode.
  */
 export async function benchSearch(): Promise<void> {
+  // Embedded mode first: it is the shorter, so a fault there shows before the long part.
+  const pglite = await embedded();
+  process.stderr.write(`search: embedded ${JSON.stringify(pglite)}\n`);
   const pg = await onPostgres();
   writeFileSync(PLANS_FILE, pg.plans);
   process.stderr.write(`search: the plans are in ${PLANS_FILE}\n`);
-  const pglite = await embedded();
   const { plans: _plans, ...postgres } = pg;
   report(
     {
