@@ -1,6 +1,7 @@
 import {
   FINAL_STATES,
   UNKNOWN_OUTCOME_ERROR,
+  type StatsCount,
   type StatsGroup,
   type StatsPeriod,
 } from '@smsgw/contracts';
@@ -269,16 +270,8 @@ export interface StatsFilter {
   country?: string | undefined;
 }
 
-export interface StatsCountRow {
-  period: Date;
-  /** The group's value ('' for none; an account's name for `account`); null without a group. */
-  value: string | null;
-  state: string;
-  messages: string;
-  parts: string;
-  charged: string;
-  refunded: string;
-}
+/** A statistics row as read: the counts as text (bigint and numeric sums). */
+export type StatsCountRow = StatsCount;
 
 /** The column each group reads; an account is named by its username. */
 const GROUP_COLUMN: Record<StatsGroup, string> = {

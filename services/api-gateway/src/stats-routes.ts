@@ -1,14 +1,7 @@
 import { Router, type Response } from 'express';
-import {
-  STATS_DEFAULTS,
-  STATS_TOO_MANY_ROWS,
-  StatsQuerySchema,
-  statsAnswer,
-  statsRange,
-  type StatsResult,
-} from '@smsgw/contracts';
+import { StatsQuerySchema, type StatsResult } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
-import { readStatsReport } from '@smsgw/store';
+import { statsReport } from '@smsgw/message-log';
 
 export interface StatsRoutesDeps {
   db: Db;
@@ -36,18 +29,12 @@ export function createStatsRoutes(deps: StatsRoutesDeps): Router {
           if (q[field] !== undefined)
             throw HttpError.invalid(field, 'this gateway does not show routes to customers');
       }
-      const now = new Date();
-      const range = statsRange(q, now, deps.searchMaxDays);
-      if ('field' in range) throw HttpError.invalid(range.field, range.text);
-      const filter = { ...q, ...range, accountId: deps.accountId(res) };
-      const report = await readStatsReport(deps.db, filter, STATS_DEFAULTS.maxRows, now);
-      if (!report) throw HttpError.invalid('period', STATS_TOO_MANY_ROWS);
-      const body: StatsResult = statsAnswer({
-        ...filter,
-        rows: report.rows,
-        totals: report.totals,
-        ...report.freshness,
-      });
+      const body: StatsResult = await statsReport(
+        deps.db,
+        q,
+        deps.accountId(res),
+        deps.searchMaxDays,
+      );
       res.json(body);
     }),
   );

@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { cdrColumns, cdrQuerySchema, type CdrPer, type CdrRecord } from '@smsgw/contracts';
-import { asyncRoute, HttpError, parseInput, type Db, type Logger } from '@smsgw/kit';
-import { findAccountByUsername, readCdrs } from '@smsgw/store';
+import { asyncRoute, parseInput, type Db, type Logger } from '@smsgw/kit';
+import { readCdrs } from '@smsgw/store';
+import { accountIdByName } from './account-by-name';
 import type { AdminAudit } from './admin-audit';
 import { requireScope } from './admin-scopes';
 import { cdrRecords } from './cdr-records';
@@ -47,12 +48,7 @@ export function createCdrRoutes(
     requireScope('messages:read'),
     asyncRoute(async (req, res) => {
       const q = parseInput(cdrQuerySchema(maxDays), req.query);
-      let accountId: string | undefined;
-      if (q.account !== undefined) {
-        const account = await findAccountByUsername(db, q.account);
-        if (!account) throw HttpError.notFound(`No account ${q.account}`);
-        accountId = account.id;
-      }
+      const accountId = await accountIdByName(db, q.account);
       const since = new Date(q.since);
       const until = new Date(q.until);
       const columns = cdrColumns(q.per);

@@ -10,7 +10,8 @@ import {
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import { MessageLog, type MessageVisibility } from '@smsgw/message-log';
-import { findAccountByUsername, listAccounts } from '@smsgw/store';
+import { listAccounts } from '@smsgw/store';
+import { accountIdByName } from './account-by-name';
 import type { AdminAudit } from './admin-audit';
 import { holdsScope, requireScope } from './admin-scopes';
 import { accountView } from './account-store';
@@ -33,12 +34,7 @@ export function createOperatorViewRoutes(deps: OperatorViewDeps): Router {
   const router = Router();
   const log = new MessageLog(deps.db, deps.searchMaxDays);
 
-  const accountIdOf = async (username: string | undefined): Promise<string | undefined> => {
-    if (username === undefined) return undefined;
-    const account = await findAccountByUsername(deps.db, username);
-    if (!account) throw HttpError.notFound(`No account ${username}`);
-    return account.id;
-  };
+  const accountIdOf = (username: string | undefined) => accountIdByName(deps.db, username);
   const visibility = (res: Response): MessageVisibility => ({
     account: true,
     routes: true,
