@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgDb, PgliteDb, migrate, type Db } from '@smsgw/kit';
 import { deleteBusNamespace, startService, type ServiceProcess } from '@smsgw/kit/testing';
-import { HOUR_MS, statsFreshness } from '@smsgw/store';
+import { HOUR_MS, dailyStatsAgree, statsFreshness } from '@smsgw/store';
 import { withAutovacuum } from './autovacuum';
 import { ADMIN_TOKEN, profilingArgs } from './cluster';
 import { figure, type FigureTable } from './figure-table';
@@ -84,14 +84,14 @@ async function historyDatabase(): Promise<{ url: string; db: PgDb }> {
 }
 
 /**
- * Whether a kept history's statistics are all counted already (by the run that wrote it): its
- * roll, the longest step, runs again only with BENCH_SEARCH_ROLL=1.
+ * Whether a kept history's statistics are all counted already (by the run that wrote it), by hour
+ * and by day: its roll, the longest step, runs again only with BENCH_SEARCH_ROLL=1.
  */
 async function keptRollup(db: Db, history: History): Promise<boolean> {
   if (history.generatedSeconds > 0 || process.env['BENCH_SEARCH_ROLL'] === '1') return false;
   const until = new Date(history.endMs);
   const since = new Date(history.endMs - HISTORY_DAYS * DAY_MS);
-  return (await statsFreshness(db, since, until, until)).settled;
+  return (await statsFreshness(db, since, until, until)).settled && (await dailyStatsAgree(db));
 }
 
 interface ModeFigures {

@@ -103,6 +103,21 @@ CREATE TABLE message_stats (
 );
 CREATE INDEX message_stats_account ON message_stats (account_id, hour);
 
+-- The same counts by UTC day without the account, added to by the statements that add to
+-- message_stats: what a query over every account by day reads instead of the hours.
+CREATE TABLE message_stats_daily (
+  day       timestamptz NOT NULL,
+  connector text NOT NULL,
+  route     text NOT NULL,
+  country   text NOT NULL,
+  state     text NOT NULL,
+  messages  bigint NOT NULL,
+  parts     bigint NOT NULL,
+  charged   numeric(20, 6) NOT NULL,
+  refunded  numeric(20, 6) NOT NULL,
+  PRIMARY KEY (day, connector, route, country, state)
+);
+
 -- The acceptance time up to which messages are counted (NULL: not yet begun): each message is
 -- counted once, in the slice of acceptance time it falls in, or later once it ends; and when the
 -- pending messages were last looked at.

@@ -10,12 +10,13 @@ import { refundedAmount } from './messages';
 import { sqlList } from './sql-list';
 
 /**
- * Statements on `message_stats`, `message_stats_watermark` and `message_stats_pending`: the
- * statistics by hour of acceptance (docs/operators.md § Statistics). Each message is counted once:
+ * Statements on `message_stats`, `message_stats_daily`, `message_stats_watermark` and
+ * `message_stats_pending`: the statistics by hour of acceptance, and by UTC day without the account
+ * (docs/operators.md § Statistics). Each message is counted once:
  * in the slice of acceptance time it falls in when it had ended by then, else once it ends (or
  * settles); the query reads only these tables, never the messages.
  * countStatsSlice and countPendingStats read `messages` (and, through refundedAmount,
- * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsRows
+ * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsSource
  * reads the names of `accounts`.
  */
 
@@ -52,10 +53,10 @@ export async function statsWatermark(db: Queryable): Promise<Date | undefined> {
 }
 
 /**
- * Adds counted messages to their hours' rows: `source` names rows of (hour, account_id,
- * connector, route, prefix, state, messages, parts, charged, refunded), grouped by them. The
- * country is named once per group of the destinations' first three digits (all a calling code
- * can span), not once per message; an existing row is added to.
+ * Adds counted messages to their hours' rows and their days' rows, in one statement: `source`
+ * names rows of (hour, account_id, connector, route, prefix, state, messages, parts, charged,
+ * refunded), grouped by them. The country is named once per group of the destinations' first three
+ * digits (all a calling code can span), not once per message; an existing row is added to.
  */
 function addToStats(source: string): string {
   return `counted AS (
@@ -70,6 +71,15 @@ function addToStats(source: string): string {
          ON CONFLICT (hour, account_id, connector, route, country, state) DO UPDATE
             SET messages = s.messages + EXCLUDED.messages, parts = s.parts + EXCLUDED.parts,
                 charged = s.charged + EXCLUDED.charged, refunded = s.refunded + EXCLUDED.refunded
+       ), stored_daily AS (
+         INSERT INTO message_stats_daily AS d (day, connector, route, country, state, messages, parts, charged, refunded)
+         SELECT date_trunc('day', hour, 'UTC'), connector, route, country, state,
+                sum(messages), sum(parts), sum(charged), sum(refunded)
+           FROM counted
+          GROUP BY 1, 2, 3, 4, 5
+         ON CONFLICT (day, connector, route, country, state) DO UPDATE
+            SET messages = d.messages + EXCLUDED.messages, parts = d.parts + EXCLUDED.parts,
+                charged = d.charged + EXCLUDED.charged, refunded = d.refunded + EXCLUDED.refunded
        )`;
 }
 
@@ -221,12 +231,16 @@ export async function countPendingStats(
 }
 
 /**
- * Removes the statistics of the hours before `before`, and their pending messages; answers how
- * many rows of statistics.
+ * Removes the statistics of the hours before `before`, and their pending messages, and the days
+ * all of whose hours are before it; answers how many rows of hourly statistics.
  */
 export async function deleteStatsBefore(db: Db, before: Date): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.query('DELETE FROM message_stats_pending WHERE hour < $1', [before]);
+    await tx.query(
+      `DELETE FROM message_stats_daily WHERE day + interval '23 hours' < $1::timestamptz`,
+      [before],
+    );
     const { rowCount } = await tx.query('DELETE FROM message_stats WHERE hour < $1', [before]);
     return rowCount;
   });
@@ -237,10 +251,23 @@ export async function restartStats(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('DELETE FROM message_stats_pending');
     await tx.query('DELETE FROM message_stats');
+    await tx.query('DELETE FROM message_stats_daily');
     await tx.query(
       'UPDATE message_stats_watermark SET counted_until = NULL, pending_checked_at = NULL',
     );
   });
+}
+
+/**
+ * Whether the daily rows hold what the hourly rows hold: a database whose days were never filled
+ * (its statistics counted before the days were kept) does not.
+ */
+export async function dailyStatsAgree(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ agree: boolean }>(
+    `SELECT (SELECT COALESCE(sum(messages), 0) FROM message_stats)
+            = (SELECT COALESCE(sum(messages), 0) FROM message_stats_daily) AS agree`,
+  );
+  return rows[0].agree;
 }
 
 /** Seconds from the watermark to `now` (0 before the first slice). */
@@ -273,18 +300,11 @@ export interface StatsFilter {
 /** A statistics row as read: the counts as text (bigint and numeric sums). */
 export type StatsCountRow = StatsCount;
 
-/** The column each group reads; an account is named by its username. */
-const GROUP_COLUMN: Record<StatsGroup, string> = {
-  account: `COALESCE(a.username, s.account_id::text)`,
-  connector: 's.connector',
-  route: 's.route',
-  country: 's.country',
-  state: 'NULL::text',
-};
+const DAY_MS = 24 * HOUR_MS;
 
-function statsWhere(f: StatsFilter): { where: string; params: unknown[] } {
-  const params: unknown[] = [f.since, f.until];
-  const terms = ['s.hour >= $1', 's.hour < $2'];
+/** The filter's terms but the time, on `s`, with their parameters numbered after `params`. */
+function statsTerms(f: StatsFilter, params: unknown[]): string[] {
+  const terms: string[] = [];
   const add = (column: string, value: string | undefined) => {
     if (value === undefined) return;
     params.push(value);
@@ -294,7 +314,56 @@ function statsWhere(f: StatsFilter): { where: string; params: unknown[] } {
   add('s.connector', f.connector);
   add('s.route', f.route);
   add('s.country', f.country);
-  return { where: terms.join(' AND '), params };
+  return terms;
+}
+
+/** The hourly rows of `f` in [from, to), by the filter's terms. */
+function hoursWhere(f: StatsFilter, from: Date, to: Date, params: unknown[]): string {
+  params.push(from, to);
+  const time = [`s.hour >= $${params.length - 1}`, `s.hour < $${params.length}`];
+  return [...time, ...statsTerms(f, params)].join(' AND ');
+}
+
+/**
+ * The whole UTC days of a query by day that names no account, read off `message_stats_daily`; the
+ * hours at either end outside them are read off `message_stats`. Undefined when the hours serve.
+ */
+function dailySpan(f: StatsFilter): { from: Date; to: Date } | undefined {
+  if (f.period !== 'day' || f.accountId !== undefined || f.group === 'account') return undefined;
+  const from = Math.ceil(f.since.getTime() / DAY_MS) * DAY_MS;
+  const to = Math.floor(f.until.getTime() / DAY_MS) * DAY_MS;
+  return from < to ? { from: new Date(from), to: new Date(to) } : undefined;
+}
+
+/** The column a statistics row names for the group, as read by statsSource. */
+function groupValue(group: StatsGroup | undefined): string {
+  if (group === undefined || group === 'state') return 'NULL::text';
+  return group === 'account' ? `COALESCE(a.username, s.account_id::text)` : `s.${group}`;
+}
+
+/**
+ * The rows a query sums, as (period, value, state, messages, parts, charged, refunded): the hours'
+ * rows, or for a query by day over every account the days' rows and the hours at the ends.
+ */
+function statsSource(f: StatsFilter, params: unknown[]): string {
+  const value = groupValue(f.group);
+  const sums = 's.messages, s.parts, s.charged, s.refunded';
+  const hours = (from: Date, to: Date) =>
+    `SELECT ${f.period === 'day' ? `date_trunc('day', s.hour, 'UTC')` : 's.hour'} AS period,
+            ${value} AS value, s.state, ${sums}
+       FROM message_stats s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
+      WHERE ${hoursWhere(f, from, to, params)}`;
+  const days = dailySpan(f);
+  if (days === undefined) return hours(f.since, f.until);
+  params.push(days.from, days.to);
+  const dayTerms = [`s.day >= $${params.length - 1}`, `s.day < $${params.length}`];
+  const daily = `SELECT s.day AS period, ${value} AS value, s.state, ${sums}
+       FROM message_stats_daily s
+      WHERE ${[...dayTerms, ...statsTerms(f, params)].join(' AND ')}`;
+  const parts = [daily];
+  if (f.since < days.from) parts.push(hours(f.since, days.from));
+  if (days.to < f.until) parts.push(hours(days.to, f.until));
+  return parts.join('\n      UNION ALL\n      ');
 }
 
 /**
@@ -306,16 +375,14 @@ export async function statsRows(
   f: StatsFilter,
   limit: number,
 ): Promise<StatsCountRow[]> {
-  const { where, params } = statsWhere(f);
-  const value = f.group === undefined ? 'NULL::text' : GROUP_COLUMN[f.group];
-  const period = f.period === 'day' ? `date_trunc('day', s.hour, 'UTC')` : 's.hour';
+  const params: unknown[] = [];
+  const source = statsSource(f, params);
   params.push(limit);
   const { rows } = await db.query<StatsCountRow>(
-    `SELECT ${period} AS period, ${value} AS value, s.state,
-            sum(s.messages)::text AS messages, sum(s.parts)::text AS parts,
-            sum(s.charged)::text AS charged, sum(s.refunded)::text AS refunded
-       FROM message_stats s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
-      WHERE ${where}
+    `SELECT period, value, state,
+            sum(messages)::text AS messages, sum(parts)::text AS parts,
+            sum(charged)::text AS charged, sum(refunded)::text AS refunded
+       FROM (${source}) s
       GROUP BY 1, 2, 3
       ORDER BY 1, 2, 3
       LIMIT $${params.length}`,
@@ -331,8 +398,39 @@ export interface StatsSums {
   refunded: string;
 }
 
+/** The totals of a query's rows, all of them: the sums as exact decimal text. */
+export function sumStatsRows(rows: readonly StatsCountRow[]): StatsSums {
+  const total = (pick: (r: StatsCountRow) => string) => addDecimals(rows.map(pick));
+  return {
+    messages: total((r) => r.messages),
+    parts: total((r) => r.parts),
+    charged: total((r) => r.charged),
+    refunded: total((r) => r.refunded),
+  };
+}
+
+/** The sum of decimal texts, exactly (in millionths: the sums' scale is at most six digits). */
+function addDecimals(values: readonly string[]): string {
+  let sum = 0n;
+  let scale = 0;
+  for (const v of values) scale = Math.max(scale, v.split('.')[1]?.length ?? 0);
+  for (const v of values) {
+    const [whole, fraction = ''] = v.split('.');
+    const negative = whole.startsWith('-');
+    const units = BigInt(whole.replace('-', '') + fraction.padEnd(scale, '0'));
+    sum += negative ? -units : units;
+  }
+  if (scale === 0) return sum.toString();
+  const negative = sum < 0n;
+  const digits = (negative ? -sum : sum).toString().padStart(scale + 1, '0');
+  const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative ? `-${text}` : text;
+}
+
+/** The totals of a query, summed in the database (a query whose rows are not all read). */
 export async function statsTotals(db: Queryable, f: StatsFilter): Promise<StatsSums> {
-  const { where, params } = statsWhere(f);
+  const params: unknown[] = [];
+  const where = hoursWhere(f, f.since, f.until, params);
   const { rows } = await db.query<StatsSums>(
     `SELECT COALESCE(sum(s.messages), 0)::text AS messages, COALESCE(sum(s.parts), 0)::text AS parts,
             COALESCE(sum(s.charged), 0)::text AS charged, COALESCE(sum(s.refunded), 0)::text AS refunded
@@ -390,7 +488,7 @@ export async function readStatsReport(
   if (rows.length > maxRows) return undefined;
   return {
     rows,
-    totals: await statsTotals(db, f),
+    totals: sumStatsRows(rows),
     freshness: await statsFreshness(db, f.since, f.until, now),
   };
 }

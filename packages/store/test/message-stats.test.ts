@@ -345,4 +345,101 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
     expect(await pendingStatsCount(db)).toBe(0);
     expect(await byState(hour)).toEqual({});
   });
+
+  /** The daily rows, and the hourly rows summed by UTC day without the account, alike. */
+  const dailyAndHoursByDay = async (db: Queryable) => {
+    const cols = `connector, route, country, state, sum(messages)::text AS messages,
+                  sum(parts)::text AS parts, sum(charged)::text AS charged, sum(refunded)::text AS refunded`;
+    const daily = await db.query(
+      `SELECT day, ${cols} FROM message_stats_daily GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    );
+    const hours = await db.query(
+      `SELECT date_trunc('day', hour, 'UTC') AS day, ${cols} FROM message_stats
+        GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    );
+    return { daily: daily.rows, hours: hours.rows };
+  };
+
+  it('keeps the days without the account equal to the hours summed by day, after slices and after pending messages end', async () => {
+    const { db, accountId } = suite;
+    const other = (
+      await db.query<{ id: string }>(
+        `INSERT INTO accounts (username, password_hash, balance, rate) VALUES ('stats-daily', 'x', 100, 1) RETURNING id`,
+      )
+    ).rows[0].id;
+    const floor = hourOf(hoursAgo(60));
+    const pending: string[] = [];
+    for (let h = 60; h >= 1; h -= 7)
+      for (const [i, to] of ['41791234567', '4915112345678', '12025550123'].entries()) {
+        const account = i === 1 ? other : accountId;
+        const common = { to, connector: `smsc-${h % 2}`, route: i === 2 ? null : 'r', cost: '1.5' };
+        await insertMessage(db, account, { at: hoursAgo(h, 5 + i), state: 'delivered', ...common });
+        await insertMessage(db, account, {
+          at: hoursAgo(h, 20 + i),
+          state: 'failed',
+          refund: true,
+          ...common,
+        });
+        pending.push(
+          await insertMessage(db, account, {
+            at: hoursAgo(h, 40 + i),
+            state: 'submitted',
+            ...common,
+          }),
+        );
+      }
+    await countUpTo(floor, thisHour);
+    const afterSlices = await dailyAndHoursByDay(db);
+    expect(afterSlices.daily.length).toBeGreaterThan(0);
+    expect(afterSlices.daily).toEqual(afterSlices.hours);
+
+    await db.query(`UPDATE messages SET state = 'delivered' WHERE id = ANY($1::uuid[])`, [pending]);
+    expect(await countPendingStats(db, { now, settleBefore: new Date(0) })).toMatchObject({
+      ended: pending.length,
+    });
+    const afterPending = await dailyAndHoursByDay(db);
+    expect(afterPending.daily).toEqual(afterPending.hours);
+
+    // A query by day over every account (whole days off the daily rows, the ends off the hours)
+    // answers what the hours summed by day answer, for every group but the account.
+    const since = new Date(floor.getTime() + 3 * HOUR_MS);
+    const range = { since, until: thisHour };
+    const key = (r: { period: Date; value: string | null; state: string }) =>
+      `${r.period.toISOString()} ${r.value} ${r.state}`;
+    for (const group of [undefined, 'connector', 'route', 'country', 'state'] as const) {
+      const byDay = await statsRows(db, { ...range, period: 'day', group }, 1000);
+      const summed = new Map<string, number>();
+      for (const r of await statsRows(db, { ...range, period: 'hour', group }, 1000)) {
+        const day = new Date(Math.floor(r.period.getTime() / (24 * HOUR_MS)) * 24 * HOUR_MS);
+        const k = key({ ...r, period: day });
+        summed.set(k, (summed.get(k) ?? 0) + Number(r.messages));
+      }
+      expect(new Map(byDay.map((r) => [key(r), Number(r.messages)]))).toEqual(summed);
+    }
+  });
+
+  it("deletes a day's row once all its hours are past the cutoff", async () => {
+    const { db, accountId } = suite;
+    const dayMs = 24 * HOUR_MS;
+    const day = new Date(Math.floor(now.getTime() / dayMs) * dayMs - 2 * dayMs);
+    await insertMessage(db, accountId, {
+      at: new Date(day.getTime() + HOUR_MS),
+      state: 'delivered',
+    });
+    await insertMessage(db, accountId, {
+      at: new Date(day.getTime() + 25 * HOUR_MS),
+      state: 'delivered',
+    });
+    await countUpTo(day, thisHour);
+    const days = async () =>
+      (await db.query<{ day: Date }>('SELECT day FROM message_stats_daily ORDER BY day')).rows.map(
+        (r) => r.day.getTime(),
+      );
+    expect(await days()).toEqual([day.getTime(), day.getTime() + dayMs]);
+    // The day's last hour is not past this cutoff: the day stays, its first hours go.
+    expect(await deleteStatsBefore(db, new Date(day.getTime() + 23 * HOUR_MS))).toBe(1);
+    expect(await days()).toEqual([day.getTime(), day.getTime() + dayMs]);
+    await deleteStatsBefore(db, new Date(day.getTime() + dayMs));
+    expect(await days()).toEqual([day.getTime() + dayMs]);
+  });
 });

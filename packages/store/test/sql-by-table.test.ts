@@ -47,6 +47,7 @@ const MODULE_OF: Record<string, string> = {
   calling_codes: 'cdrs.ts',
   message_stats: 'message-stats.ts',
   message_stats_watermark: 'message-stats.ts',
+  message_stats_daily: 'message-stats.ts',
   message_stats_pending: 'message-stats.ts',
 };
 
