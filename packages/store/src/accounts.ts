@@ -16,11 +16,11 @@ const MAX_BALANCE = '99999999999999.999999';
  * service); smpp-access.ts SELECT_ACCESS (an account's SMPP access with its name and state); smpp-sessions.ts listSmppSessions (the system_id of each bound session);
  * inbound-messages.ts isInboundAccountDisabled (whether the account of an inbound message is disabled);
  * message-search.ts searchMessages and messageStory (the name of each message's account); batches.ts
- * searchBatches (the name of each batch's account); cdrs.ts archiveCdrs and readCdrChunk (the name
+ * searchBatches (the name of each batch's account); cdrs.ts archiveCdrs, readCdrChunk and liveFrom (the name
  * of each CDR's account).
  * synthetic-history.ts insertSyntheticAccounts, insertSyntheticMessages and syntheticExtent (the
  * accounts of `pnpm bench search`'s history).
- * message-stats.ts statsRows (the name of each account the statistics group by).
+ * message-stats.ts statsSource (the name of each account the statistics group by).
  */
 
 export interface AccountRow {

@@ -1,6 +1,6 @@
 import { FINAL_STATES } from '@smsgw/contracts';
 import { timeIdFloor, type Queryable } from '@smsgw/kit';
-import { refundedAmount } from './messages';
+import { refundJoin, refundedAmountJoined } from './messages';
 import { sqlList } from './sql-list';
 
 /**
@@ -8,7 +8,10 @@ import { sqlList } from './sql-list';
  * message in a final state, read from `messages` while its period's partitions are there and from
  * `cdrs` once they are dropped. A period is in one of the two, never both, so the union of the two
  * in id order has no duplicate.
- * `calling_codes` is read through the SQL function smsgw_calling_code (migration 036).
+ * A message's country is its destination's calling code, joined from `calling_codes` on its first
+ * one, two and three digits (at most one matches: the codes are prefix-free), which the planner
+ * probes once per distinct prefix; smsgw_calling_code (migration 036) names it where one call
+ * serves.
  */
 
 const FINAL = sqlList(FINAL_STATES);
@@ -52,15 +55,22 @@ const PART_ROWS = `(SELECT jsonb_agg(jsonb_build_object('seq', p.seq, 'smsc_id',
                       FROM message_parts p WHERE p.message_id = m.id)`;
 
 /**
- * The CDR columns of a message `m` of `messages` with its account `a`, but its parts. Its done
- * time is its last change (updated_at), which nothing changes once its state is final. A function,
- * not a constant: message-partitions.ts, which messages.ts loads, loads this module too.
+ * The CDR columns of a message `m` of `messages` as joined by liveFrom, but its parts. Its done
+ * time is its last change (updated_at), which nothing changes once its state is final. Functions,
+ * not constants: message-partitions.ts, which messages.ts loads, loads this module too.
  */
 const liveColumns =
   (): string => `m.id, COALESCE(a.username, m.account_id::text) AS username, m.entry, m.from_addr, m.to_addr,
-  smsgw_calling_code(m.to_addr) AS country_code, m.segments, m.coding, m.cost AS charged,
-  (${refundedAmount('m')})::numeric(20, 6) AS refunded, m.route, m.connector, m.smsc_id, m.batch_id,
+  COALESCE(c1.code, c2.code, c3.code, '') AS country_code, m.segments, m.coding, m.cost AS charged,
+  (${refundedAmountJoined('m', 'r')})::numeric(20, 6) AS refunded, m.route, m.connector, m.smsc_id, m.batch_id,
   m.created_at AS accepted_at, m.submitted_at, m.updated_at AS done_at, m.state, m.error`;
+
+/** Messages `m` with their account `a`, refund row `r` and calling code (c1, c2 or c3). */
+const liveFrom = (): string => `messages m LEFT JOIN accounts a ON a.id = m.account_id
+        ${refundJoin('m', 'r')}
+        LEFT JOIN calling_codes c1 ON c1.code = left(m.to_addr, 1)
+        LEFT JOIN calling_codes c2 ON c2.code = left(m.to_addr, 2)
+        LEFT JOIN calling_codes c3 ON c3.code = left(m.to_addr, 3)`;
 
 const ARCHIVED_COLUMNS = `id, username, entry, from_addr, to_addr, country_code, segments, coding, charged,
   refunded, route, connector, smsc_id, batch_id, accepted_at, submitted_at, done_at, state, error`;
@@ -76,7 +86,7 @@ export async function archiveCdrs(tx: Queryable, lo: string, hi: string): Promis
   const { rowCount } = await tx.query(
     `INSERT INTO cdrs (${ARCHIVED_COLUMNS}, account_id, part_rows)
      SELECT ${liveColumns()}, m.account_id, ${PART_ROWS}
-       FROM messages m LEFT JOIN accounts a ON a.id = m.account_id
+       FROM ${liveFrom()}
       WHERE m.id >= $1::uuid AND m.id < $2::uuid
      ON CONFLICT (id) DO NOTHING`,
     [lo, hi],
@@ -109,7 +119,7 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
   const byAccount = q.accountId !== undefined;
   const { rows } = await db.query<CdrRow>(
     `(SELECT ${liveColumns()}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
-        FROM messages m LEFT JOIN accounts a ON a.id = m.account_id
+        FROM ${liveFrom()}
        WHERE m.id >= $1::uuid AND m.id < $2::uuid AND m.id > $3::uuid AND m.state IN (${FINAL})
              ${byAccount ? 'AND m.account_id = $4::uuid' : ''}
        ORDER BY m.id LIMIT ${q.limit})

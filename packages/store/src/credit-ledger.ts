@@ -11,6 +11,8 @@ import type { Queryable } from '@smsgw/kit';
  * a message's rows for its story.
  * message-stats.ts countStatsSlice and countPendingStats read, through refundedAmount, what each
  * message was refunded.
+ * cdrs.ts archiveCdrs, readCdrChunk and liveFrom join each message to its refund row (messages.ts
+ * refundJoin).
  * synthetic-history.ts insertSyntheticRefunds writes the refunds of `pnpm bench search`'s history.
  */
 

@@ -30,7 +30,7 @@ import { sqlList } from './sql-list';
  * clearDefaultMessagePartitions (the partitions of both tables, docs/retention.md);
  * smpp-deliveries.ts insertSmppReceipts (reads the messages the receipts for an SMPP customer are for);
  * message-search.ts searchMessages, messageStory and messageStoryParts (the operators' view);
- * cdrs.ts archiveCdrs, readCdrChunk and PART_ROWS (the CDRs of messages in a final state, and
+ * cdrs.ts archiveCdrs, readCdrChunk, liveFrom and PART_ROWS (the CDRs of messages in a final state, and
  * their parts).
  * message-stats.ts countStatsSlice, countPendingStats and firstMessageHour (the statistics' count).
  * synthetic-history.ts insertSyntheticMessages, insertSyntheticRefunds, syntheticExtent and
@@ -255,7 +255,15 @@ export interface MessageStatusRow {
  * messageStatus, the statistics' roll and the CDRs.
  */
 export function costStands(m: string): string {
-  return `(NOT EXISTS (SELECT 1 FROM credit_ledger l WHERE l.message_id = ${m}.id AND l.reason = 'refund')
+  return costStandsGiven(
+    m,
+    `NOT EXISTS (SELECT 1 FROM credit_ledger l WHERE l.message_id = ${m}.id AND l.reason = 'refund')`,
+  );
+}
+
+/** costStands, with `unrefunded` saying that the message has no refund row of its own. */
+function costStandsGiven(m: string, unrefunded: string): string {
+  return `(${unrefunded}
             AND (${m}.state <> 'cancelled' OR ${m}.unanswered_submits > 0
                  OR EXISTS (SELECT 1 FROM message_parts p WHERE p.message_id = ${m}.id)))`;
 }
@@ -263,6 +271,20 @@ export function costStands(m: string): string {
 /** What was given back of message `m`'s cost: all of it, or nothing (costStands). */
 export function refundedAmount(m: string): string {
   return `(CASE WHEN ${costStands(m)} THEN 0::numeric ELSE ${m}.cost END)`;
+}
+
+/**
+ * refundedAmount of message `m` joined to its refund row `r` (LEFT JOIN credit_ledger r ON
+ * r.message_id = m.id AND r.reason = 'refund': at most one, by the ledger's unique index), for a
+ * statement over many messages, which probes or merges the index instead of hashing every refund.
+ */
+export function refundedAmountJoined(m: string, r: string): string {
+  return `(CASE WHEN ${costStandsGiven(m, `${r}.message_id IS NULL`)} THEN 0::numeric ELSE ${m}.cost END)`;
+}
+
+/** The LEFT JOIN refundedAmountJoined reads, of refund row `r` to message `m`. */
+export function refundJoin(m: string, r: string): string {
+  return `LEFT JOIN credit_ledger ${r} ON ${r}.message_id = ${m}.id AND ${r}.reason = 'refund'`;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   deleteCdrsBefore,
   dropMessagePartition,
   readCdrs,
+  refundedAmount,
   type CdrRow,
 } from '../src';
 
@@ -248,5 +249,35 @@ describe.each(migratedDatabases())('CDRs on %s', (_name, open) => {
     expect(await deleteCdrsBefore(suite.db, at(4), 10)).toBe(2);
     expect(await deleteCdrsBefore(suite.db, at(4), 10)).toBe(0);
     expect((await read({})).map((r) => r.id)).toEqual([ids.heldCancel, ids.parts, ids.open]);
+  });
+
+  it("names each CDR's country and refund as smsgw_calling_code and refundedAmount do, for every kind of message", async () => {
+    await addMessagePartition(suite.db, DAY, NEXT_DAY);
+    const part = { seq: 1, smsc_id: 'p', state: 'delivered', stat: 'DELIVRD', err: '000' };
+    const kinds: Omit<Message, 'at'>[] = [];
+    for (const to of ['12025550123', '4179123', '2348031234567', '999123', '', '7'])
+      for (const state of ['delivered', 'failed', 'cancelled'])
+        for (const refund of [false, true])
+          for (const held of ['none', 'submit', 'part'] as const)
+            kinds.push({
+              state,
+              to,
+              refund,
+              unansweredSubmits: held === 'submit' ? 1 : 0,
+              parts: held === 'part' ? [{ ...part, smsc_id: `p-${kinds.length}` }] : [],
+            });
+    for (const [i, kind] of kinds.entries()) await insert({ at: at(1, i % 60), ...kind });
+    const expected = await suite.db.query<{ id: string; country_code: string; refunded: string }>(
+      `SELECT m.id, smsgw_calling_code(m.to_addr) AS country_code,
+              (${refundedAmount('m')})::numeric(20, 6)::text AS refunded
+         FROM messages m ORDER BY m.id`,
+    );
+    const rows = await read({}, 7);
+    expect(rows.map((r) => [r.id, r.country_code, r.refunded])).toEqual(
+      expected.rows.map((r) => [r.id, r.country_code, r.refunded]),
+    );
+    // Both kinds of refund, and both kinds of country, are among them.
+    expect(new Set(rows.map((r) => r.refunded))).toEqual(new Set(['0.000000', '1.500000']));
+    expect(new Set(rows.map((r) => r.country_code))).toEqual(new Set(['1', '41', '234', '7', '']));
   });
 });
