@@ -3,11 +3,9 @@
  * one process, with two simulators as two operators.
  */
 import { SmppSimulator } from '@smsgw/smsc';
-import { metricValue } from '../support/scrape';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
 import { describeMessageLog } from '../support/message-log-scenario';
 import { CallbackReceiver } from '../support/receiver';
-import { waitFor } from '@smsgw/kit/testing';
 
 let home: SmppSimulator;
 let abroad: SmppSimulator;
@@ -54,14 +52,5 @@ describeMessageLog(() => ({
   home,
   abroadPort,
   receiver,
-  // The dispatcher names `default` in two routes (uk and the default route) once it loaded uk.
-  routesLoaded: () =>
-    waitFor(
-      async () =>
-        (await metricValue(gw.base, 'smsgw_connector_routes', { connector: 'default' })) === 2
-          ? true
-          : undefined,
-      15_000,
-      'the dispatcher loaded route uk',
-    ),
+  dispatcherMetrics: gw.base,
 }));

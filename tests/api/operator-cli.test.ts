@@ -153,29 +153,33 @@ describe('smsgw accounts list', () => {
   });
 });
 
+/**
+ * A command's `--json` for opv-alice over a range of its own (without one, each answer says its
+ * own now), checked equal to the gateway's answer to the same query.
+ */
+async function asTheGateway(path: string, command: string[]): Promise<any> {
+  const { since, until } = range();
+  const direct = await call('GET', `${path}?account=opv-alice&since=${since}&until=${until}`);
+  expect(direct.status).toBe(200);
+  const out = JSON.parse(
+    await smsgw([
+      ...command,
+      '--account',
+      'opv-alice',
+      '--since',
+      since,
+      '--until',
+      until,
+      '--json',
+    ]),
+  );
+  expect(out).toEqual(direct.body);
+  return out;
+}
+
 describe('smsgw messages search', () => {
   it("finds an account's messages newest first, with the admin token's JSON as the gateway's", async () => {
-    // A range of its own: without one, each answer says its own now.
-    const { since, until } = range();
-    const direct = await call(
-      'GET',
-      `/admin/v1/messages?account=opv-alice&since=${since}&until=${until}`,
-    );
-    expect(direct.status).toBe(200);
-    const out = JSON.parse(
-      await smsgw([
-        'messages',
-        'search',
-        '--account',
-        'opv-alice',
-        '--since',
-        since,
-        '--until',
-        until,
-        '--json',
-      ]),
-    );
-    expect(out).toEqual(direct.body);
+    const out = await asTheGateway('/admin/v1/messages', ['messages', 'search']);
     const ids = out.data.messages.map((m: { id: string }) => m.id);
     expect(ids).toHaveLength(5);
     expect(ids).toEqual([...ids].sort().reverse());
@@ -320,26 +324,7 @@ describe('smsgw messages show', () => {
 
 describe('smsgw batches list', () => {
   it("lists an account's batches for the operator and for the account", async () => {
-    const { since, until } = range();
-    const direct = await call(
-      'GET',
-      `/admin/v1/batches?account=opv-alice&since=${since}&until=${until}`,
-    );
-    expect(direct.status).toBe(200);
-    const out = JSON.parse(
-      await smsgw([
-        'batches',
-        'list',
-        '--account',
-        'opv-alice',
-        '--since',
-        since,
-        '--until',
-        until,
-        '--json',
-      ]),
-    );
-    expect(out).toEqual(direct.body);
+    const out = await asTheGateway('/admin/v1/batches', ['batches', 'list']);
     expect(out.data.batches).toEqual([
       expect.objectContaining({ batchId, account: 'opv-alice', state: 'completed', total: 2 }),
     ]);

@@ -9,6 +9,7 @@ import { waitFor } from '@smsgw/kit/testing';
 import type { SmppSimulator } from '@smsgw/smsc';
 import type { CallbackReceiver } from './receiver';
 import { basic, request, type Reply } from './http';
+import { metricValue } from './scrape';
 
 export interface MessageLogDeployment {
   /** Where /secure is served. */
@@ -22,8 +23,8 @@ export interface MessageLogDeployment {
   abroadPort: number;
   /** The customer's delivery-report receiver (on loopback, allowed by CALLBACK_ALLOWED_HOSTS). */
   receiver: CallbackReceiver;
-  /** Resolves once every service that routes has loaded the routes made so far. */
-  routesLoaded(): Promise<unknown>;
+  /** Where the dispatcher's /metrics is served (the gateway's, in embedded mode). */
+  dispatcherMetrics: string;
 }
 
 const alice = basic('alice', 'alice-password');
@@ -102,7 +103,18 @@ export function describeMessageLog(deployment: () => MessageLogDeployment): void
       connectors: [{ connector: 'default' }],
     });
     expect(rest.status).toBe(200);
-    await d().routesLoaded();
+    // The dispatcher names `default` in both routes (uk and rest) once it loaded them.
+    await waitFor(
+      async () =>
+        (await metricValue(d().dispatcherMetrics, 'smsgw_connector_routes', {
+          connector: 'default',
+        })) === 2
+          ? true
+          : undefined,
+      20_000,
+      'the dispatcher loaded routes uk and rest',
+      100,
+    );
     // The gateway prices 44… by uk once it reloaded its routes (its refresh period).
     await waitFor(
       async () => {
