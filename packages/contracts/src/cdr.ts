@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsernameSchema } from './admin';
+import { IsoTimeSchema } from './fields';
 
 /** How an export is written: CSV (RFC 4180, a header row) or one JSON object per line. */
 export const CDR_FORMATS = ['csv', 'ndjson'] as const;
@@ -11,8 +12,6 @@ export type CdrPer = (typeof CDR_PER)[number];
 
 const DAY_MS = 86_400_000;
 
-const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time with offset' });
-
 /**
  * GET /admin/v1/cdrs: the CDRs of the messages accepted in [since, until), a range of at most
  * `maxDays` days (SEARCH_MAX_DAYS), so that no export reads without bound.
@@ -20,8 +19,8 @@ const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 ti
 export function cdrQuerySchema(maxDays: number) {
   return z
     .strictObject({
-      since: isoTime,
-      until: isoTime,
+      since: IsoTimeSchema,
+      until: IsoTimeSchema,
       account: UsernameSchema.optional(),
       format: z
         .enum(CDR_FORMATS, { message: `expected ${CDR_FORMATS.join(' or ')}` })

@@ -82,3 +82,12 @@ export const MoneySchema = z
 export function formatDecimal(value: string): string {
   return value.includes('.') ? value.replace(/\.?0+$/, '') : value;
 }
+
+/** A time as the query parameters of searches, exports and statistics take it. */
+export const IsoTimeSchema = z.iso.datetime({
+  offset: true,
+  message: 'expected an ISO 8601 time with offset',
+});
+
+/** A UUID in any case (message, batch ids), as paths and queries carry it. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AccountViewSchema, UsernameSchema } from './admin';
-import { intLike } from './fields';
+import { IsoTimeSchema, UUID_PATTERN, intLike } from './fields';
 import { ConnectorNameSchema } from './routing';
 import { MESSAGE_OUTCOMES } from './message-status';
 import { BATCH_STATES, MESSAGE_STATES } from './states';
@@ -31,10 +31,8 @@ export const SEARCH_DEFAULTS = { sinceDays: 1, maxDays: 31, limit: 50, maxLimit:
 
 const uuid = z
   .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID')
+  .regex(UUID_PATTERN, 'expected a UUID')
   .transform((s) => s.toLowerCase());
-
-const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time with offset' });
 
 /**
  * A destination: international digits (an optional + dropped), exact, or a prefix ending in `*`.
@@ -70,8 +68,8 @@ const states = z
   .transform((list) => [...new Set(list)]);
 
 const searchPaging = {
-  since: isoTime.optional(),
-  until: isoTime.optional(),
+  since: IsoTimeSchema.optional(),
+  until: IsoTimeSchema.optional(),
   limit: intLike(1, SEARCH_DEFAULTS.maxLimit).default(SEARCH_DEFAULTS.limit),
 };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsernameSchema } from './admin';
+import { IsoTimeSchema } from './fields';
 import { ConnectorNameSchema } from './routing';
 
 /** Statistics by UTC hour or by UTC day. */
@@ -19,11 +20,9 @@ export const STATS_DEFAULTS = { sinceHours: 24, maxRows: 10_000 } as const;
 /** The refusal of an answer of more than STATS_DEFAULTS.maxRows rows. */
 export const STATS_TOO_MANY_ROWS = `the answer has more than ${STATS_DEFAULTS.maxRows} rows: ask by day, for a shorter range or with a filter`;
 
-const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time with offset' });
-
 const statsFilters = {
-  since: isoTime.optional(),
-  until: isoTime.optional(),
+  since: IsoTimeSchema.optional(),
+  until: IsoTimeSchema.optional(),
   period: z.enum(STATS_PERIODS, { message: 'expected hour or day' }).default('hour'),
   connector: ConnectorNameSchema.optional(),
   route: ConnectorNameSchema.optional(),

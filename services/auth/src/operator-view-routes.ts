@@ -3,6 +3,7 @@ import {
   AccountListQuerySchema,
   AdminBatchSearchQuerySchema,
   AdminMessageSearchQuerySchema,
+  UUID_PATTERN,
   type AccountList,
   type BatchSearchResult,
   type MessageSearchResult,
@@ -15,8 +16,6 @@ import { accountIdByName } from './account-by-name';
 import type { AdminAudit } from './admin-audit';
 import { holdsScope, requireScope } from './admin-scopes';
 import { accountView } from './account-store';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface OperatorViewDeps {
   db: Db;
@@ -34,7 +33,6 @@ export function createOperatorViewRoutes(deps: OperatorViewDeps): Router {
   const router = Router();
   const log = new MessageLog(deps.db, deps.searchMaxDays);
 
-  const accountIdOf = (username: string | undefined) => accountIdByName(deps.db, username);
   const visibility = (res: Response): MessageVisibility => ({
     account: true,
     routes: true,
@@ -72,7 +70,7 @@ export function createOperatorViewRoutes(deps: OperatorViewDeps): Router {
     asyncRoute(async (req, res) => {
       const q = parseInput(AdminMessageSearchQuerySchema, req.query);
       const page = await log.searchMessages(q, {
-        accountId: await accountIdOf(q.account),
+        accountId: await accountIdByName(deps.db, q.account),
         see: visibility(res),
       });
       await recordContentRead(req, res, page.messages.length);
@@ -86,7 +84,9 @@ export function createOperatorViewRoutes(deps: OperatorViewDeps): Router {
     requireScope('messages:read'),
     asyncRoute(async (req, res) => {
       const id = String(req.params['id']);
-      const story = UUID.test(id) ? await log.story(id.toLowerCase(), visibility(res)) : undefined;
+      const story = UUID_PATTERN.test(id)
+        ? await log.story(id.toLowerCase(), visibility(res))
+        : undefined;
       if (!story) throw HttpError.notFound(`No message ${id}`);
       await recordContentRead(req, res, 1);
       const body: MessageTimeline = { data: story };
@@ -100,7 +100,7 @@ export function createOperatorViewRoutes(deps: OperatorViewDeps): Router {
     asyncRoute(async (req, res) => {
       const q = parseInput(AdminBatchSearchQuerySchema, req.query);
       const page = await log.searchBatches(q, {
-        accountId: await accountIdOf(q.account),
+        accountId: await accountIdByName(deps.db, q.account),
         account: true,
       });
       const body: BatchSearchResult = { data: page };
