@@ -112,7 +112,8 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * One chunk of CDRs in id order, from live messages and from the archive, after `after`. Each
- * source reads by its primary key (or by (account_id, id) for one account), at most `limit` rows.
+ * source reads by its primary key (or by (account_id, id) for one account: a message in a final
+ * state is never unsent, which the index's predicate asks for), at most `limit` rows.
  */
 export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<CdrRow[]> {
   if (!Number.isInteger(q.limit) || q.limit < 1) throw new RangeError(`bad row limit ${q.limit}`);
@@ -121,7 +122,7 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
     `(SELECT ${liveColumns()}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
         FROM ${liveFrom()}
        WHERE m.id >= $1::uuid AND m.id < $2::uuid AND m.id > $3::uuid AND m.state IN (${FINAL})
-             ${byAccount ? 'AND m.account_id = $4::uuid' : ''}
+             ${byAccount ? 'AND NOT m.unsent AND m.account_id = $4::uuid' : ''}
        ORDER BY m.id LIMIT ${q.limit})
      UNION ALL
      (SELECT ${ARCHIVED_COLUMNS}, ${q.parts ? 'part_rows' : 'NULL::jsonb AS part_rows'}

@@ -1,4 +1,9 @@
-import { FINAL_STATES, UNKNOWN_OUTCOME_ERROR, type MessageOutcome } from '@smsgw/contracts';
+import {
+  FINAL_STATES,
+  UNKNOWN_OUTCOME_ERROR,
+  UNSENT_STATES,
+  type MessageOutcome,
+} from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 import { sqlList } from './sql-list';
 
@@ -112,15 +117,32 @@ export async function searchMessages(
       either.push(`(m.state = 'failed' AND m.error = '${UNKNOWN_OUTCOME_ERROR}')`);
     where.push(`(${either.join(' OR ')})`);
   }
-  const { rows } = await db.query<MessageSearchRow>(
+  const select = (extra: string[]): string =>
     `SELECT ${SUMMARY_COLUMNS}
        FROM messages m JOIN accounts a ON a.id = m.account_id
-      WHERE ${where.join(' AND ')}
+      WHERE ${[...where, ...extra].join(' AND ')}
       ORDER BY m.id DESC
-      LIMIT ${search.limit}`,
-    params,
+      LIMIT ${search.limit}`;
+  if (search.accountId === undefined && search.to === undefined) {
+    return (await db.query<MessageSearchRow>(select([]), params)).rows;
+  }
+  // The indexes by account and by destination hold only the messages that have left the unsent
+  // states (migration 037): those are read through them, the unsent ones off messages_unsent.
+  const branches = unsentBranches(search.states).map((unsent) =>
+    select([unsent ? 'm.unsent' : 'NOT m.unsent']),
   );
-  return rows;
+  const sql =
+    branches.length === 1
+      ? branches[0]!
+      : `${branches.map((b) => `(${b})`).join(' UNION ALL ')} ORDER BY id DESC LIMIT ${search.limit}`;
+  return (await db.query<MessageSearchRow>(sql, params)).rows;
+}
+
+/** Which of the unsent and the sent messages a state filter can match: both without one. */
+function unsentBranches(states: readonly string[] | undefined): boolean[] {
+  if (states === undefined || states.length === 0) return [false, true];
+  const unsent = (s: string): boolean => (UNSENT_STATES as readonly string[]).includes(s);
+  return [false, true].filter((u) => states.some((s) => unsent(s) === u));
 }
 
 // ---- a message's story ----
