@@ -139,19 +139,18 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
 
 /**
  * The CDRs of messages accepted in [since, until), optionally of one account, in id order, read
- * `chunk` rows per statement so that memory stays flat whatever the range holds. The next chunk
- * is read while the rows of this one are taken, so that the database and the writer of the rows
- * work at once; at most two chunks are held.
+ * `chunk` rows per statement so that memory stays flat whatever the range holds.
  */
 export async function* readCdrs(
   db: Queryable,
   range: { since: Date; until: Date; accountId?: string | undefined; parts: boolean },
-  chunk = 2_000,
+  chunk = 5_000,
 ): AsyncGenerator<CdrRow> {
   const lo = timeIdFloor(range.since);
   const hi = timeIdFloor(range.until);
-  const read = (after: string): Promise<CdrRow[]> => {
-    const rows = readCdrChunk(db, {
+  let after = NIL_UUID;
+  for (;;) {
+    const rows = await readCdrChunk(db, {
       lo,
       hi,
       after,
@@ -159,15 +158,9 @@ export async function* readCdrs(
       parts: range.parts,
       limit: chunk,
     });
-    // Awaited below; a reader that stops early leaves it unawaited, and its failure unreported.
-    rows.catch(() => undefined);
-    return rows;
-  };
-  let next: Promise<CdrRow[]> | undefined = read(NIL_UUID);
-  while (next !== undefined) {
-    const rows: CdrRow[] = await next;
-    next = rows.length < chunk ? undefined : read(rows[rows.length - 1].id);
-    yield* rows;
+    for (const row of rows) yield row;
+    if (rows.length < chunk) return;
+    after = rows[rows.length - 1].id;
   }
 }
 
