@@ -133,7 +133,7 @@ export async function searchMessages(
   );
   const sql =
     branches.length === 1
-      ? branches[0]!
+      ? branches[0]
       : `${branches.map((b) => `(${b})`).join(' UNION ALL ')} ORDER BY id DESC LIMIT ${search.limit}`;
   return (await db.query<MessageSearchRow>(sql, params)).rows;
 }
