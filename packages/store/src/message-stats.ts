@@ -16,7 +16,7 @@ import { sqlList } from './sql-list';
  * in the slice of acceptance time it falls in when it had ended by then, else once it ends (or
  * settles); the query reads only these tables, never the messages.
  * countStatsSlice and countPendingStats read `messages` (and, through refundedAmount,
- * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsRows
+ * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsSource
  * reads the names of `accounts`.
  */
 
@@ -335,14 +335,10 @@ function dailySpan(f: StatsFilter): { from: Date; to: Date } | undefined {
   return from < to ? { from: new Date(from), to: new Date(to) } : undefined;
 }
 
-/**
- * The column a statistics row is grouped by, as read by statsSource: the account's id for the
- * group by account, named after the sums (statsRows), so that the join reads one account per
- * answer row and not per hourly row.
- */
+/** The column a statistics row names for the group, as read by statsSource. */
 function groupValue(group: StatsGroup | undefined): string {
   if (group === undefined || group === 'state') return 'NULL::text';
-  return group === 'account' ? 's.account_id' : `s.${group}`;
+  return group === 'account' ? `COALESCE(a.username, s.account_id::text)` : `s.${group}`;
 }
 
 /**
@@ -355,7 +351,7 @@ function statsSource(f: StatsFilter, params: unknown[]): string {
   const hours = (from: Date, to: Date) =>
     `SELECT ${f.period === 'day' ? `date_trunc('day', s.hour, 'UTC')` : 's.hour'} AS period,
             ${value} AS value, s.state, ${sums}
-       FROM message_stats s
+       FROM message_stats s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
       WHERE ${hoursWhere(f, from, to, params)}`;
   const days = dailySpan(f);
   if (days === undefined) return hours(f.since, f.until);
@@ -382,19 +378,12 @@ export async function statsRows(
   const params: unknown[] = [];
   const source = statsSource(f, params);
   params.push(limit);
-  const summed = `SELECT period, value, state,
+  const { rows } = await db.query<StatsCountRow>(
+    `SELECT period, value, state,
             sum(messages)::text AS messages, sum(parts)::text AS parts,
             sum(charged)::text AS charged, sum(refunded)::text AS refunded
        FROM (${source}) s
-      GROUP BY 1, 2, 3`;
-  const named =
-    f.group === 'account'
-      ? `SELECT g.period, COALESCE(a.username, g.value::text) AS value, g.state, g.messages, g.parts,
-                g.charged, g.refunded
-           FROM (${summed}) g LEFT JOIN accounts a ON a.id = g.value`
-      : summed;
-  const { rows } = await db.query<StatsCountRow>(
-    `${named}
+      GROUP BY 1, 2, 3
       ORDER BY 1, 2, 3
       LIMIT $${params.length}`,
     params,
