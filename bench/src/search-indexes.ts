@@ -1,6 +1,6 @@
 import { PgDb } from '@smsgw/kit';
 
-/** The indexes migration 036 adds for the message search (docs/operators.md § Search). */
+/** The indexes of the message search, migrations 036 and 037 (docs/operators.md § Search). */
 const SEARCH_INDEXES = ['messages_account_id', 'messages_to_id'];
 
 /**
