@@ -41,9 +41,10 @@ export interface CdrRow {
   connector: string | null;
   smsc_id: string | null;
   batch_id: string | null;
-  accepted_at: Date;
-  submitted_at: Date | null;
-  done_at: Date;
+  /** Times as UTC ISO 8601 text with milliseconds, as the export writes them. */
+  accepted_at: string;
+  submitted_at: string | null;
+  done_at: string;
   state: string;
   error: string | null;
   /** Its parts in order when it was sent in several and they are asked for; null otherwise. */
@@ -59,11 +60,13 @@ const PART_ROWS = `(SELECT jsonb_agg(jsonb_build_object('seq', p.seq, 'smsc_id',
  * time is its last change (updated_at), which nothing changes once its state is final. Functions,
  * not constants: message-partitions.ts, which messages.ts loads, loads this module too.
  */
-const liveColumns =
-  (): string => `m.id, COALESCE(a.username, m.account_id::text) AS username, m.entry, m.from_addr, m.to_addr,
+const liveColumns = (
+  time: (column: string) => string = (c) => c,
+): string => `m.id, COALESCE(a.username, m.account_id::text) AS username, m.entry, m.from_addr, m.to_addr,
   COALESCE(c1.code, c2.code, c3.code, '') AS country_code, m.segments, m.coding, m.cost AS charged,
   (${refundedAmountJoined('m', 'r')})::numeric(20, 6) AS refunded, m.route, m.connector, m.smsc_id, m.batch_id,
-  m.created_at AS accepted_at, m.submitted_at, m.updated_at AS done_at, m.state, m.error`;
+  ${time('m.created_at')} AS accepted_at, ${time('m.submitted_at')} AS submitted_at,
+  ${time('m.updated_at')} AS done_at, m.state, m.error`;
 
 /** Messages `m` with their account `a`, refund row `r` and calling code (c1, c2 or c3). */
 const liveFrom = (): string => `messages m LEFT JOIN accounts a ON a.id = m.account_id
@@ -72,8 +75,25 @@ const liveFrom = (): string => `messages m LEFT JOIN accounts a ON a.id = m.acco
         LEFT JOIN calling_codes c2 ON c2.code = left(m.to_addr, 2)
         LEFT JOIN calling_codes c3 ON c3.code = left(m.to_addr, 3)`;
 
-const ARCHIVED_COLUMNS = `id, username, entry, from_addr, to_addr, country_code, segments, coding, charged,
-  refunded, route, connector, smsc_id, batch_id, accepted_at, submitted_at, done_at, state, error`;
+/** The columns of `cdrs` a CdrRow has, in its order. */
+const ARCHIVED =
+  `id username entry from_addr to_addr country_code segments coding charged refunded route
+  connector smsc_id batch_id accepted_at submitted_at done_at state error`.split(/\s+/);
+
+const ARCHIVED_COLUMNS = ARCHIVED.join(', ');
+
+const TIMES = new Set<string>(['accepted_at', 'submitted_at', 'done_at']);
+
+/**
+ * A time as the export writes it (UTC ISO 8601, milliseconds), formatted by the database, so that
+ * the process writing the export neither parses nor formats a Date per time: that was a quarter of
+ * its CPU per row (docs/performance.md § The CDR export).
+ */
+const isoUtc = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The archive's columns as a CdrRow has them: the times as isoUtc text. */
+const ARCHIVED_ROW = ARCHIVED.map((c) => (TIMES.has(c) ? `${isoUtc(c)} AS ${c}` : c)).join(', ');
 
 /**
  * Copies the CDRs of the messages of ids [lo, hi) (one period about to be dropped) into `cdrs`,
@@ -119,13 +139,13 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
   if (!Number.isInteger(q.limit) || q.limit < 1) throw new RangeError(`bad row limit ${q.limit}`);
   const byAccount = q.accountId !== undefined;
   const { rows } = await db.query<CdrRow>(
-    `(SELECT ${liveColumns()}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
+    `(SELECT ${liveColumns(isoUtc)}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
         FROM ${liveFrom()}
        WHERE m.id >= $1::uuid AND m.id < $2::uuid AND m.id > $3::uuid AND m.state IN (${FINAL})
              ${byAccount ? 'AND NOT m.unsent AND m.account_id = $4::uuid' : ''}
        ORDER BY m.id LIMIT ${q.limit})
      UNION ALL
-     (SELECT ${ARCHIVED_COLUMNS}, ${q.parts ? 'part_rows' : 'NULL::jsonb AS part_rows'}
+     (SELECT ${ARCHIVED_ROW}, ${q.parts ? 'part_rows' : 'NULL::jsonb AS part_rows'}
         FROM cdrs c
        WHERE c.id >= $1::uuid AND c.id < $2::uuid AND c.id > $3::uuid
              ${byAccount ? 'AND c.account_id = $4::uuid' : ''}
@@ -134,7 +154,7 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
     byAccount ? [q.lo, q.hi, q.after, q.accountId] : [q.lo, q.hi, q.after],
     { planEachCall: true },
   );
-  return rows.map((r) => ({ ...r, charged: String(r.charged), refunded: String(r.refunded) }));
+  return rows;
 }
 
 /**

@@ -26,9 +26,9 @@ function messageRecord(r: CdrRow): CdrRecord {
     connector: r.connector,
     smsc_id: r.smsc_id,
     batch_id: r.batch_id,
-    accepted_at: r.accepted_at.toISOString(),
-    submitted_at: r.submitted_at?.toISOString() ?? null,
-    done_at: r.done_at.toISOString(),
+    accepted_at: r.accepted_at,
+    submitted_at: r.submitted_at,
+    done_at: r.done_at,
     state: r.state,
     error: r.error,
   };
