@@ -10,9 +10,10 @@ import { refundedAmount } from './messages';
 import { sqlList } from './sql-list';
 
 /**
- * Statements on `message_stats`, `message_stats_daily`, `message_stats_watermark` and
- * `message_stats_pending`: the statistics by hour of acceptance, and by UTC day without the account
- * (docs/operators.md § Statistics). Each message is counted once:
+ * Statements on `message_stats`, `message_stats_accounts`, `message_stats_daily`,
+ * `message_stats_watermark` and `message_stats_pending`: the statistics by hour of acceptance, the
+ * same by hour, account and state alone, and by UTC day without the account (docs/operators.md §
+ * Statistics). Each message is counted once:
  * in the slice of acceptance time it falls in when it had ended by then, else once it ends (or
  * settles); the query reads only these tables, never the messages.
  * countStatsSlice and countPendingStats read `messages` (and, through refundedAmount,
@@ -53,7 +54,8 @@ export async function statsWatermark(db: Queryable): Promise<Date | undefined> {
 }
 
 /**
- * Adds counted messages to their hours' rows and their days' rows, in one statement: `source`
+ * Adds counted messages to their hours' rows, their accounts' hourly rows and their days' rows, in
+ * one statement: `source`
  * names rows of (hour, account_id, connector, route, prefix, state, messages, parts, charged,
  * refunded), grouped by them. The country is named once per group of the destinations' first three
  * digits (all a calling code can span), not once per message; an existing row is added to.
@@ -71,6 +73,14 @@ function addToStats(source: string): string {
          ON CONFLICT (hour, account_id, connector, route, country, state) DO UPDATE
             SET messages = s.messages + EXCLUDED.messages, parts = s.parts + EXCLUDED.parts,
                 charged = s.charged + EXCLUDED.charged, refunded = s.refunded + EXCLUDED.refunded
+       ), stored_accounts AS (
+         INSERT INTO message_stats_accounts AS t (hour, account_id, state, messages, parts, charged, refunded)
+         SELECT hour, account_id, state, sum(messages), sum(parts), sum(charged), sum(refunded)
+           FROM counted
+          GROUP BY 1, 2, 3
+         ON CONFLICT (hour, account_id, state) DO UPDATE
+            SET messages = t.messages + EXCLUDED.messages, parts = t.parts + EXCLUDED.parts,
+                charged = t.charged + EXCLUDED.charged, refunded = t.refunded + EXCLUDED.refunded
        ), stored_daily AS (
          INSERT INTO message_stats_daily AS d (day, connector, route, country, state, messages, parts, charged, refunded)
          SELECT date_trunc('day', hour, 'UTC'), connector, route, country, state,
@@ -241,6 +251,7 @@ export async function deleteStatsBefore(db: Db, before: Date): Promise<number> {
       `DELETE FROM message_stats_daily WHERE day + interval '23 hours' < $1::timestamptz`,
       [before],
     );
+    await tx.query('DELETE FROM message_stats_accounts WHERE hour < $1', [before]);
     const { rowCount } = await tx.query('DELETE FROM message_stats WHERE hour < $1', [before]);
     return rowCount;
   });
@@ -251,6 +262,7 @@ export async function restartStats(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('DELETE FROM message_stats_pending');
     await tx.query('DELETE FROM message_stats');
+    await tx.query('DELETE FROM message_stats_accounts');
     await tx.query('DELETE FROM message_stats_daily');
     await tx.query(
       'UPDATE message_stats_watermark SET counted_until = NULL, pending_checked_at = NULL',
@@ -259,13 +271,15 @@ export async function restartStats(db: Db): Promise<void> {
 }
 
 /**
- * Whether the daily rows hold what the hourly rows hold: a database whose days were never filled
- * (its statistics counted before the days were kept) does not.
+ * Whether the daily rows and the accounts' rows hold what the hourly rows hold: a database whose
+ * days were never filled (its statistics counted before the days were kept) does not.
  */
 export async function dailyStatsAgree(db: Queryable): Promise<boolean> {
   const { rows } = await db.query<{ agree: boolean }>(
-    `SELECT (SELECT COALESCE(sum(messages), 0) FROM message_stats)
-            = (SELECT COALESCE(sum(messages), 0) FROM message_stats_daily) AS agree`,
+    `WITH hourly AS (SELECT COALESCE(sum(messages), 0) AS n FROM message_stats)
+     SELECT (SELECT n FROM hourly) = (SELECT COALESCE(sum(messages), 0) FROM message_stats_daily)
+        AND (SELECT n FROM hourly) = (SELECT COALESCE(sum(messages), 0) FROM message_stats_accounts)
+            AS agree`,
   );
   return rows[0].agree;
 }
@@ -317,6 +331,19 @@ function statsTerms(f: StatsFilter, params: unknown[]): string[] {
   return terms;
 }
 
+/**
+ * The hourly table a query reads: the rows by account and state alone when it neither names nor
+ * groups by a connector, a route or a country, else the full rows.
+ */
+function hoursTable(f: StatsFilter): string {
+  const byAccount =
+    f.connector === undefined &&
+    f.route === undefined &&
+    f.country === undefined &&
+    (f.group === undefined || f.group === 'state' || f.group === 'account');
+  return byAccount ? 'message_stats_accounts' : 'message_stats';
+}
+
 /** The hourly rows of `f` in [from, to), by the filter's terms. */
 function hoursWhere(f: StatsFilter, from: Date, to: Date, params: unknown[]): string {
   params.push(from, to);
@@ -351,7 +378,7 @@ function statsSource(f: StatsFilter, params: unknown[]): string {
   const hours = (from: Date, to: Date) =>
     `SELECT ${f.period === 'day' ? `date_trunc('day', s.hour, 'UTC')` : 's.hour'} AS period,
             ${value} AS value, s.state, ${sums}
-       FROM message_stats s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
+       FROM ${hoursTable(f)} s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
       WHERE ${hoursWhere(f, from, to, params)}`;
   const days = dailySpan(f);
   if (days === undefined) return hours(f.since, f.until);
@@ -434,7 +461,7 @@ export async function statsTotals(db: Queryable, f: StatsFilter): Promise<StatsS
   const { rows } = await db.query<StatsSums>(
     `SELECT COALESCE(sum(s.messages), 0)::text AS messages, COALESCE(sum(s.parts), 0)::text AS parts,
             COALESCE(sum(s.charged), 0)::text AS charged, COALESCE(sum(s.refunded), 0)::text AS refunded
-       FROM message_stats s WHERE ${where}`,
+       FROM ${hoursTable(f)} s WHERE ${where}`,
     params,
   );
   return rows[0];

@@ -360,7 +360,17 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
     return { daily: daily.rows, hours: hours.rows };
   };
 
-  it('keeps the days without the account equal to the hours summed by day, after slices and after pending messages end', async () => {
+  /** The accounts' hourly rows, and the hourly rows summed by hour, account and state, alike. */
+  const accountsAndHours = async (db: Queryable) => {
+    const cols = `hour, account_id, state, sum(messages)::text AS messages, sum(parts)::text AS parts,
+                  sum(charged)::text AS charged, sum(refunded)::text AS refunded`;
+    const order = 'GROUP BY 1, 2, 3 ORDER BY 1, 2, 3';
+    const accounts = await db.query(`SELECT ${cols} FROM message_stats_accounts ${order}`);
+    const hours = await db.query(`SELECT ${cols} FROM message_stats ${order}`);
+    return { accounts: accounts.rows, hours: hours.rows };
+  };
+
+  it('keeps the days without the account, and the hours by account and state alone, equal to the hours summed, after slices and after pending messages end', async () => {
     const { db, accountId } = suite;
     const other = (
       await db.query<{ id: string }>(
@@ -392,6 +402,9 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
     const afterSlices = await dailyAndHoursByDay(db);
     expect(afterSlices.daily.length).toBeGreaterThan(0);
     expect(afterSlices.daily).toEqual(afterSlices.hours);
+    const accountsAfterSlices = await accountsAndHours(db);
+    expect(accountsAfterSlices.accounts.length).toBeGreaterThan(0);
+    expect(accountsAfterSlices.accounts).toEqual(accountsAfterSlices.hours);
 
     await db.query(`UPDATE messages SET state = 'delivered' WHERE id = ANY($1::uuid[])`, [pending]);
     expect(await countPendingStats(db, { now, settleBefore: new Date(0) })).toMatchObject({
@@ -399,6 +412,8 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
     });
     const afterPending = await dailyAndHoursByDay(db);
     expect(afterPending.daily).toEqual(afterPending.hours);
+    const accountsAfterPending = await accountsAndHours(db);
+    expect(accountsAfterPending.accounts).toEqual(accountsAfterPending.hours);
 
     // A query by day over every account (whole days off the daily rows, the ends off the hours)
     // answers what the hours summed by day answer, for every group but the account.

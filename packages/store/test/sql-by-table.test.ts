@@ -48,6 +48,7 @@ const MODULE_OF: Record<string, string> = {
   message_stats: 'message-stats.ts',
   message_stats_watermark: 'message-stats.ts',
   message_stats_daily: 'message-stats.ts',
+  message_stats_accounts: 'message-stats.ts',
   message_stats_pending: 'message-stats.ts',
 };
 
