@@ -8,6 +8,7 @@ const workspaces = {
   routing: 'packages/routing',
   acceptance: 'packages/acceptance',
   'message-log': 'packages/message-log',
+  'console-session': 'packages/console-session',
   auth: 'services/auth',
   'api-gateway': 'services/api-gateway',
   dispatcher: 'services/dispatcher',

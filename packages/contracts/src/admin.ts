@@ -96,7 +96,7 @@ export const ApplicationCreatedSchema = z.object({
 export const PrincipalSchema = z.object({
   accountId: z.string(),
   username: z.string(),
-  via: z.enum(['basic', 'bearer']),
+  via: z.enum(['basic', 'bearer', 'session']),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 

@@ -22,3 +22,4 @@ export * from './report-wish';
 export * from './message-search';
 export * from './stats';
 export * from './cdr';
+export * from './console';

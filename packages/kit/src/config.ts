@@ -133,6 +133,10 @@ export const envVars = {
   CDR_RETENTION_DAYS: int(1, 36_500).optional(),
   /** The longest time range a message or batch search, a CDR export or a statistics query may name. */
   SEARCH_MAX_DAYS: int(1, 3_660).default(SEARCH_DEFAULTS.maxDays),
+  /** A web console session unused this long ends (docs/console.md § Sessions). */
+  CONSOLE_SESSION_IDLE_MINUTES: int(1, 1440).default(30),
+  /** A web console session ends this long after its login, used or not. */
+  CONSOLE_SESSION_MAX_HOURS: int(1, 720).default(12),
   /** How often the batch-scheduler counts the newly accepted and the newly ended messages into the hourly statistics (docs/operators.md § Statistics). */
   STATS_ROLLUP_SECONDS: int(1, 3600).default(60),
   /** Messages are counted into the statistics once accepted this long ago: those still being written, and the gateways' clocks. */

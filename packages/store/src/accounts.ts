@@ -21,6 +21,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * synthetic-history.ts insertSyntheticAccounts, insertSyntheticMessages and syntheticExtent (the
  * accounts of `pnpm bench search`'s history).
  * message-stats.ts statsSource (the name of each account the statistics group by).
+ * console-sessions.ts insertConsoleSession and findConsoleSession (a console session's account,
+ * its state and credential version).
  */
 
 export interface AccountRow {

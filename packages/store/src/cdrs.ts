@@ -87,7 +87,7 @@ const TIMES = new Set<string>(['accepted_at', 'submitted_at', 'done_at']);
 /**
  * A time as the export writes it (UTC ISO 8601, milliseconds), formatted by the database, so that
  * the process writing the export neither parses nor formats a Date per time: that was a quarter of
- * its CPU per row (docs/performance.md § The CDR export).
+ * its CPU per row (docs/decisions.md § CDRs).
  */
 const isoUtc = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

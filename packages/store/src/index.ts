@@ -27,3 +27,4 @@ export * from './message-search';
 export * from './message-stats';
 export * from './cdrs';
 export * from './synthetic-history';
+export * from './console-sessions';

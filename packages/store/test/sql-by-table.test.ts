@@ -43,6 +43,7 @@ const MODULE_OF: Record<string, string> = {
   smpp_deliveries: 'smpp-deliveries.ts',
   smpp_sessions: 'smpp-sessions.ts',
   admin_audit: 'audit-log.ts',
+  console_sessions: 'console-sessions.ts',
   cdrs: 'cdrs.ts',
   calling_codes: 'cdrs.ts',
   message_stats: 'message-stats.ts',

@@ -36,6 +36,7 @@ import { InboundCredentials } from './inbound-credentials';
 import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
 import { paramsCaller, requestCaller } from './request-caller';
+import { ConsoleSessions, consoleSessionTimes, type SessionTimes } from '@smsgw/console-session';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 
@@ -67,6 +68,8 @@ export interface GatewayOptions {
   kannelTlvs: readonly SmppTlvDefinition[];
   /** The longest range a customer's search or statistics query may name (SEARCH_MAX_DAYS). */
   searchMaxDays: number;
+  /** How long a web console session lasts unused, and at most (CONSOLE_SESSION_*). */
+  consoleSessions: SessionTimes;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -85,6 +88,8 @@ export function gatewaySettings(config: {
   CALLBACK_ALLOWED_HOSTS: readonly string[];
   KANNEL_SMPP_TLVS: readonly SmppTlvDefinition[];
   SEARCH_MAX_DAYS: number;
+  CONSOLE_SESSION_IDLE_MINUTES: number;
+  CONSOLE_SESSION_MAX_HOURS: number;
 }): Pick<
   GatewayOptions,
   | 'maxParts'
@@ -101,6 +106,7 @@ export function gatewaySettings(config: {
   | 'callbackAllowedHosts'
   | 'kannelTlvs'
   | 'searchMaxDays'
+  | 'consoleSessions'
 > {
   return {
     maxParts: config.MAX_PARTS,
@@ -117,6 +123,7 @@ export function gatewaySettings(config: {
     callbackAllowedHosts: config.CALLBACK_ALLOWED_HOSTS,
     kannelTlvs: config.KANNEL_SMPP_TLVS,
     searchMaxDays: config.SEARCH_MAX_DAYS,
+    consoleSessions: consoleSessionTimes(config),
   };
 }
 
@@ -183,7 +190,8 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const accept = createSendAcceptor({ sends, senders, optOuts, router, callbackUrls });
   const send = createSendHandler(accept);
   const proxies = compileProxyTrust(options.trustedProxies);
-  const caller = requestCaller(options.verifier, proxies);
+  const sessions = new ConsoleSessions(options.db, options.consoleSessions);
+  const caller = requestCaller(options.verifier, proxies, sessions);
   const routeDeps: GatewayRoutesDeps = {
     idempotency,
     db: options.db,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '@smsgw/contracts';
 import { clientAddress, HttpError, type ProxyTrust } from '@smsgw/kit';
+import type { ConsoleSessions } from '@smsgw/console-session';
 import type { CredentialVerifier } from './credential-client';
 
 /** Who sent a request: its Authorization header checked, with its address as the trusted proxies tell it. */
@@ -16,13 +17,28 @@ export type ParamsCaller = (
   password: string | undefined,
 ) => Promise<Principal>;
 
+/**
+ * The caller of a request: by its Authorization header, or, without one, by a customer's web
+ * console session (its cookie, and its CSRF token on a request that changes something).
+ */
 export function requestCaller(
   verifier: CredentialVerifier,
   trustedProxies: ProxyTrust,
+  sessions?: ConsoleSessions,
 ): RequestCaller {
   // async: a bad forwarding header fails as a rejection, on both ways into /secure/send.
-  return async (req) =>
-    verifier.verify(req.headers.authorization, { address: clientAddress(req, trustedProxies) });
+  return async (req) => {
+    if (req.headers.authorization === undefined && sessions !== undefined) {
+      const session = await sessions.find(req);
+      if (session?.kind === 'customer' && session.accountId && session.username) {
+        sessions.checkRequest(req, session);
+        return { accountId: session.accountId, username: session.username, via: 'session' };
+      }
+    }
+    return verifier.verify(req.headers.authorization, {
+      address: clientAddress(req, trustedProxies),
+    });
+  };
 }
 
 export function paramsCaller(

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ADMIN_SCOPES, type AdminScope } from '@smsgw/contracts';
 import { HttpError, type Queryable } from '@smsgw/kit';
+import type { ConsoleSessions } from '@smsgw/console-session';
 import { findLiveAdminToken } from '@smsgw/store';
 import { sameSecret } from './same-secret';
 
@@ -34,36 +35,83 @@ export function adminActor(res: Response): AdminActor {
 }
 
 /**
- * Admits ADMIN_TOKEN (every scope) and the live tokens of `admin_tokens` (their scopes). A token
- * is looked up on every request, so a revocation holds from the next request on.
+ * The actor of an admin token given by its hash: ADMIN_TOKEN's (every scope) or a live token's
+ * (its scopes); undefined for any other.
  */
-export function authenticateAdmin(db: Queryable, bootstrapToken: string): RequestHandler {
-  const all: ReadonlySet<AdminScope> = new Set(ADMIN_SCOPES);
+async function actorOfHash(
+  db: Queryable,
+  bootstrapHash: string,
+  tokenHash: string,
+): Promise<AdminActor | undefined> {
+  if (sameSecret(tokenHash, bootstrapHash)) return { name: BOOTSTRAP_ACTOR, scopes: ALL_SCOPES };
+  const row = await findLiveAdminToken(db, tokenHash);
+  if (!row) return undefined;
+  const scopes = new Set(
+    row.scopes.filter((s): s is AdminScope => ALL_SCOPES.has(s as AdminScope)),
+  );
+  return { name: row.name, scopes };
+}
+
+const ALL_SCOPES: ReadonlySet<AdminScope> = new Set(ADMIN_SCOPES);
+
+/** Whether a bearer value is shaped as ADMIN_TOKEN or a token the API made could be. */
+function plausibleToken(token: string, bootstrapToken: string): boolean {
+  return (
+    sameSecret(token, bootstrapToken) || (token.startsWith(TOKEN_PREFIX) && token.length <= 128)
+  );
+}
+
+/** The actor of an admin token given by its hash (a console session's), as it is now. */
+export async function adminActorOfHash(
+  db: Queryable,
+  bootstrapToken: string,
+  tokenHash: string,
+): Promise<AdminActor | undefined> {
+  return actorOfHash(db, adminTokenHash(bootstrapToken), tokenHash);
+}
+
+/** The actor of an admin token given in full (a Bearer header, a console login); undefined if none. */
+export async function adminActorOf(
+  db: Queryable,
+  bootstrapToken: string,
+  token: string,
+): Promise<AdminActor | undefined> {
+  if (!plausibleToken(token, bootstrapToken)) return undefined;
+  return actorOfHash(db, adminTokenHash(bootstrapToken), adminTokenHash(token));
+}
+
+/**
+ * Admits ADMIN_TOKEN (every scope) and the live tokens of `admin_tokens` (their scopes), given as a
+ * Bearer header or, without one, through an operator's console session (docs/console.md), whose
+ * token is checked the same way. A token is looked up on every request, so a revocation holds from
+ * the next request on, for its console sessions too.
+ */
+export function authenticateAdmin(
+  db: Queryable,
+  bootstrapToken: string,
+  sessions?: ConsoleSessions,
+): RequestHandler {
+  const bootstrapHash = adminTokenHash(bootstrapToken);
   const refuse = () =>
     new HttpError('UNAUTHORIZED', 'Admin token required (Authorization: Bearer <admin token>)');
+  const actorOf = async (req: Request): Promise<AdminActor | undefined> => {
+    const header = req.headers.authorization;
+    if (header === undefined && sessions !== undefined) {
+      const session = await sessions.find(req);
+      if (session?.kind !== 'operator' || session.adminTokenHash === undefined) return undefined;
+      sessions.checkRequest(req, session);
+      return actorOfHash(db, bootstrapHash, session.adminTokenHash);
+    }
+    const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim();
+    return token ? adminActorOf(db, bootstrapToken, token) : undefined;
+  };
   return (req, res, next) => {
-    const header = req.headers.authorization ?? '';
-    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    if (!token) {
-      next(refuse());
-      return;
-    }
-    if (sameSecret(token, bootstrapToken)) {
-      res.locals['adminActor'] = { name: BOOTSTRAP_ACTOR, scopes: all } satisfies AdminActor;
-      next();
-      return;
-    }
-    if (!token.startsWith(TOKEN_PREFIX) || token.length > 128) {
-      next(refuse());
-      return;
-    }
-    findLiveAdminToken(db, adminTokenHash(token)).then((row) => {
-      if (!row) {
+    actorOf(req).then((actor) => {
+      if (!actor) {
         next(refuse());
         return;
       }
-      const scopes = new Set(row.scopes.filter((s): s is AdminScope => all.has(s as AdminScope)));
-      res.locals['adminActor'] = { name: row.name, scopes } satisfies AdminActor;
+      res.locals['adminActor'] = actor;
       next();
     }, next);
   };

@@ -2,6 +2,8 @@ import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import {
   compileProxyTrust,
+  createLogger,
+  PollingLoop,
   SecretBox,
   followAccountChanges,
   type Bus,
@@ -20,6 +22,7 @@ import { PasswordHasher } from './password-hasher';
 import { RedisLoginThrottle } from './redis-login-throttle';
 import { RedisFlags } from './redis-verified-credentials';
 import { createAuthRoutes } from './routes';
+import { ConsoleSessions, consoleSessionTimes, type SessionTimes } from '@smsgw/console-session';
 import type { ConnectorAdminSettings } from './connector-admin-routes';
 import { SenderRulesStore } from './sender-rules-store';
 import { SmppBinds } from './smpp-binds';
@@ -54,6 +57,8 @@ export interface AuthServiceOptions {
   connectors: ConnectorAdminSettings;
   /** The longest range a search, an export or a statistics query may name (SEARCH_MAX_DAYS). */
   searchMaxDays: number;
+  /** How long a web console session lasts unused, and at most (CONSOLE_SESSION_*). */
+  consoleSessions: SessionTimes;
   /** scrypt N; lowered only by tests. */
   kdfCost?: number;
 }
@@ -69,6 +74,9 @@ export interface AuthService {
   /** Stops following them and closes the shared counters' connection. */
   close(): Promise<void>;
 }
+
+/** How often ended console sessions are deleted. */
+const SESSION_SWEEP_MS = 10 * 60_000;
 
 /** Logins that may wait for the KDF (in each line), per check that may run: enough to smooth a burst, not a queue. */
 const KDF_WAITING_PER_SLOT = 8;
@@ -90,6 +98,8 @@ export function authSettings(config: {
   CONNECTOR_SECRET_KEY: string;
   CONNECTOR_ALLOWED_HOSTS: string[];
   SEARCH_MAX_DAYS: number;
+  CONSOLE_SESSION_IDLE_MINUTES: number;
+  CONSOLE_SESSION_MAX_HOURS: number;
 }): Omit<AuthServiceOptions, 'db' | 'bus' | 'registry' | 'logger'> {
   return {
     jwtSecret: config.JWT_SECRET,
@@ -109,6 +119,7 @@ export function authSettings(config: {
       allowedHosts: config.CONNECTOR_ALLOWED_HOSTS,
     },
     searchMaxDays: config.SEARCH_MAX_DAYS,
+    consoleSessions: consoleSessionTimes(config),
   };
 }
 
@@ -142,7 +153,9 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
   const verifier = new CredentialVerifier(store, hasher, tokens, guard);
   const announcer = new AccountAnnouncer(verifier, options.bus, options.logger);
   const smppBinds = new SmppBinds(options.db, hasher, guard);
+  const sessions = new ConsoleSessions(options.db, options.consoleSessions);
   const routes = createAuthRoutes({
+    sessions,
     store,
     senders: new SenderRulesStore(options.db),
     db: options.db,
@@ -161,6 +174,14 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     logger: options.logger,
   });
   let following: Consumer | undefined;
+  // Ended sessions are refused as they are found; their rows are deleted in the background.
+  const sessionSweep = new PollingLoop(
+    async () => {
+      await sessions.sweep();
+    },
+    options.logger ?? createLogger('auth', 'silent'),
+    'console session sweep',
+  );
   return {
     routes,
     verifier,
@@ -168,8 +189,10 @@ export function createAuthService(options: AuthServiceOptions): AuthService {
     store,
     async start() {
       following = await followAccountChanges(options.bus, [verifier], options.logger);
+      sessionSweep.start(SESSION_SWEEP_MS);
     },
     async close() {
+      await sessionSweep.stop();
       await following?.cancel();
       await throttle.close();
       await verified.close();

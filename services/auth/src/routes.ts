@@ -29,6 +29,8 @@ import {
 } from '@smsgw/kit';
 import type { AccountAnnouncer } from './account-announcer';
 import { AdminAudit } from './admin-audit';
+import type { ConsoleSessions } from '@smsgw/console-session';
+import { createConsoleSessionRoutes } from './console-session-routes';
 import { authenticateAdmin } from './admin-auth';
 import { holdsScope, missingScope, requireScope } from './admin-scopes';
 import { createAdminTokenRoutes } from './admin-token-routes';
@@ -52,6 +54,8 @@ import type { TokenIssuer } from './token-issuer';
 
 export interface AuthRoutesDeps {
   store: AccountStore;
+  /** The web console's sessions: made and ended here, admitted by the admin API. */
+  sessions: ConsoleSessions;
   senders: SenderRulesStore;
   /** For the inbound routes, unrouted messages and opt-out lists. */
   db: Db;
@@ -132,6 +136,17 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const { store, hasher, tokens, verifier } = deps;
   const router = Router();
   router.use(createApiDocsRouter(buildOpenApiDocument()));
+  router.use(
+    createConsoleSessionRoutes({
+      db: deps.db,
+      sessions: deps.sessions,
+      verifier,
+      guard: deps.guard,
+      adminToken: deps.adminToken,
+      trustedProxies: deps.trustedProxies,
+      maxBodyBytes: deps.maxBodyBytes,
+    }),
+  );
   const liveApplication = async (clientId: string) => {
     const found = await store.findApplication(clientId);
     return found && found.revoked_at === null ? found : undefined;
@@ -216,7 +231,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   }
 
   const audit = new AdminAudit(deps.trustedProxies, deps.db, deps.logger);
-  admin.use(authenticateAdmin(deps.db, deps.adminToken));
+  admin.use(authenticateAdmin(deps.db, deps.adminToken, deps.sessions));
   admin.use(audit.recorder());
   // Amounts and counts must not be rounded on the way in, so numbers are read exactly.
   admin.use(jsonBody(deps.maxBodyBytes, { exactNumbers: true }));

@@ -1,0 +1,2 @@
+export * from './console-sessions';
+export * from './session-cookie';
