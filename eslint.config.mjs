@@ -19,6 +19,16 @@ export default tseslint.config(
     },
   },
   {
+    // The console is browser code with its own compiler settings (DOM, JSX, bundler resolution).
+    files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./apps/console/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     // Tests read the JSON bodies of the API under test, which are `any` by nature; `expect` is
     // their type check, so the no-unsafe family (and a ban on `any` for those bodies) would only ask
     // for casts that prove nothing.

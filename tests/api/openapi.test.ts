@@ -103,6 +103,7 @@ describe('OpenAPI document', () => {
         ),
         ...routesOf(
           createAuthRoutes({
+            sessions: stub,
             store: stub,
             senders: stub,
             db: stub,

@@ -24,6 +24,7 @@ import {
 } from '@smsgw/kit';
 import type { z } from 'zod';
 import type { standaloneConfigShape } from './config';
+import { builtConsole } from './built-console';
 import { localSecret } from './local-secrets';
 
 type Config = z.output<z.ZodObject<typeof standaloneConfigShape>>;
@@ -39,6 +40,8 @@ export interface EmbeddedGateway {
   kannelSendsmsPort?: number | undefined;
   /** The built-in simulator's control endpoint, when it is the SMSC (SMSC_URL unset). */
   simulatorControlUrl?: string | undefined;
+  /** Whether the web console is served at /console/ (it is built). */
+  consoleServed: boolean;
   /** In shutdown order: stop intake, finish in-flight work, close. */
   shutdownSteps: ShutdownStep[];
 }
@@ -62,6 +65,7 @@ export async function startEmbeddedGateway(
   const withKey = { ...config, CONNECTOR_SECRET_KEY: connectorKey };
 
   const auth = createAuthService({ db, bus, registry, logger, ...authSettings(withKey) });
+  const consoleDir = builtConsole();
   const gateway = createGatewayService({
     registry,
     db,
@@ -69,6 +73,7 @@ export async function startEmbeddedGateway(
     verifier: auth.verifier,
     logger,
     ...gatewaySettings(config),
+    consoleDir,
   });
   const dispatcher = dispatcherFromConfig(withKey, { db, bus, logger, registry, smsc });
   const scheduler = createSchedulerService({
@@ -134,6 +139,7 @@ export async function startEmbeddedGateway(
     jasminHttpPort: ownPorts.ports['jasmin-http'],
     kannelSendsmsPort: ownPorts.ports['kannel-sendsms'],
     simulatorControlUrl: smsc.simulatorControlUrl,
+    consoleServed: consoleDir !== undefined,
     shutdownSteps: [
       { name: 'http', run: () => closeServer(server) },
       ...ownPorts.stopSteps,

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       simulator: config.SMSC_URL === undefined,
       simulatorControlUrl: gateway.simulatorControlUrl,
       insecureSecrets: insecure !== undefined,
+      console: gateway.consoleServed,
     }),
   );
   handleShutdown(logger, gateway.shutdownSteps, config.SHUTDOWN_TIMEOUT_MS);

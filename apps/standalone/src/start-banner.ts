@@ -12,6 +12,8 @@ export interface BannerFacts {
   simulatorControlUrl?: string | undefined;
   /** SMSGW_INSECURE_DEV_SECRETS let weak secrets through. */
   insecureSecrets?: boolean;
+  /** Whether the web console is built and served at /console/. */
+  console: boolean;
 }
 
 /** What a newcomer needs right after `pnpm start`: where it listens and how to get credentials. */
@@ -24,6 +26,9 @@ export function startBanner(f: BannerFacts): string {
   return [
     '',
     `sms-gateway is running (embedded mode) on ${base}`,
+    f.console
+      ? `  web console   ${base}/console/   (operators log in with the admin token below)`
+      : `  web console   not built: npm run build, then start again`,
     `  REST API      ${base}/secure/send  /secure/balance`,
     `  tokens        ${base}/auth/v1/login/application`,
     `  SMPP server   smpp://${shownHost}:${f.smppPort}${f.smppTlsPort === undefined ? '' : `  ssmpp://${shownHost}:${f.smppTlsPort}`}   (system_id: the username; docs/smpp-server.md)`,
@@ -46,7 +51,7 @@ export function startBanner(f: BannerFacts): string {
       : []),
     '',
     'Create an account, then send:',
-    `  pnpm smsgw accounts create alice --password 's3cret-pass' --balance 100`,
+    `  npm run smsgw -- accounts create alice --password 's3cret-pass' --balance 100`,
     `  curl -u alice:s3cret-pass -H 'Content-Type: application/json' \\`,
     `       -d '{"to":"41790000001","content":"Hello"}' ${base}/secure/send`,
     `  curl -u alice:s3cret-pass ${base}/secure/balance`,

@@ -1,3 +1,4 @@
+import { consolePaths } from './openapi-console';
 import { inboundPaths } from './openapi-inbound';
 import { operationsPaths } from './openapi-operations';
 import { accountListGet, messageLogPaths } from './openapi-message-log';
@@ -17,6 +18,7 @@ import {
   OptOutSettingsSchema,
 } from './inbound';
 import { z } from 'zod';
+import { ConsoleLoginSchema, ConsoleSessionInfoSchema } from './console';
 import {
   AccountViewSchema,
   ApplicationCreatedSchema,
@@ -137,8 +139,9 @@ const replayedHeader = {
 };
 const pick = (...codes: (keyof typeof errors)[]) =>
   Object.fromEntries(codes.map((c) => [String(c), errors[c]]));
-const client = [{ basicAuth: [] }, { bearerAuth: [] }];
-const admin = [{ adminToken: [] }];
+// A web console session (its cookie, and X-CSRF-Token on every change) stands in for both.
+const client = [{ basicAuth: [] }, { bearerAuth: [] }, { consoleSession: [] }];
+const admin = [{ adminToken: [] }, { consoleSession: [] }];
 const pathParam = (name: string, description: string) => ({
   name,
   in: 'path',
@@ -249,6 +252,8 @@ export function buildOpenApiDocument(): Json {
     AccountList: schemaOf(AccountListSchema),
     MessageTimeline: schemaOf(MessageTimelineSchema),
     StatsResult: schemaOf(StatsResultSchema),
+    ConsoleLogin: schemaOf(ConsoleLoginSchema),
+    ConsoleSessionInfo: schemaOf(ConsoleSessionInfoSchema),
   };
   const form = { schema: ref('TokenRequest') };
   return {
@@ -269,6 +274,13 @@ export function buildOpenApiDocument(): Json {
           description: 'access_token from /auth/v1/login/application',
         },
         adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'smsgw_console',
+          description:
+            'A web console session (POST /console/v1/session); a request that changes something also carries X-CSRF-Token',
+        },
       },
     },
     paths: {
@@ -276,6 +288,7 @@ export function buildOpenApiDocument(): Json {
       ...routingPaths({ json, pick, client, admin, pathParam }),
       ...operationsPaths({ json, pick, client, admin, pathParam }),
       ...messageLogPaths({ json, pick, client, admin, pathParam }),
+      ...consolePaths({ json, pick, client, admin, pathParam }),
       ...legacyPaths(),
       '/secure/send': {
         post: {

@@ -36,6 +36,7 @@ import { InboundCredentials } from './inbound-credentials';
 import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
 import { paramsCaller, requestCaller } from './request-caller';
+import { createConsoleRoutes } from './console-static';
 import { ConsoleSessions, consoleSessionTimes, type SessionTimes } from '@smsgw/console-session';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
@@ -70,6 +71,8 @@ export interface GatewayOptions {
   searchMaxDays: number;
   /** How long a web console session lasts unused, and at most (CONSOLE_SESSION_*). */
   consoleSessions: SessionTimes;
+  /** The built web console to serve at /console/ (its dist folder); unset serves none. */
+  consoleDir?: string | undefined;
 }
 
 /** The gateway's settings from its environment (distributed and embedded mode alike). */
@@ -218,6 +221,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     router,
   };
   const routes = createGatewayRoutes(routeDeps);
+  if (options.consoleDir !== undefined) routes.use(createConsoleRoutes(options.consoleDir));
   const own = createOwnPortRoutes(routeDeps);
   // On its own port Jasmin's /ping is its HTTP interface's (text), not its REST interface's (JSON).
   own['jasmin-http'].use(jasminHttpPing());

@@ -1,0 +1,81 @@
+import { AppShell, Button, Center, Group, Loader, NavLink, Text, Title } from '@mantine/core';
+import { Link, Route, Switch, useLocation } from 'wouter';
+import { AccountsPage } from './pages/AccountsPage';
+import { LoginPage } from './pages/LoginPage';
+import { MessagePage } from './pages/MessagePage';
+import { MessagesPage } from './pages/MessagesPage';
+import { OverviewPage } from './pages/OverviewPage';
+import { useSession } from './session';
+
+function Navigation({
+  operator,
+  canReadAccounts,
+}: {
+  operator: boolean;
+  canReadAccounts: boolean;
+}) {
+  const [location] = useLocation();
+  const item = (href: string, label: string) => (
+    <NavLink
+      component={Link}
+      href={href}
+      label={label}
+      active={href === '/' ? location === '/' : location.startsWith(href)}
+    />
+  );
+  return (
+    <nav aria-label="Console">
+      {item('/', operator ? 'Overview' : 'Balance and test message')}
+      {item('/messages', 'Messages')}
+      {operator && canReadAccounts && item('/accounts', 'Accounts')}
+    </nav>
+  );
+}
+
+export function App() {
+  const { session, logout } = useSession();
+  if (session === undefined)
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  if (session === null) return <LoginPage />;
+  const operator = session.kind === 'operator';
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'sm' }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Title order={1} size="h3">
+            sms-gateway
+          </Title>
+          <Group>
+            <Text size="sm">
+              {operator ? 'Operator' : 'Customer'} <strong>{session.name}</strong>
+            </Text>
+            <Button variant="default" size="xs" onClick={() => void logout()}>
+              Log out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs">
+        <Navigation
+          operator={operator}
+          canReadAccounts={session.scopes.includes('accounts:read')}
+        />
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Switch>
+          <Route path="/" component={OverviewPage} />
+          <Route path="/messages" component={MessagesPage} />
+          <Route path="/messages/:id">{(p) => <MessagePage id={p.id} />}</Route>
+          <Route path="/accounts" component={AccountsPage} />
+          <Route>
+            <Text>No such page.</Text>
+          </Route>
+        </Switch>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

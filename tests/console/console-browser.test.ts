@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { waitFor } from '@smsgw/kit/testing';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { adminCaller, request } from '../support/http';
+
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core), against embedded
+ * mode with its built-in SMSC simulator, as people use it: an operator logs in, creates an account
+ * and tops it up; the customer logs in, sends a test message and finds it with its receipt; the
+ * operator finds it too, reads its story and exports its CDR; a wrong login is refused, and a page
+ * of another origin cannot act with the session. Every page passes axe-core without a serious or
+ * critical violation, and the main pages are saved as screenshots (CONSOLE_SCREENSHOTS names the
+ * folder: docs/console's pictures are made so).
+ */
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SHOTS = process.env['CONSOLE_SCREENSHOTS'] ?? mkdtempSync(join(tmpdir(), 'smsgw-console-'));
+
+let gw: RunningGateway;
+let browser: Browser;
+let page: Page;
+/** What the page logged as errors, and the requests it made that failed, by URL. */
+const problems: string[] = [];
+const admin = adminCaller(() => gw.base, `Bearer ${ADMIN_TOKEN}`);
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is not at ${CHROMIUM}: apt-get install -y chromium (CI installs it), or set CHROMIUM_PATH`,
+    );
+  gw = await startEmbedded({});
+  expect(gw.gateway.consoleServed).toBe(true);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text()))
+      problems.push(`CSP: ${m.text()}`);
+  });
+  mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+/** No serious or critical accessibility violation on the page as it is now. */
+async function accessible(what: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) => `${what}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+  expect(bad).toEqual([]);
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+async function logInAsOperator(): Promise<void> {
+  await page.context().clearCookies();
+  await page.goto(`${gw.base}/console/`);
+  await page.getByRole('tab', { name: 'Operator' }).click();
+  await page.getByRole('textbox', { name: 'Admin token' }).fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+async function logInAsCustomer(username: string, password: string): Promise<void> {
+  await page.context().clearCookies();
+  await page.goto(`${gw.base}/console/`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByRole('textbox', { name: 'Password' }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+async function logOut(): Promise<void> {
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByRole('button', { name: 'Log in' }).waitFor();
+}
+
+const rowOf = (name: string) => page.getByRole('row').filter({ hasText: name });
+
+describe('the web console in a browser', () => {
+  let messageId: string;
+
+  it('serves the login page under a strict Content-Security-Policy, accessible', async () => {
+    const reply = await page.goto(`${gw.base}/console/`);
+    const policy = reply?.headers()['content-security-policy'] ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(policy).toContain("frame-ancestors 'none'");
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    await accessible('login');
+    await shot('login');
+  });
+
+  it('refuses a wrong login and says why', async () => {
+    await logInAsCustomer('nobody', 'wrong-password-1');
+    await page.getByRole('alert').filter({ hasText: 'Wrong username or password' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
+  });
+
+  it('an operator logs in, creates an account and tops it up', async () => {
+    await logInAsOperator();
+    await accessible('overview');
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    await page.getByLabel('Username').fill('dora');
+    await page.getByRole('textbox', { name: 'Password' }).fill('dora-pass-123');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').filter({ hasText: 'Account dora created.' }).waitFor();
+    await rowOf('dora').waitFor();
+    await page.getByLabel('Credit for dora').fill('10');
+    await rowOf('dora').getByRole('button', { name: 'Top up' }).click();
+    // What the page shows is what the gateway holds once the credit is in.
+    const held = await waitFor(async () => {
+      const balance = String((await admin('GET', '/accounts/dora')).body.balance);
+      return Number(balance) === 10 ? balance : undefined;
+    });
+    await rowOf('dora').getByRole('cell', { name: held, exact: true }).waitFor();
+    await accessible('accounts');
+    await shot('accounts');
+    await logOut();
+  });
+
+  it('the customer logs in, sends a test message and sees its receipt', async () => {
+    await logInAsCustomer('dora', 'dora-pass-123');
+    await page.getByRole('heading', { name: 'Balance and test message' }).waitFor();
+    const balance = String((await admin('GET', '/accounts/dora')).body.balance);
+    await page.getByText(balance, { exact: true }).first().waitFor();
+    await page.getByLabel('To').fill('41790000001');
+    await page.getByLabel('Text').fill('hello from the browser');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const accepted = page.getByRole('status').filter({ hasText: 'is on its way' });
+    await accepted.waitFor();
+    messageId = (await accepted.getByRole('link').innerText()).trim();
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    await accessible('customer overview');
+    await shot('customer-overview');
+    await accepted.getByRole('link').click();
+    await page.getByText('delivered', { exact: true }).first().waitFor({ timeout: 20_000 });
+    await accessible('customer message');
+    await page.getByRole('link', { name: 'Messages' }).click();
+    await page.getByRole('row').filter({ hasText: 'hello from the browser' }).waitFor();
+    await accessible('customer messages');
+    await logOut();
+  });
+
+  it('the operator finds the message, reads its story and exports its CDR', async () => {
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Messages' }).click();
+    await page.getByLabel('Account').fill('dora');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/account=dora/);
+    const row = page.getByRole('row').filter({ hasText: 'hello from the browser' });
+    await row.waitFor();
+    await accessible('messages');
+    await shot('messages');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Export these CDRs (CSV)' }).click();
+    const csv = readFileSync(await (await download).path(), 'utf8');
+    expect(csv.split('\r\n')[0]).toMatch(/^id,account,/);
+    expect(csv).toContain(`${messageId},dora,`);
+
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Its story' }).waitFor();
+    await page.getByText('receipt', { exact: true }).waitFor();
+    await accessible('message story');
+    await shot('message-story');
+    // A link to the search opens it as it was: the filters are in the address.
+    await page.goto(`${gw.base}/console/messages?account=dora&state=delivered`);
+    await page.getByRole('row').filter({ hasText: 'hello from the browser' }).waitFor();
+  });
+
+  it('a page of another origin cannot act with the session', async () => {
+    const before = (await admin('GET', '/accounts/dora')).body.balance as string;
+    // The operator's session is in the browser; a page elsewhere posts with it as a form would.
+    const other: Server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<!doctype html><title>elsewhere</title><p>elsewhere</p>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (other.address() as AddressInfo).port;
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const statuses = await page.evaluate(async (base: string) => {
+        const credit = await fetch(`${base}/admin/v1/accounts/dora/credit`, {
+          method: 'POST',
+          mode: 'no-cors',
+          credentials: 'include',
+          headers: { 'content-type': 'text/plain' },
+          body: JSON.stringify({ amount: '5' }),
+        });
+        return [credit.type];
+      }, gw.base);
+      // An opaque answer: the page learns nothing, and the gateway refused it.
+      expect(statuses).toEqual(['opaque']);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+    expect((await admin('GET', '/accounts/dora')).body.balance).toBe(before);
+    const noSession = await request(gw.base, 'GET', '/admin/v1/accounts');
+    expect(noSession.status).toBe(401);
+  });
+
+  it('logged no error and broke no Content-Security-Policy rule', () => {
+    expect(problems).toEqual([]);
+  });
+});
