@@ -7,7 +7,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { waitFor } from '@smsgw/kit/testing';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
-import { adminCaller, request } from '../support/http';
+import { adminCaller, basic, request } from '../support/http';
 
 /**
  * The web console in a real browser (Debian's Chromium through playwright-core), against embedded
@@ -37,7 +37,11 @@ beforeAll(async () => {
   gw = await startEmbedded({});
   expect(gw.gateway.consoleServed).toBe(true);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Reduced motion: the console then runs no transition, so axe-core reads each page as it stays.
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    reducedMotion: 'reduce',
+  });
   page = await context.newPage();
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
@@ -182,6 +186,41 @@ describe('the web console in a browser', () => {
     // A link to the search opens it as it was: the filters are in the address.
     await page.goto(`${gw.base}/console/messages?account=dora&state=delivered`);
     await page.getByRole('row').filter({ hasText: 'hello from the browser' }).waitFor();
+  });
+
+  it('the operator stops a connector and starts it again, each after a confirmation', async () => {
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    const row = rowOf('default');
+    await row.getByText('up', { exact: true }).waitFor({ timeout: 20_000 });
+    await row.getByRole('button', { name: 'Stop default' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop connector default?' });
+    await dialog.waitFor();
+    await accessible('connector confirmation');
+    await dialog.getByRole('button', { name: 'Stop it' }).click();
+    await row.getByText('stopped', { exact: true }).waitFor();
+    expect((await admin('GET', '/connectors/default')).body.data.desiredState).toBe('stopped');
+    await row.getByRole('button', { name: 'Start default' }).click();
+    await page
+      .getByRole('dialog', { name: 'Start connector default?' })
+      .getByRole('button', { name: 'Start it' })
+      .click();
+    await row.getByText('up', { exact: true }).waitFor({ timeout: 20_000 });
+    expect((await admin('GET', '/connectors/default')).body.data.desiredState).toBe('started');
+    await accessible('connectors');
+    await shot('connectors');
+  });
+
+  it('the customer follows a batch', async () => {
+    const sent = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: basic('dora', 'dora-pass-123'),
+      json: { messages: [{ to: ['41790000002', '41790000003'], content: 'batch from the API' }] },
+    });
+    expect(sent.status).toBe(200);
+    await logInAsCustomer('dora', 'dora-pass-123');
+    await page.getByRole('link', { name: 'Batches' }).click();
+    await page.getByRole('row').filter({ hasText: '2 of 2' }).waitFor();
+    await accessible('customer batches');
   });
 
   it('a page of another origin cannot act with the session', async () => {

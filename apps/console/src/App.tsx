@@ -1,19 +1,16 @@
 import { AppShell, Button, Center, Group, Loader, NavLink, Text, Title } from '@mantine/core';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { AccountsPage } from './pages/AccountsPage';
+import { BatchesPage } from './pages/BatchesPage';
+import { ConnectorsPage } from './pages/ConnectorsPage';
 import { LoginPage } from './pages/LoginPage';
 import { MessagePage } from './pages/MessagePage';
 import { MessagesPage } from './pages/MessagesPage';
 import { OverviewPage } from './pages/OverviewPage';
 import { useSession } from './session';
 
-function Navigation({
-  operator,
-  canReadAccounts,
-}: {
-  operator: boolean;
-  canReadAccounts: boolean;
-}) {
+/** The pages of the session's kind; an operator sees those its token's scopes allow. */
+function Navigation({ operator, scopes }: { operator: boolean; scopes: readonly string[] }) {
   const [location] = useLocation();
   const item = (href: string, label: string) => (
     <NavLink
@@ -27,7 +24,9 @@ function Navigation({
     <nav aria-label="Console">
       {item('/', operator ? 'Overview' : 'Balance and test message')}
       {item('/messages', 'Messages')}
-      {operator && canReadAccounts && item('/accounts', 'Accounts')}
+      {(!operator || scopes.includes('batches:read')) && item('/batches', 'Batches')}
+      {operator && scopes.includes('accounts:read') && item('/accounts', 'Accounts')}
+      {operator && scopes.includes('connectors') && item('/connectors', 'Connectors')}
     </nav>
   );
 }
@@ -60,10 +59,7 @@ export function App() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs">
-        <Navigation
-          operator={operator}
-          canReadAccounts={session.scopes.includes('accounts:read')}
-        />
+        <Navigation operator={operator} scopes={session.scopes} />
       </AppShell.Navbar>
       <AppShell.Main>
         <Switch>
@@ -71,6 +67,8 @@ export function App() {
           <Route path="/messages" component={MessagesPage} />
           <Route path="/messages/:id">{(p) => <MessagePage id={p.id} />}</Route>
           <Route path="/accounts" component={AccountsPage} />
+          <Route path="/batches" component={BatchesPage} />
+          <Route path="/connectors" component={ConnectorsPage} />
           <Route>
             <Text>No such page.</Text>
           </Route>

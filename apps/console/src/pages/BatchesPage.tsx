@@ -1,0 +1,119 @@
+import { Alert, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { BatchSearchResult, BatchSummary, OpenBatchState } from '@smsgw/contracts';
+import { api } from '../api';
+import { useLoggedIn } from '../session';
+
+/** A batch a cancel can stop (the contracts' OPEN_BATCH_STATES, held to them by the type). */
+const CANCELLABLE = new Set<string>(['scheduled', 'running'] satisfies OpenBatchState[]);
+
+function CancelBatch({ batch }: { batch: BatchSummary }) {
+  const client = useQueryClient();
+  const cancel = useMutation({
+    mutationFn: () =>
+      api<unknown>('DELETE', `/secure/batches/${encodeURIComponent(batch.batchId)}`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['batches'] }),
+  });
+  return (
+    <Group gap="xs">
+      <Button
+        size="xs"
+        variant="default"
+        loading={cancel.isPending}
+        onClick={() => cancel.mutate()}
+      >
+        Cancel
+      </Button>
+      {cancel.error && (
+        <Text size="xs" c="red" role="alert">
+          {cancel.error.message}
+        </Text>
+      )}
+    </Group>
+  );
+}
+
+/** Batches, newest first, with their progress: a customer's own (cancel), or every account's. */
+export function BatchesPage() {
+  const session = useLoggedIn();
+  const operator = session.kind === 'operator';
+  const prefix = operator ? '/admin/v1' : '/secure';
+  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
+  const next = pages[pages.length - 1];
+  const list = useQuery({
+    queryKey: ['batches', prefix, next],
+    queryFn: () =>
+      api<BatchSearchResult>(
+        'GET',
+        `${prefix}/batches${next ? `?next=${encodeURIComponent(next)}` : ''}`,
+      ),
+    refetchInterval: 5000,
+  });
+  const page = list.data?.data;
+  return (
+    <Stack>
+      <Title order={1} size="h2">
+        Batches
+      </Title>
+      {list.error && (
+        <Alert color="red" role="alert">
+          {list.error.message}
+        </Alert>
+      )}
+      {page && (
+        <Text size="sm">
+          Created from {page.since} to {page.until}, newest first
+        </Text>
+      )}
+      <Table striped aria-label="Batches">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Created</Table.Th>
+            {operator && <Table.Th>Account</Table.Th>}
+            <Table.Th>State</Table.Th>
+            <Table.Th>Messages</Table.Th>
+            <Table.Th>Progress</Table.Th>
+            <Table.Th>Cost</Table.Th>
+            {!operator && <Table.Th>Action</Table.Th>}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {page?.batches.map((b) => (
+            <Table.Tr key={b.batchId}>
+              <Table.Td>{b.createdAt}</Table.Td>
+              {operator && <Table.Td>{b.account}</Table.Td>}
+              <Table.Td>{b.state}</Table.Td>
+              <Table.Td>
+                {b.expanded} of {b.total}
+              </Table.Td>
+              <Table.Td w={160}>
+                <Progress
+                  value={b.total === 0 ? 0 : (100 * b.expanded) / b.total}
+                  aria-label={`Batch ${b.batchId}: ${b.expanded} of ${b.total} messages made`}
+                />
+              </Table.Td>
+              <Table.Td>{b.cost}</Table.Td>
+              {!operator && (
+                <Table.Td>{CANCELLABLE.has(b.state) && <CancelBatch batch={b} />}</Table.Td>
+              )}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {page?.batches.length === 0 && <Text>No batch in this range.</Text>}
+      <Group>
+        {pages.length > 1 && (
+          <Button variant="default" onClick={() => setPages(pages.slice(0, -1))}>
+            Newer
+          </Button>
+        )}
+        {page?.next && (
+          <Button variant="default" onClick={() => setPages([...pages, page.next ?? undefined])}>
+            Older
+          </Button>
+        )}
+      </Group>
+    </Stack>
+  );
+}
