@@ -6,7 +6,8 @@
  * of SMPP access unbinds the sessions it no longer allows (docs/security.md § SMPP customers).
  */
 import { connect, type Socket } from 'node:net';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
@@ -77,7 +78,14 @@ async function gatewayWorks(): Promise<void> {
   expect((await request(gw.base, 'GET', '/ping')).status).toBe(200);
 }
 
+// A full collection on demand, so that what is measured is what the process holds, not garbage a
+// busy machine has not collected yet (the flag is read when a context is made).
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+/** The old generation's live bytes, after a full collection. */
 function retainedHeap(): number {
+  collect();
   return getHeapSpaceStatistics()
     .filter((s) => s.space_name === 'old_space' || s.space_name === 'large_object_space')
     .reduce((sum, s) => sum + s.space_used_size, 0);
@@ -267,7 +275,8 @@ describe('a client that does not read its answers', () => {
     await waitFor(() => (closed ? true : undefined), 20_000, 'the server closed the session');
     // The server stopped reading: what the client managed to write stayed far below 9 MiB.
     expect(written).toBeLessThan(8 * MiB);
-    expect(peak - base).toBeLessThan(64 * MiB);
+    // Nor does it hold what it read: live memory grew by far less than the megabytes written.
+    expect(peak - base).toBeLessThan(4 * MiB);
     await gatewayWorks();
   }, 60_000);
 });
