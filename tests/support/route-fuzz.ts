@@ -40,6 +40,10 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /docs': {},
   'GET /openapi.json': {},
   'POST /auth/v1/login/application': { body: 'TokenRequestSchema' },
+  // The web console's sessions (docs/console.md § Sessions).
+  'POST /console/v1/session': { body: 'ConsoleLoginSchema' },
+  'GET /console/v1/session': {},
+  'DELETE /console/v1/session': {},
   // Distributed mode only: the gateway's credential check, behind the internal token.
   'POST /internal/v1/verify': {},
   // Distributed mode only: the smpp-server's check of a bind, behind the internal token.
