@@ -15,6 +15,7 @@ COPY packages/store/package.json packages/store/
 COPY packages/routing/package.json packages/routing/
 COPY packages/message-log/package.json packages/message-log/
 COPY packages/acceptance/package.json packages/acceptance/
+COPY packages/console-session/package.json packages/console-session/
 COPY services/auth/package.json services/auth/
 COPY services/api-gateway/package.json services/api-gateway/
 COPY services/dispatcher/package.json services/dispatcher/
@@ -23,6 +24,7 @@ COPY services/callback-notifier/package.json services/callback-notifier/
 COPY services/smpp-server/package.json services/smpp-server/
 COPY apps/standalone/package.json apps/standalone/
 COPY apps/cli/package.json apps/cli/
+COPY apps/console/package.json apps/console/
 RUN pnpm install --frozen-lockfile
 COPY . .
 RUN pnpm run build
@@ -34,6 +36,8 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /out /app
+# The web console's build, which api-gateway serves at /console/ (CONSOLE_DIR; docs/console.md).
+COPY --from=build --chown=node:node /src/apps/console/dist /app/console
 USER node
 ARG ENTRY=dist/main.js
 ENV ENTRY=${ENTRY}

@@ -649,7 +649,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('routes /auth/ to auth and /secure/ to api-gateway, and nothing else (no admin API)', () => {
+  it('routes /auth/ and the console sessions to auth, /secure/ and the console to api-gateway, and nothing else (no admin API)', () => {
     const [ingress, ...others] = ofKind<
       K8sObject & {
         spec: {
@@ -683,6 +683,8 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     }
     expect(routes).toEqual({
       '/auth/': ['auth', 8081],
+      '/console/v1/': ['auth', 8081],
+      '/console/': ['api-gateway', 8080],
       '/secure/': ['api-gateway', 8080],
     });
   });

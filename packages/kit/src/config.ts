@@ -133,6 +133,8 @@ export const envVars = {
   CDR_RETENTION_DAYS: int(1, 36_500).optional(),
   /** The longest time range a message or batch search, a CDR export or a statistics query may name. */
   SEARCH_MAX_DAYS: int(1, 3_660).default(SEARCH_DEFAULTS.maxDays),
+  /** The built web console api-gateway serves at /console/ (apps/console/dist); unset serves none. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** A web console session unused this long ends (docs/console.md § Sessions). */
   CONSOLE_SESSION_IDLE_MINUTES: int(1, 1440).default(30),
   /** A web console session ends this long after its login, used or not. */

@@ -13,6 +13,7 @@ serviceMain('api-gateway', gatewayConfigShape, ({ config, db, bus, logger, regis
     verifier,
     logger,
     ...gatewaySettings(config),
+    consoleDir: config.CONSOLE_DIR,
   });
   let following: Consumer | undefined;
   let ownPorts: OpenOwnPorts | undefined;
