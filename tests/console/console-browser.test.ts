@@ -223,6 +223,76 @@ describe('the web console in a browser', () => {
     await accessible('customer batches');
   });
 
+  it("the operator disables an account from its page, its customer's login is refused, and enables it", async () => {
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await rowOf('dora').getByRole('link', { name: 'dora' }).click();
+    await page.getByRole('heading', { name: 'Account dora' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Newest messages' })
+      .getByRole('row')
+      .filter({ hasText: '41790000001' })
+      .waitFor();
+    await page.getByRole('button', { name: 'Disable dora' }).click();
+    await page
+      .getByRole('dialog', { name: 'Disable account dora?' })
+      .getByRole('button', { name: 'Disable it' })
+      .click();
+    await page.getByRole('button', { name: 'Enable dora' }).waitFor();
+    await accessible('account');
+    await shot('account');
+    expect((await admin('GET', '/accounts/dora')).body.disabled_at).not.toBeNull();
+
+    await logInAsCustomer('dora', 'dora-pass-123');
+    await page.getByRole('alert').filter({ hasText: 'disabled' }).waitFor();
+
+    await logInAsOperator();
+    await page.goto(`${gw.base}/console/accounts/dora`);
+    await page.getByRole('button', { name: 'Enable dora' }).click();
+    await page
+      .getByRole('dialog', { name: 'Enable account dora?' })
+      .getByRole('button', { name: 'Enable it' })
+      .click();
+    await page.getByRole('button', { name: 'Disable dora' }).waitFor();
+    expect((await admin('GET', '/accounts/dora')).body.disabled_at).toBeNull();
+  });
+
+  it('a token made in the console shows only what its scopes allow; the audit trail names who disabled the account', async () => {
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Admin tokens' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('desk');
+    await page.getByRole('checkbox', { name: 'messages:read' }).check();
+    await page.getByRole('button', { name: 'Make it' }).click();
+    const made = page.getByRole('status').filter({ hasText: 'not shown again' });
+    await made.waitFor();
+    const token = (await made.locator('code').innerText()).trim();
+    expect(token).toMatch(/^smsgw_admin_/);
+    await accessible('admin tokens');
+
+    await page.context().clearCookies();
+    await page.goto(`${gw.base}/console/`);
+    await page.getByRole('tab', { name: 'Operator' }).click();
+    await page.getByRole('textbox', { name: 'Admin token' }).fill(token);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByText('desk', { exact: true }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.getByRole('link', { name: 'Messages' }).click();
+    await page.getByRole('row').filter({ hasText: 'dora' }).first().waitFor();
+    expect(await nav.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
+    expect(await nav.getByRole('link', { name: 'Admin tokens' }).count()).toBe(0);
+    // The token lacks messages:content: the text is not shown to it.
+    expect(await page.getByRole('cell', { name: 'hello from the browser' }).count()).toBe(0);
+
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByRole('textbox', { name: 'Actor' }).fill('ADMIN_TOKEN');
+    await page.getByRole('textbox', { name: 'Target starts with' }).fill('/accounts/dora');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('row').filter({ hasText: '/accounts/dora/disable' }).first().waitFor();
+    await accessible('audit trail');
+    await shot('audit');
+  });
+
   it('a page of another origin cannot act with the session', async () => {
     const before = (await admin('GET', '/accounts/dora')).body.balance as string;
     // The operator's session is in the browser; a page elsewhere posts with it as a form would.

@@ -1,6 +1,9 @@
 import { AppShell, Button, Center, Group, Loader, NavLink, Text, Title } from '@mantine/core';
 import { Link, Route, Switch, useLocation } from 'wouter';
+import { AccountPage } from './pages/AccountPage';
 import { AccountsPage } from './pages/AccountsPage';
+import { AuditPage } from './pages/AuditPage';
+import { TokensPage } from './pages/TokensPage';
 import { BatchesPage } from './pages/BatchesPage';
 import { ConnectorsPage } from './pages/ConnectorsPage';
 import { LoginPage } from './pages/LoginPage';
@@ -27,6 +30,8 @@ function Navigation({ operator, scopes }: { operator: boolean; scopes: readonly 
       {(!operator || scopes.includes('batches:read')) && item('/batches', 'Batches')}
       {operator && scopes.includes('accounts:read') && item('/accounts', 'Accounts')}
       {operator && scopes.includes('connectors') && item('/connectors', 'Connectors')}
+      {operator && scopes.includes('audit:read') && item('/audit', 'Audit trail')}
+      {operator && scopes.includes('tokens') && item('/tokens', 'Admin tokens')}
     </nav>
   );
 }
@@ -67,6 +72,9 @@ export function App() {
           <Route path="/messages" component={MessagesPage} />
           <Route path="/messages/:id">{(p) => <MessagePage id={p.id} />}</Route>
           <Route path="/accounts" component={AccountsPage} />
+          <Route path="/accounts/:username">{(p) => <AccountPage username={p.username} />}</Route>
+          <Route path="/audit" component={AuditPage} />
+          <Route path="/tokens" component={TokensPage} />
           <Route path="/batches" component={BatchesPage} />
           <Route path="/connectors" component={ConnectorsPage} />
           <Route>

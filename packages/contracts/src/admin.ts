@@ -145,6 +145,47 @@ export const CreateAdminTokenSchema = z.strictObject({
     .transform((scopes) => [...new Set(scopes)]),
 });
 
+/** An admin token as the API shows it: never the token itself, which is shown once when made. */
+export const AdminTokenViewSchema = z.object({
+  name: z.string(),
+  scopes: z.array(z.string()),
+  created_by: z.string(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+});
+export type AdminTokenView = z.infer<typeof AdminTokenViewSchema>;
+
+/** GET /admin/v1/tokens. */
+export const AdminTokenListSchema = z.object({ data: z.array(AdminTokenViewSchema) });
+export type AdminTokenList = z.infer<typeof AdminTokenListSchema>;
+
+/** POST /admin/v1/tokens: the token made, its secret shown this once. */
+export const AdminTokenCreatedSchema = z.object({
+  data: AdminTokenViewSchema.extend({ token: z.string() }),
+});
+export type AdminTokenCreated = z.infer<typeof AdminTokenCreatedSchema>;
+
+/** One entry of the audit trail: who did what to which target, from where, and how it ended. */
+export const AuditEntryViewSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  target: z.string(),
+  summary: z.record(z.string(), z.unknown()),
+  address: z.string(),
+  status: z.number().int(),
+  result: z.string(),
+});
+export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
+
+/** GET /admin/v1/audit: a page of entries, newest first; `next` is the cursor of the next page. */
+export const AuditPageSchema = z.object({
+  data: z.array(AuditEntryViewSchema),
+  next: z.string().nullable(),
+});
+export type AuditPage = z.infer<typeof AuditPageSchema>;
+
 /** GET /admin/v1/audit: filters (each optional) and paging, newest first. */
 export const AuditQuerySchema = z.strictObject({
   actor: z.string().min(1).max(128).optional(),

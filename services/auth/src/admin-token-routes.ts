@@ -5,6 +5,11 @@ import {
   AuditQuerySchema,
   CreateAdminTokenSchema,
   type AdminScope,
+  type AdminTokenCreated,
+  type AdminTokenList,
+  type AdminTokenView,
+  type AuditEntryView,
+  type AuditPage,
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import {
@@ -20,7 +25,7 @@ import type { AdminAudit } from './admin-audit';
 import { adminActor, adminTokenHash, BOOTSTRAP_ACTOR, newAdminToken } from './admin-auth';
 import { missingScope, requireScope } from './admin-scopes';
 
-function tokenView(row: AdminTokenRow) {
+function tokenView(row: AdminTokenRow): AdminTokenView {
   return {
     name: row.name,
     scopes: row.scopes,
@@ -30,7 +35,7 @@ function tokenView(row: AdminTokenRow) {
   };
 }
 
-function entryView(row: AuditEntryRow) {
+function entryView(row: AuditEntryRow): AuditEntryView {
   return {
     id: row.id,
     at: row.at.toISOString(),
@@ -63,7 +68,8 @@ export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
     '/tokens',
     requireScope('tokens'),
     asyncRoute(async (_req, res) => {
-      res.json({ data: (await listAdminTokens(db)).map(tokenView) });
+      const body: AdminTokenList = { data: (await listAdminTokens(db)).map(tokenView) };
+      res.json(body);
     }),
   );
 
@@ -96,7 +102,7 @@ export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
       res
         .status(201)
         .set('Cache-Control', 'no-store')
-        .json({ data: { ...tokenView(row), token } });
+        .json({ data: { ...tokenView(row), token } } satisfies AdminTokenCreated);
     }),
   );
 
@@ -141,10 +147,11 @@ export function createAdminTokenRoutes(db: Db, audit: AdminAudit): Router {
         limit: q.limit,
       });
       const last = rows.at(-1);
-      res.json({
+      const body: AuditPage = {
         data: rows.map(entryView),
         next: rows.length === q.limit && last ? last.id : null,
-      });
+      };
+      res.json(body);
     }),
   );
 

@@ -13,6 +13,7 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
 import type { AccountList, AccountView } from '@smsgw/contracts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
@@ -185,7 +186,9 @@ export function AccountsPage() {
         <Table.Tbody>
           {list.data?.data.accounts.map((a) => (
             <Table.Tr key={a.id}>
-              <Table.Td>{a.username}</Table.Td>
+              <Table.Td>
+                <Link href={`/accounts/${encodeURIComponent(a.username)}`}>{a.username}</Link>
+              </Table.Td>
               <Table.Td>{a.balance}</Table.Td>
               <Table.Td>{a.sms_count}</Table.Td>
               <Table.Td>{a.disabled_at === null ? 'enabled' : 'disabled'}</Table.Td>

@@ -13,7 +13,13 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import type { BalanceResult, SendResult, StatsResult } from '@smsgw/contracts';
+import type {
+  BalanceResult,
+  ConnectorView,
+  SendResult,
+  StalledBatches,
+  StatsResult,
+} from '@smsgw/contracts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
 
@@ -58,6 +64,54 @@ function TodayByState({ prefix }: { prefix: string }) {
         <Figure label="Expired" value={count('expired')} />
       </SimpleGrid>
     </Stack>
+  );
+}
+
+/** The connectors' states at a glance, refreshed live. */
+function ConnectorStates() {
+  const list = useQuery({
+    queryKey: ['connectors'],
+    queryFn: () => api<{ data: ConnectorView[] }>('GET', '/admin/v1/connectors'),
+    refetchInterval: 5000,
+  });
+  return (
+    <Card withBorder component="section" aria-labelledby="connector-states">
+      <Title order={2} size="h4" id="connector-states" mb="sm">
+        Connectors
+      </Title>
+      <Group>
+        {list.data?.data.map((c) => (
+          <Text key={c.name}>
+            {c.name}: <strong>{c.state}</strong> ({c.sessions} of {c.binds} binds, {c.waiting}{' '}
+            waiting)
+          </Text>
+        ))}
+        {list.data?.data.length === 0 && <Text>None configured.</Text>}
+      </Group>
+    </Card>
+  );
+}
+
+/** Batches that stopped moving, with the reason and what to look at. */
+function StalledList() {
+  const list = useQuery({
+    queryKey: ['stalled'],
+    queryFn: () => api<StalledBatches>('GET', '/admin/v1/batches/stalled'),
+    refetchInterval: 10_000,
+  });
+  const batches = list.data?.data.batches ?? [];
+  return (
+    <Card withBorder component="section" aria-labelledby="stalled">
+      <Title order={2} size="h4" id="stalled" mb="sm">
+        Stalled batches
+      </Title>
+      {batches.length === 0 && <Text>None: every open batch is moving.</Text>}
+      {batches.map((b) => (
+        <Text key={b.batchId}>
+          {b.batchId}: {b.expanded} of {b.total}, still for {b.stalledSeconds} s. {b.detail}
+        </Text>
+      ))}
+    </Card>
   );
 }
 
@@ -139,6 +193,8 @@ export function OverviewPage() {
         <TodayByState prefix={customer ? '/secure' : '/admin/v1'} />
       )}
       {customer && <SendTest />}
+      {!customer && session.scopes.includes('connectors') && <ConnectorStates />}
+      {!customer && session.scopes.includes('batches:read') && <StalledList />}
     </Stack>
   );
 }

@@ -1,0 +1,177 @@
+import {
+  Alert,
+  Button,
+  Card,
+  Checkbox,
+  Code,
+  Group,
+  Modal,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { AdminScope, AdminTokenCreated, AdminTokenList } from '@smsgw/contracts';
+import { api } from '../api';
+
+/** The admin scopes, written out (no contracts code in the page) and held to its type both ways. */
+const SCOPES = [
+  'accounts:read',
+  'accounts:write',
+  'credit',
+  'senders',
+  'inbound',
+  'connectors',
+  'routes',
+  'audit:read',
+  'tokens',
+  'batches:read',
+  'messages:read',
+  'messages:content',
+] as const satisfies readonly AdminScope[];
+const everyScope: Record<Exclude<AdminScope, (typeof SCOPES)[number]>, never> = {};
+void everyScope;
+
+function CreateToken() {
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const create = useMutation({
+    mutationFn: () => api<AdminTokenCreated>('POST', '/admin/v1/tokens', { name, scopes }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['tokens'] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Card withBorder component="section" aria-labelledby="create-token">
+      <form onSubmit={submit}>
+        <Stack>
+          <Title order={2} size="h4" id="create-token">
+            Make a token
+          </Title>
+          <TextInput
+            label="Name"
+            required
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+          />
+          <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes}>
+            <SimpleGrid cols={{ base: 2, md: 4 }} mt="xs">
+              {SCOPES.map((s) => (
+                <Checkbox key={s} value={s} label={s} />
+              ))}
+            </SimpleGrid>
+          </Checkbox.Group>
+          <Group>
+            <Button type="submit" loading={create.isPending}>
+              Make it
+            </Button>
+          </Group>
+          {create.error && (
+            <Alert color="red" role="alert" title="Not made">
+              {create.error.message}
+            </Alert>
+          )}
+          {create.data && (
+            <Alert color="green" role="status" title={`Token ${create.data.data.name}`}>
+              Copy it now, it is not shown again: <Code>{create.data.data.token}</Code>
+            </Alert>
+          )}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function RevokeToken({ name }: { name: string }) {
+  const client = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const revoke = useMutation({
+    mutationFn: () => api<unknown>('DELETE', `/admin/v1/tokens/${encodeURIComponent(name)}`),
+    onSuccess: () => {
+      setAsking(false);
+      void client.invalidateQueries({ queryKey: ['tokens'] });
+    },
+  });
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={() => setAsking(true)}>
+        Revoke {name}
+      </Button>
+      <Modal
+        opened={asking}
+        onClose={() => setAsking(false)}
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        title={`Revoke token ${name}?`}
+      >
+        <Stack>
+          <Text>It stops working at once, with the tokens it made and their console sessions.</Text>
+          {revoke.error && (
+            <Alert color="red" role="alert">
+              {revoke.error.message}
+            </Alert>
+          )}
+          <Group justify="end">
+            <Button variant="default" onClick={() => setAsking(false)}>
+              Cancel
+            </Button>
+            <Button color="red" loading={revoke.isPending} onClick={() => revoke.mutate()}>
+              Revoke it
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}
+
+/** The admin tokens: who made each, its scopes, revoked or not; make one; revoke one. */
+export function TokensPage() {
+  const list = useQuery({
+    queryKey: ['tokens'],
+    queryFn: () => api<AdminTokenList>('GET', '/admin/v1/tokens'),
+  });
+  return (
+    <Stack>
+      <Title order={1} size="h2">
+        Admin tokens
+      </Title>
+      <CreateToken />
+      {list.error && (
+        <Alert color="red" role="alert">
+          {list.error.message}
+        </Alert>
+      )}
+      <Table striped aria-label="Admin tokens">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Scopes</Table.Th>
+            <Table.Th>Made by</Table.Th>
+            <Table.Th>Made</Table.Th>
+            <Table.Th>Revoked</Table.Th>
+            <Table.Th>Action</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.data?.data.map((t) => (
+            <Table.Tr key={t.name}>
+              <Table.Td>{t.name}</Table.Td>
+              <Table.Td>{t.scopes.join(', ')}</Table.Td>
+              <Table.Td>{t.created_by}</Table.Td>
+              <Table.Td>{t.created_at}</Table.Td>
+              <Table.Td>{t.revoked_at ?? '—'}</Table.Td>
+              <Table.Td>{t.revoked_at === null && <RevokeToken name={t.name} />}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
+}
