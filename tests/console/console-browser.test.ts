@@ -155,7 +155,7 @@ describe('the web console in a browser', () => {
     await accepted.getByRole('link').click();
     await page.getByText('delivered', { exact: true }).first().waitFor({ timeout: 20_000 });
     await accessible('customer message');
-    await page.getByRole('link', { name: 'Messages' }).click();
+    await page.getByRole('link', { name: 'Messages', exact: true }).click();
     await page.getByRole('row').filter({ hasText: 'hello from the browser' }).waitFor();
     await accessible('customer messages');
     await logOut();
@@ -163,7 +163,7 @@ describe('the web console in a browser', () => {
 
   it('the operator finds the message, reads its story and exports its CDR', async () => {
     await logInAsOperator();
-    await page.getByRole('link', { name: 'Messages' }).click();
+    await page.getByRole('link', { name: 'Messages', exact: true }).click();
     await page.getByLabel('Account').fill('dora');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/account=dora/);
@@ -223,6 +223,47 @@ describe('the web console in a browser', () => {
     await accessible('customer batches');
   });
 
+  it("the customer keeps its opt-out list and callback secret, and reads a handset's reply", async () => {
+    await logInAsCustomer('dora', 'dora-pass-123');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const secret = page.getByRole('region', { name: 'Callback secret' }).locator('code').first();
+    await secret.waitFor();
+    const before = await secret.innerText();
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.getByText('the previous one is still accepted').waitFor();
+    expect(await secret.innerText()).not.toBe(before);
+
+    await page.getByRole('textbox', { name: 'Number to opt out' }).fill('41790000009');
+    await page.getByRole('button', { name: 'Opt it out' }).click();
+    await page.getByRole('row').filter({ hasText: '41790000009' }).waitFor();
+    await accessible('customer settings');
+    await shot('customer-settings');
+    const refused = await request(gw.base, 'POST', '/secure/send', {
+      auth: basic('dora', 'dora-pass-123'),
+      json: { to: '41790000009', content: 'to an opted-out number' },
+    });
+    expect(refused.status).toBe(403);
+    await page.getByRole('button', { name: 'Take 41790000009 off' }).click();
+    await page.getByText('No number is opted out.').waitFor();
+
+    // A handset answers on 4000, which an MO route gives to the account.
+    expect(
+      (await admin('PUT', '/mo-routes/dora-replies', { position: 10, to: '4000', account: 'dora' }))
+        .status,
+    ).toBe(200);
+    const control = gw.gateway.simulatorControlUrl;
+    if (control === undefined) throw new Error('embedded mode runs no simulator');
+    const mo = await fetch(`${control}/originate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: '41790000001', to: '4000', text: 'YES please' }),
+    });
+    expect(mo.ok).toBe(true);
+    await page.getByRole('link', { name: 'Inbound messages' }).click();
+    await page.getByRole('row').filter({ hasText: 'YES please' }).waitFor({ timeout: 20_000 });
+    await accessible('customer inbound');
+  });
+
   it("the operator disables an account from its page, its customer's login is refused, and enables it", async () => {
     await logInAsOperator();
     await page.getByRole('link', { name: 'Accounts' }).click();
@@ -276,7 +317,7 @@ describe('the web console in a browser', () => {
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByText('desk', { exact: true }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Console' });
-    await nav.getByRole('link', { name: 'Messages' }).click();
+    await nav.getByRole('link', { name: 'Messages', exact: true }).click();
     await page.getByRole('row').filter({ hasText: 'dora' }).first().waitFor();
     expect(await nav.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
     expect(await nav.getByRole('link', { name: 'Admin tokens' }).count()).toBe(0);

@@ -3,6 +3,8 @@ import { Link, Route, Switch, useLocation } from 'wouter';
 import { AccountPage } from './pages/AccountPage';
 import { AccountsPage } from './pages/AccountsPage';
 import { AuditPage } from './pages/AuditPage';
+import { InboundPage } from './pages/InboundPage';
+import { SettingsPage } from './pages/SettingsPage';
 import { TokensPage } from './pages/TokensPage';
 import { BatchesPage } from './pages/BatchesPage';
 import { ConnectorsPage } from './pages/ConnectorsPage';
@@ -30,6 +32,8 @@ function Navigation({ operator, scopes }: { operator: boolean; scopes: readonly 
       {(!operator || scopes.includes('batches:read')) && item('/batches', 'Batches')}
       {operator && scopes.includes('accounts:read') && item('/accounts', 'Accounts')}
       {operator && scopes.includes('connectors') && item('/connectors', 'Connectors')}
+      {!operator && item('/inbound', 'Inbound messages')}
+      {!operator && item('/settings', 'Settings')}
       {operator && scopes.includes('audit:read') && item('/audit', 'Audit trail')}
       {operator && scopes.includes('tokens') && item('/tokens', 'Admin tokens')}
     </nav>
@@ -74,6 +78,8 @@ export function App() {
           <Route path="/accounts" component={AccountsPage} />
           <Route path="/accounts/:username">{(p) => <AccountPage username={p.username} />}</Route>
           <Route path="/audit" component={AuditPage} />
+          <Route path="/inbound" component={InboundPage} />
+          <Route path="/settings" component={SettingsPage} />
           <Route path="/tokens" component={TokensPage} />
           <Route path="/batches" component={BatchesPage} />
           <Route path="/connectors" component={ConnectorsPage} />

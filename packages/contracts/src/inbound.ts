@@ -21,6 +21,23 @@ export interface InboundMessageView {
   receivedAt: string;
 }
 
+/** GET /secure/inbound: a page of the account's inbound messages, newest first. */
+export interface InboundPage {
+  data: { messages: InboundMessageView[]; next: string | null };
+}
+
+/** An opted-out number of an account, and how it came to be (a STOP keyword, the account, the admin). */
+export interface OptOutView {
+  number: string;
+  source: string;
+  createdAt: string;
+}
+
+/** GET /secure/optouts: a page of the account's opted-out numbers, in number order. */
+export interface OptOutPage {
+  data: { optouts: OptOutView[]; next: string | null };
+}
+
 const IsoTime = z
   .string()
   .refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO 8601 time')

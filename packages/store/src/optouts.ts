@@ -1,3 +1,4 @@
+import type { OptOutPage } from '@smsgw/contracts';
 import type { Queryable } from '@smsgw/kit';
 
 /**
@@ -63,10 +64,7 @@ export async function optOutPage(
   accountId: string,
   limit: number,
   after?: string,
-): Promise<{
-  optouts: { number: string; source: OptOutSource; createdAt: string }[];
-  next: string | null;
-}> {
+): Promise<OptOutPage['data']> {
   const rows = await listOptOuts(db, accountId, limit + 1, after);
   const page = rows.slice(0, limit);
   return {

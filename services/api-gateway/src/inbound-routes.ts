@@ -4,6 +4,8 @@ import {
   OptOutListQuerySchema,
   OptOutRequestSchema,
   type InboundMessageView,
+  type InboundPage,
+  type OptOutPage,
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, jsonBody, parseInput, type Db } from '@smsgw/kit';
 import {
@@ -70,12 +72,13 @@ export function createInboundRoutes(
         ...(q.until !== undefined && { until: q.until }),
       });
       const page = rows.slice(0, q.limit);
-      res.json({
+      const body: InboundPage = {
         data: {
           messages: page.map(inboundView),
           next: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null,
         },
-      });
+      };
+      res.json(body);
     }),
   );
 
@@ -94,7 +97,8 @@ export function createInboundRoutes(
     '/secure/optouts',
     asyncRoute(async (req, res) => {
       const q = parseInput(OptOutListQuerySchema, req.query);
-      res.json({ data: await optOutPage(db, accountIdOf(res), q.limit, q.cursor) });
+      const body: OptOutPage = { data: await optOutPage(db, accountIdOf(res), q.limit, q.cursor) };
+      res.json(body);
     }),
   );
 
