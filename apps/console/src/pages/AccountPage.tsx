@@ -1,20 +1,9 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Group,
-  Modal,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import type { AccountView, MessageSearchResult, StatsResult } from '@smsgw/contracts';
+import { Confirm, Failure, Figure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
 import { StateBadge } from './MessagesPage';
@@ -41,37 +30,21 @@ function AccountControl({ account }: { account: AccountView }) {
       <Button variant="default" onClick={() => setAsking(true)}>
         {verb} {account.username}
       </Button>
-      <Modal
+      <Confirm
         opened={asking}
-        onClose={() => setAsking(false)}
-        closeButtonProps={{ 'aria-label': 'Close' }}
         title={`${verb} account ${account.username}?`}
-      >
-        <Stack>
-          <Text>
-            {disabled
-              ? 'It can log in and send again; its held batches go on.'
-              : 'Its logins, tokens and SMPP sessions are refused at once and its batches are held, until it is enabled again.'}
-          </Text>
-          {change.error && (
-            <Alert color="red" role="alert">
-              {change.error.message}
-            </Alert>
-          )}
-          <Group justify="end">
-            <Button variant="default" onClick={() => setAsking(false)}>
-              Cancel
-            </Button>
-            <Button
-              color={disabled ? undefined : 'red'}
-              loading={change.isPending}
-              onClick={() => change.mutate()}
-            >
-              {verb} it
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        what={
+          disabled
+            ? 'It can log in and send again; its held batches go on.'
+            : 'Its logins, tokens and SMPP sessions are refused at once and its batches are held, until it is enabled again.'
+        }
+        confirm={`${verb} it`}
+        danger={!disabled}
+        busy={change.isPending}
+        error={change.error}
+        onConfirm={() => change.mutate()}
+        onClose={() => setAsking(false)}
+      />
     </>
   );
 }
@@ -103,12 +76,7 @@ export function AccountPage({ username }: { username: string }) {
       ),
     enabled: canReadMessages,
   });
-  if (account.error)
-    return (
-      <Alert color="red" role="alert">
-        {account.error.message}
-      </Alert>
-    );
+  if (account.error) return <Failure error={account.error} />;
   const a = account.data;
   return (
     <Stack>
@@ -120,30 +88,16 @@ export function AccountPage({ username }: { username: string }) {
       </Group>
       {a && (
         <SimpleGrid cols={{ base: 1, md: 3 }}>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
-              Balance
-            </Text>
-            <Text size="xl" fw={700}>
-              {a.balance}
-            </Text>
-          </Card>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
-              Quota
-            </Text>
-            <Text size="xl" fw={700}>
-              {a.sms_count}
-            </Text>
-          </Card>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
-              State
-            </Text>
-            <Badge color={a.disabled_at === null ? 'green' : 'red'} variant="light" size="lg">
-              {a.disabled_at === null ? 'enabled' : 'disabled'}
-            </Badge>
-          </Card>
+          <Figure label="Balance" value={a.balance} />
+          <Figure label="Quota" value={a.sms_count} />
+          <Figure
+            label="State"
+            value={
+              <Badge color={a.disabled_at === null ? 'green' : 'red'} variant="light" size="lg">
+                {a.disabled_at === null ? 'enabled' : 'disabled'}
+              </Badge>
+            }
+          />
         </SimpleGrid>
       )}
       {stats.data && (

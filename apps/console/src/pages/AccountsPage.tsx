@@ -15,6 +15,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import type { AccountList, AccountView } from '@smsgw/contracts';
+import { Failure, Pager, useCursorPages } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
 
@@ -67,11 +68,7 @@ function CreateAccount() {
               Create
             </Button>
           </Group>
-          {create.error && (
-            <Alert color="red" role="alert" title="Not created">
-              {create.error.message}
-            </Alert>
-          )}
+          <Failure error={create.error} title="Not created" />
           {create.data && (
             <Alert color="green" role="status">
               Account {create.data.username} created.
@@ -135,8 +132,8 @@ export function AccountsPage() {
   const session = useLoggedIn();
   const [search, setSearch] = useState('');
   const [q, setQ] = useState<string | undefined>();
-  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
-  const next = pages[pages.length - 1];
+  const pages = useCursorPages();
+  const next = pages.cursor;
   const list = useQuery({
     queryKey: ['accounts', q, next],
     queryFn: () => api<AccountList>('GET', `/admin/v1/accounts${query({ q, next })}`),
@@ -154,7 +151,7 @@ export function AccountsPage() {
         onSubmit={(e) => {
           e.preventDefault();
           setQ(search === '' ? undefined : search);
-          setPages([undefined]);
+          pages.reset();
         }}
       >
         <Group align="end">
@@ -168,11 +165,7 @@ export function AccountsPage() {
           </Button>
         </Group>
       </form>
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       <Table striped aria-label="Accounts">
         <Table.Thead>
           <Table.Tr>
@@ -201,21 +194,7 @@ export function AccountsPage() {
           ))}
         </Table.Tbody>
       </Table>
-      <Group>
-        {pages.length > 1 && (
-          <Button variant="default" onClick={() => setPages(pages.slice(0, -1))}>
-            Previous
-          </Button>
-        )}
-        {list.data?.data.next && (
-          <Button
-            variant="default"
-            onClick={() => setPages([...pages, list.data?.data.next ?? undefined])}
-          >
-            Next
-          </Button>
-        )}
-      </Group>
+      <Pager pages={pages} nextCursor={list.data?.data.next} labels={['Previous', 'Next']} />
     </Stack>
   );
 }

@@ -1,15 +1,16 @@
-import { Alert, Button, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { AuditPage as AuditPageResult } from '@smsgw/contracts';
+import { Failure, Pager, useCursorPages } from '../parts';
 import { api, query } from '../api';
 
 /** The audit trail, newest first, by actor and target, paged by the API's cursor. */
 export function AuditPage() {
   const [draft, setDraft] = useState({ actor: '', target: '' });
   const [filters, setFilters] = useState({ actor: '', target: '' });
-  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
-  const cursor = pages[pages.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const list = useQuery({
     queryKey: ['audit', filters, cursor],
     queryFn: () =>
@@ -21,7 +22,7 @@ export function AuditPage() {
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setFilters(draft);
-    setPages([undefined]);
+    pages.reset();
   };
   return (
     <Stack>
@@ -45,11 +46,7 @@ export function AuditPage() {
           <Button type="submit">Filter</Button>
         </Group>
       </form>
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       <Table striped aria-label="Audit entries">
         <Table.Thead>
           <Table.Tr>
@@ -76,21 +73,7 @@ export function AuditPage() {
           ))}
         </Table.Tbody>
       </Table>
-      <Group>
-        {pages.length > 1 && (
-          <Button variant="default" onClick={() => setPages(pages.slice(0, -1))}>
-            Newer
-          </Button>
-        )}
-        {list.data?.next && (
-          <Button
-            variant="default"
-            onClick={() => setPages([...pages, list.data?.next ?? undefined])}
-          >
-            Older
-          </Button>
-        )}
-      </Group>
+      <Pager pages={pages} nextCursor={list.data?.next} />
     </Stack>
   );
 }

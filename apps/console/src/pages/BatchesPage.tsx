@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+
 import type { BatchSearchResult, BatchSummary, OpenBatchState } from '@smsgw/contracts';
+import { Failure, Pager, useCursorPages } from '../parts';
 import { api } from '../api';
 import { useLoggedIn } from '../session';
 
@@ -39,8 +40,8 @@ export function BatchesPage() {
   const session = useLoggedIn();
   const operator = session.kind === 'operator';
   const prefix = operator ? '/admin/v1' : '/secure';
-  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
-  const next = pages[pages.length - 1];
+  const pages = useCursorPages();
+  const next = pages.cursor;
   const list = useQuery({
     queryKey: ['batches', prefix, next],
     queryFn: () =>
@@ -56,11 +57,7 @@ export function BatchesPage() {
       <Title order={1} size="h2">
         Batches
       </Title>
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       {page && (
         <Text size="sm">
           Created from {page.since} to {page.until}, newest first
@@ -102,18 +99,7 @@ export function BatchesPage() {
         </Table.Tbody>
       </Table>
       {page?.batches.length === 0 && <Text>No batch in this range.</Text>}
-      <Group>
-        {pages.length > 1 && (
-          <Button variant="default" onClick={() => setPages(pages.slice(0, -1))}>
-            Newer
-          </Button>
-        )}
-        {page?.next && (
-          <Button variant="default" onClick={() => setPages([...pages, page.next ?? undefined])}>
-            Older
-          </Button>
-        )}
-      </Group>
+      <Pager pages={pages} nextCursor={page?.next} />
     </Stack>
   );
 }

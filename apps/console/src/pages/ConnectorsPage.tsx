@@ -1,7 +1,8 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ConnectorView } from '@smsgw/contracts';
+import { Confirm, Failure } from '../parts';
 import { api } from '../api';
 
 const STATE_COLORS = { up: 'green', down: 'red', stopped: 'gray' } as const;
@@ -27,39 +28,23 @@ function ConfirmChange({
     },
   });
   return (
-    <Modal
+    <Confirm
       opened={change !== undefined}
-      onClose={onClose}
-      closeButtonProps={{ 'aria-label': 'Close' }}
       title={
         change ? `${change.action === 'stop' ? 'Stop' : 'Start'} connector ${change.name}?` : ''
       }
-    >
-      <Stack>
-        <Text>
-          {change?.action === 'stop'
-            ? 'Its sessions unbind and its messages wait (or go to another connector of their route) until it is started again.'
-            : 'Its dispatchers bind to the SMSC again and send what waits for it.'}
-        </Text>
-        {apply.error && (
-          <Alert color="red" role="alert">
-            {apply.error.message}
-          </Alert>
-        )}
-        <Group justify="end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            color={change?.action === 'stop' ? 'red' : undefined}
-            loading={apply.isPending}
-            onClick={() => change && apply.mutate(change)}
-          >
-            {change?.action === 'stop' ? 'Stop it' : 'Start it'}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      what={
+        change?.action === 'stop'
+          ? 'Its sessions unbind and its messages wait (or go to another connector of their route) until it is started again.'
+          : 'Its dispatchers bind to the SMSC again and send what waits for it.'
+      }
+      confirm={change?.action === 'stop' ? 'Stop it' : 'Start it'}
+      danger={change?.action === 'stop'}
+      busy={apply.isPending}
+      error={apply.error}
+      onConfirm={() => change && apply.mutate(change)}
+      onClose={onClose}
+    />
   );
 }
 
@@ -76,11 +61,7 @@ export function ConnectorsPage() {
       <Title order={1} size="h2">
         Connectors
       </Title>
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       <Table striped aria-label="Connectors">
         <Table.Thead>
           <Table.Tr>

@@ -1,13 +1,14 @@
-import { Alert, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+
 import type { InboundPage as InboundPageResult } from '@smsgw/contracts';
+import { Failure, Pager, useCursorPages } from '../parts';
 import { api, query } from '../api';
 
 /** A customer's inbound (MO) messages, newest first, paged by the API's cursor. */
 export function InboundPage() {
-  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
-  const cursor = pages[pages.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const list = useQuery({
     queryKey: ['inbound', cursor],
     queryFn: () => api<InboundPageResult>('GET', `/secure/inbound${query({ cursor })}`),
@@ -18,11 +19,7 @@ export function InboundPage() {
       <Title order={1} size="h2">
         Inbound messages
       </Title>
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       <Table striped aria-label="Inbound messages">
         <Table.Thead>
           <Table.Tr>
@@ -46,21 +43,7 @@ export function InboundPage() {
         </Table.Tbody>
       </Table>
       {list.data?.data.messages.length === 0 && <Text>No inbound message yet.</Text>}
-      <Group>
-        {pages.length > 1 && (
-          <Button variant="default" onClick={() => setPages(pages.slice(0, -1))}>
-            Newer
-          </Button>
-        )}
-        {list.data?.data.next && (
-          <Button
-            variant="default"
-            onClick={() => setPages([...pages, list.data?.data.next ?? undefined])}
-          >
-            Older
-          </Button>
-        )}
-      </Group>
+      <Pager pages={pages} nextCursor={list.data?.data.next} />
     </Stack>
   );
 }

@@ -1,6 +1,7 @@
-import { Alert, Card, Code, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
+import { Card, Code, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { MessageStatus, MessageTimeline } from '@smsgw/contracts';
+import { Failure } from '../parts';
 import { api } from '../api';
 import { useLoggedIn } from '../session';
 import { StateBadge } from './MessagesPage';
@@ -28,12 +29,7 @@ function OperatorMessage({ id }: { id: string }) {
     queryKey: ['story', id],
     queryFn: () => api<MessageTimeline>('GET', `/admin/v1/messages/${encodeURIComponent(id)}`),
   });
-  if (story.error)
-    return (
-      <Alert color="red" role="alert">
-        {story.error.message}
-      </Alert>
-    );
+  if (story.error) return <Failure error={story.error} />;
   if (!story.data) return <Text>Loading…</Text>;
   const { message: m, events } = story.data.data;
   return (
@@ -81,12 +77,7 @@ function CustomerMessage({ id }: { id: string }) {
     queryFn: () => api<MessageStatus>('GET', `/secure/messages/${encodeURIComponent(id)}`),
     refetchInterval: (q) => (q.state.data?.data.state === 'delivered' ? false : 3000),
   });
-  if (status.error)
-    return (
-      <Alert color="red" role="alert">
-        {status.error.message}
-      </Alert>
-    );
+  if (status.error) return <Failure error={status.error} />;
   if (!status.data) return <Text>Loading…</Text>;
   const m = status.data.data;
   return (

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Badge,
   Button,
@@ -15,6 +14,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'wouter';
 import type { MessageSearchResult, MessageStateFilter } from '@smsgw/contracts';
+import { Failure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
 
@@ -117,11 +117,7 @@ export function MessagesPage() {
           <Button type="submit">Search</Button>
         </Group>
       </form>
-      {search.error && (
-        <Alert color="red" role="alert" title="The search was refused">
-          {search.error.message}
-        </Alert>
-      )}
+      <Failure error={search.error} title="The search was refused" />
       {page && (
         <>
           <Group justify="space-between">

@@ -20,23 +20,11 @@ import type {
   StalledBatches,
   StatsResult,
 } from '@smsgw/contracts';
+import { Failure, Figure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
 
 const DAY_MS = 86_400_000;
-
-function Figure({ label, value }: { label: string; value: string | undefined }) {
-  return (
-    <Card withBorder>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text size="xl" fw={700}>
-        {value ?? '…'}
-      </Text>
-    </Card>
-  );
-}
 
 /** Today's messages by final state, from the statistics (an operator's: every account). */
 function TodayByState({ prefix }: { prefix: string }) {
@@ -153,11 +141,7 @@ function SendTest() {
               Send
             </Button>
           </Group>
-          {send.error && (
-            <Alert color="red" role="alert" title="Not sent">
-              {send.error.message}
-            </Alert>
-          )}
+          <Failure error={send.error} title="Not sent" />
           {id !== undefined && (
             <Alert color="green" role="status" title="Accepted">
               Message <Link href={`/messages/${id}`}>{id}</Link> is on its way.

@@ -1,19 +1,9 @@
-import {
-  Alert,
-  Button,
-  Card,
-  Code,
-  Group,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Button, Card, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { CallbackSecretView, OptOutPage } from '@smsgw/contracts';
 import { api } from '../api';
+import { Failure } from '../parts';
 
 /** The secret that signs the account's callbacks (X-Smsgw-Signature): read it, rotate it. */
 function CallbackSecret() {
@@ -42,11 +32,7 @@ function CallbackSecret() {
             )}
           </Text>
         )}
-        {(secret.error ?? rotate.error) && (
-          <Alert color="red" role="alert">
-            {(secret.error ?? rotate.error)?.message}
-          </Alert>
-        )}
+        <Failure error={secret.error ?? rotate.error} />
         <Group>
           <Button variant="default" loading={rotate.isPending} onClick={() => rotate.mutate()}>
             Rotate the secret
@@ -99,11 +85,7 @@ function OptOuts() {
             </Button>
           </Group>
         </form>
-        {(list.error ?? add.error ?? remove.error) && (
-          <Alert color="red" role="alert">
-            {(list.error ?? add.error ?? remove.error)?.message}
-          </Alert>
-        )}
+        <Failure error={list.error ?? add.error ?? remove.error} />
         <Table aria-label="Opted-out numbers">
           <Table.Tbody>
             {list.data?.data.optouts.map((o) => (

@@ -5,17 +5,16 @@ import {
   Checkbox,
   Code,
   Group,
-  Modal,
   SimpleGrid,
   Stack,
   Table,
-  Text,
   TextInput,
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { AdminScope, AdminTokenCreated, AdminTokenList } from '@smsgw/contracts';
+import { Confirm, Failure } from '../parts';
 import { api } from '../api';
 
 /** The admin scopes, written out (no contracts code in the page) and held to its type both ways. */
@@ -73,11 +72,7 @@ function CreateToken() {
               Make it
             </Button>
           </Group>
-          {create.error && (
-            <Alert color="red" role="alert" title="Not made">
-              {create.error.message}
-            </Alert>
-          )}
+          <Failure error={create.error} title="Not made" />
           {create.data && (
             <Alert color="green" role="status" title={`Token ${create.data.data.name}`}>
               Copy it now, it is not shown again: <Code>{create.data.data.token}</Code>
@@ -104,29 +99,17 @@ function RevokeToken({ name }: { name: string }) {
       <Button size="xs" variant="default" onClick={() => setAsking(true)}>
         Revoke {name}
       </Button>
-      <Modal
+      <Confirm
         opened={asking}
-        onClose={() => setAsking(false)}
-        closeButtonProps={{ 'aria-label': 'Close' }}
         title={`Revoke token ${name}?`}
-      >
-        <Stack>
-          <Text>It stops working at once, with the tokens it made and their console sessions.</Text>
-          {revoke.error && (
-            <Alert color="red" role="alert">
-              {revoke.error.message}
-            </Alert>
-          )}
-          <Group justify="end">
-            <Button variant="default" onClick={() => setAsking(false)}>
-              Cancel
-            </Button>
-            <Button color="red" loading={revoke.isPending} onClick={() => revoke.mutate()}>
-              Revoke it
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        what="It stops working at once, with the tokens it made and their console sessions."
+        confirm="Revoke it"
+        danger
+        busy={revoke.isPending}
+        error={revoke.error}
+        onConfirm={() => revoke.mutate()}
+        onClose={() => setAsking(false)}
+      />
     </>
   );
 }
@@ -143,11 +126,7 @@ export function TokensPage() {
         Admin tokens
       </Title>
       <CreateToken />
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       <Table striped aria-label="Admin tokens">
         <Table.Thead>
           <Table.Tr>

@@ -1,0 +1,111 @@
+import { Alert, Button, Card, Group, Modal, Stack, Text } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
+
+/** What the gateway answered when it refused a request, said where the request was made. */
+export function Failure({ error, title }: { error: Error | null | undefined; title?: string }) {
+  if (!error) return null;
+  return (
+    <Alert color="red" role="alert" title={title}>
+      {error.message}
+    </Alert>
+  );
+}
+
+/** One figure with its label (a balance, a count). */
+export function Figure({ label, value }: { label: string; value: ReactNode }) {
+  return (
+    <Card withBorder>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text size="xl" fw={700} component="div">
+        {value ?? '…'}
+      </Text>
+    </Card>
+  );
+}
+
+/**
+ * The confirmation before a change that matters (stopping a connector, disabling an account,
+ * revoking a token): what it does, Cancel, and the button that does it.
+ */
+export function Confirm(props: {
+  opened: boolean;
+  title: string;
+  what: string;
+  confirm: string;
+  danger?: boolean;
+  busy: boolean;
+  error: Error | null;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Modal
+      opened={props.opened}
+      onClose={props.onClose}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      title={props.title}
+    >
+      <Stack>
+        <Text>{props.what}</Text>
+        <Failure error={props.error} />
+        <Group justify="end">
+          <Button variant="default" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button
+            color={props.danger === true ? 'red' : undefined}
+            loading={props.busy}
+            onClick={props.onConfirm}
+          >
+            {props.confirm}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/**
+ * The pages of a list read through the API's cursor: the cursor of the page shown (undefined for
+ * the first), a step to the next page, and back.
+ */
+export function useCursorPages() {
+  const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
+  return {
+    cursor: pages[pages.length - 1],
+    hasPrevious: pages.length > 1,
+    next: (cursor: string | null | undefined) => {
+      if (cursor) setPages([...pages, cursor]);
+    },
+    previous: () => setPages(pages.slice(0, -1)),
+    reset: () => setPages([undefined]),
+  };
+}
+
+/** The buttons that page a list: newer (back) and older (the next cursor, while there is one). */
+export function Pager({
+  pages,
+  nextCursor,
+  labels = ['Newer', 'Older'],
+}: {
+  pages: ReturnType<typeof useCursorPages>;
+  nextCursor: string | null | undefined;
+  labels?: [string, string];
+}) {
+  return (
+    <Group>
+      {pages.hasPrevious && (
+        <Button variant="default" onClick={pages.previous}>
+          {labels[0]}
+        </Button>
+      )}
+      {nextCursor && (
+        <Button variant="default" onClick={() => pages.next(nextCursor)}>
+          {labels[1]}
+        </Button>
+      )}
+    </Group>
+  );
+}
