@@ -117,6 +117,11 @@ describe('the web console in a browser', () => {
 
   it('an operator logs in, creates an account and tops it up', async () => {
     await logInAsOperator();
+    // The chart of the last 24 hours is drawn (a canvas) under its accessible name.
+    await page
+      .getByRole('img', { name: 'Counted messages per hour and final state' })
+      .locator('canvas')
+      .waitFor();
     await accessible('overview');
     await page.getByRole('link', { name: 'Accounts' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();

@@ -23,6 +23,7 @@ import type {
 import { Failure, Figure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
+import { TrafficChart } from '../TrafficChart';
 
 const DAY_MS = 86_400_000;
 
@@ -175,6 +176,9 @@ export function OverviewPage() {
       )}
       {(customer || session.scopes.includes('messages:read')) && (
         <TodayByState prefix={customer ? '/secure' : '/admin/v1'} />
+      )}
+      {(customer || session.scopes.includes('messages:read')) && (
+        <TrafficChart prefix={customer ? '/secure' : '/admin/v1'} />
       )}
       {customer && <SendTest />}
       {!customer && session.scopes.includes('connectors') && <ConnectorStates />}
