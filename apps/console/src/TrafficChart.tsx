@@ -24,7 +24,7 @@ function columns(result: StatsResult, since: number, hours: number): uPlot.Align
   for (const row of result.data.rows) {
     const i = index.get(Date.parse(row.period) / 1000);
     const s = SERIES.findIndex((x) => x.state === row.state);
-    if (i !== undefined && s >= 0) counts[s]![i]! += Number(row.messages);
+    if (i !== undefined && s >= 0) counts[s][i] += Number(row.messages);
   }
   return [times, ...counts];
 }
