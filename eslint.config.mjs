@@ -1,7 +1,11 @@
-// Lint with typescript-eslint's recommended type-aware rules; formatting is prettier's job.
+// Lint with typescript-eslint's recommended rules, type-aware on the code that ships (the
+// packages', services' and apps' src); formatting is prettier's job. Why tests and benchmarks are
+// linted without types: docs/decisions.md § Toolchain.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+
+const TESTS = ['**/test/**/*.ts', 'tests/**/*.ts', 'bench/src/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.cjs', '**/*.mjs', '.data/**'] },
@@ -9,7 +13,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.eslint.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': [
@@ -29,18 +33,16 @@ export default tseslint.config(
     },
   },
   {
+    // Tests and benchmarks: the rules without types (`npm run typecheck` checks their types).
+    files: TESTS,
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
     // Tests read the JSON bodies of the API under test, which are `any` by nature; `expect` is
-    // their type check, so the no-unsafe family (and a ban on `any` for those bodies) would only ask
-    // for casts that prove nothing.
-    files: ['**/test/**/*.ts', 'tests/**/*.ts', 'bench/src/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-    },
+    // their type check, so a ban on `any` for those bodies would only ask for casts that prove
+    // nothing.
+    files: TESTS,
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   prettier,
 );
