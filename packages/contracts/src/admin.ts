@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { intLike, MoneySchema, SenderSchema } from './fields';
+import { ADMIN_SCOPES } from './scopes';
 import { storableText } from './text';
 
 /** The largest value of the bigint column that holds an SMS quota. */
@@ -106,27 +107,6 @@ export type Principal = z.infer<typeof PrincipalSchema>;
  */
 export const CLIENT_ADDRESS_HEADER = 'x-smsgw-client-address';
 
-/**
- * What an admin token may do. ADMIN_TOKEN holds every scope; a token made through the admin API
- * holds those it was given, and every admin route declares the one it needs.
- */
-export const ADMIN_SCOPES = [
-  'accounts:read',
-  'accounts:write',
-  'credit',
-  'senders',
-  'inbound',
-  'connectors',
-  'routes',
-  'audit:read',
-  'tokens',
-  /** Reading batches across accounts. */
-  'batches:read',
-  /** Searching every account's messages, their stories, CDRs and statistics; the text masked. */
-  'messages:read',
-  /** Seeing the text of the messages found (with messages:read). */
-  'messages:content',
-] as const;
 export const AdminScopeSchema = z.enum(ADMIN_SCOPES);
 export type AdminScope = z.infer<typeof AdminScopeSchema>;
 

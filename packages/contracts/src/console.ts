@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADMIN_SCOPES } from './admin';
+import { ADMIN_SCOPES } from './scopes';
 
 /** Where the web console is served, and where its sessions are made and ended. */
 export const CONSOLE_PATH = '/console/';

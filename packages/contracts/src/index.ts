@@ -7,6 +7,7 @@ export * from './results';
 export * from './states';
 export * from './message-status';
 export * from './admin';
+export * from './scopes';
 export * from './bus';
 export * from './openapi';
 export * from './request-safety';

@@ -3,7 +3,7 @@ import { AccountViewSchema, UsernameSchema } from './admin';
 import { IsoTimeSchema, UUID_PATTERN, intLike } from './fields';
 import { ConnectorNameSchema } from './routing';
 import { MESSAGE_OUTCOMES } from './message-status';
-import { BATCH_STATES, MESSAGE_STATES } from './states';
+import { BATCH_STATES, MESSAGE_STATE_FILTERS, MESSAGE_STATES } from './states';
 
 /**
  * The way a message came in, kept on it at acceptance: the REST API, Jasmin's HTTP `/send`,
@@ -18,10 +18,6 @@ export const MESSAGE_ENTRIES = [
   'batch',
 ] as const;
 export type MessageEntry = (typeof MESSAGE_ENTRIES)[number];
-
-/** A state filter's values: the message states, and `unknown` for a failure whose outcome is unknown. */
-export const MESSAGE_STATE_FILTERS = [...MESSAGE_STATES, 'unknown'] as const;
-export type MessageStateFilter = (typeof MESSAGE_STATE_FILTERS)[number];
 
 /**
  * How far back a search looks when it names no start, and the longest range it may name: every

@@ -3,8 +3,8 @@
  * every account's for an operator), a message's story, and the list of accounts.
  */
 import type { OpenApiParts } from './openapi-inbound';
-import { MESSAGE_ENTRIES, MESSAGE_STATE_FILTERS, SEARCH_DEFAULTS } from './message-search';
-import { BATCH_STATES } from './states';
+import { MESSAGE_ENTRIES, SEARCH_DEFAULTS } from './message-search';
+import { BATCH_STATES, MESSAGE_STATE_FILTERS } from './states';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  */
 import type { OpenApiParts } from './openapi-inbound';
 import { STALL_DEFAULTS, STALL_REASONS } from './batch-stalls';
-import { ADMIN_SCOPES } from './admin';
+import { ADMIN_SCOPES } from './scopes';
 import { STATS_DEFAULTS, STATS_GROUPS, STATS_PERIODS } from './stats';
 import { CDR_COLUMNS, CDR_FORMATS, CDR_PER } from './cdr';
 import { SEARCH_DEFAULTS } from './message-search';

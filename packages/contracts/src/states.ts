@@ -16,6 +16,10 @@ export const MESSAGE_STATES = [
 ] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
 
+/** A state filter's values: the message states, and `unknown` for a failure whose outcome is unknown. */
+export const MESSAGE_STATE_FILTERS = [...MESSAGE_STATES, 'unknown'] as const;
+export type MessageStateFilter = (typeof MESSAGE_STATE_FILTERS)[number];
+
 /** States that end a message's life; nothing moves it out of them. */
 export const FINAL_STATES: readonly MessageState[] = [
   'delivered',

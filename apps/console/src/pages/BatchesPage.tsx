@@ -1,13 +1,14 @@
 import { Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
-import type { BatchSearchResult, BatchSummary, OpenBatchState } from '@smsgw/contracts';
+import type { BatchSearchResult, BatchSummary } from '@smsgw/contracts';
+import { OPEN_BATCH_STATES } from '@smsgw/contracts/plain';
 import { Failure, Pager, useCursorPages } from '../parts';
 import { api } from '../api';
 import { useLoggedIn } from '../session';
 
-/** A batch a cancel can stop (the contracts' OPEN_BATCH_STATES, held to them by the type). */
-const CANCELLABLE = new Set<string>(['scheduled', 'running'] satisfies OpenBatchState[]);
+/** A batch a cancel can stop. */
+const CANCELLABLE = new Set<string>(OPEN_BATCH_STATES);
 
 function CancelBatch({ batch }: { batch: BatchSummary }) {
   const client = useQueryClient();

@@ -13,7 +13,8 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import type { MessageSearchResult, MessageStateFilter } from '@smsgw/contracts';
+import type { MessageSearchResult } from '@smsgw/contracts';
+import { MESSAGE_STATE_FILTERS } from '@smsgw/contracts/plain';
 import { Failure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
@@ -21,26 +22,6 @@ import { useLoggedIn } from '../session';
 /** The filters a search takes from the page's address, so that a link to it can be shared. */
 const FILTERS = ['to', 'from', 'state', 'account', 'batch', 'since', 'until', 'next'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
-
-/**
- * The state filters of the search, written out so that no code of the contracts package (zod and
- * all) enters the page; the types hold them to the contracts' list, both ways.
- */
-const STATE_FILTERS = [
-  'accepted',
-  'queued',
-  'submitting',
-  'submitted',
-  'delivered',
-  'undelivered',
-  'failed',
-  'expired',
-  'rejected',
-  'cancelled',
-  'unknown',
-] as const satisfies readonly MessageStateFilter[];
-const everyState: Record<Exclude<MessageStateFilter, (typeof STATE_FILTERS)[number]>, never> = {};
-void everyState;
 
 const STATE_COLORS: Record<string, string> = {
   delivered: 'green',
@@ -107,7 +88,7 @@ export function MessagesPage() {
           <Select
             label="State"
             clearable
-            data={[...STATE_FILTERS]}
+            data={[...MESSAGE_STATE_FILTERS]}
             value={draft.state ?? null}
             onChange={(v) => setDraft({ ...draft, state: v ?? undefined })}
           />

@@ -13,27 +13,10 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { AdminScope, AdminTokenCreated, AdminTokenList } from '@smsgw/contracts';
+import type { AdminTokenCreated, AdminTokenList } from '@smsgw/contracts';
+import { ADMIN_SCOPES } from '@smsgw/contracts/plain';
 import { Confirm, Failure } from '../parts';
 import { api } from '../api';
-
-/** The admin scopes, written out (no contracts code in the page) and held to its type both ways. */
-const SCOPES = [
-  'accounts:read',
-  'accounts:write',
-  'credit',
-  'senders',
-  'inbound',
-  'connectors',
-  'routes',
-  'audit:read',
-  'tokens',
-  'batches:read',
-  'messages:read',
-  'messages:content',
-] as const satisfies readonly AdminScope[];
-const everyScope: Record<Exclude<AdminScope, (typeof SCOPES)[number]>, never> = {};
-void everyScope;
 
 function CreateToken() {
   const client = useQueryClient();
@@ -62,7 +45,7 @@ function CreateToken() {
           />
           <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes}>
             <SimpleGrid cols={{ base: 2, md: 4 }} mt="xs">
-              {SCOPES.map((s) => (
+              {ADMIN_SCOPES.map((s) => (
                 <Checkbox key={s} value={s} label={s} />
               ))}
             </SimpleGrid>
