@@ -55,6 +55,8 @@ describe('console sessions', () => {
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Strict/i);
     expect(setCookie).toMatch(/Path=\//);
+    // Kept for the longest a session lasts (12 h by default); the server ends an idle one sooner.
+    expect(setCookie).toMatch(/Max-Age=43200/);
     expect(s.reply.body).toMatchObject({ kind: 'customer', name: 'cora', scopes: [] });
     expect(s.reply.headers.get('cache-control')).toBe('no-store');
 

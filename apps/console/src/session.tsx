@@ -7,6 +7,8 @@ const SESSION_PATH = '/console/v1/session';
 interface SessionState {
   /** undefined while it is read; null when there is none. */
   session: ConsoleSessionInfo | null | undefined;
+  /** Why the session could not be read, when the gateway did not answer it (not a 401). */
+  failure: Error | undefined;
   login: (login: ConsoleLogin) => Promise<void>;
   logout: () => Promise<void>;
 }
@@ -15,6 +17,7 @@ const SessionContext = createContext<SessionState | undefined>(undefined);
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<ConsoleSessionInfo | null | undefined>(undefined);
+  const [failure, setFailure] = useState<Error>();
   const take = useCallback((s: ConsoleSessionInfo | null) => {
     setCsrfToken(s?.csrfToken);
     setSession(s);
@@ -22,8 +25,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     api<ConsoleSessionInfo>('GET', SESSION_PATH).then(take, (err: unknown) => {
-      if (err instanceof ApiError && err.status === 401) take(null);
-      else throw err;
+      // No session is the login page; any other failure is said on it.
+      if (!(err instanceof ApiError && err.status === 401))
+        setFailure(err instanceof Error ? err : new Error(String(err)));
+      take(null);
     });
   }, [take]);
 
@@ -37,7 +42,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [take]);
 
   return (
-    <SessionContext.Provider value={{ session, login, logout }}>{children}</SessionContext.Provider>
+    <SessionContext.Provider value={{ session, failure, login, logout }}>
+      {children}
+    </SessionContext.Provider>
   );
 }
 

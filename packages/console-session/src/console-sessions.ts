@@ -48,6 +48,16 @@ const hashOf = (value: string): string => createHash('sha256').update(value).dig
 /** A cookie value as the console makes them: 43 base64url characters (256 random bits). */
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
+/**
+ * Refuses a request whose browser says another site's page made it (Sec-Fetch-Site): a console
+ * request comes from the gateway's own pages.
+ */
+export function refuseOtherSite(req: IncomingMessage): void {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site')
+    throw new HttpError('FORBIDDEN', 'Console requests from another site are not allowed');
+}
+
 function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -65,9 +75,12 @@ export class ConsoleSessions {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The cookie's max age: the idle timeout, which each use moves on. */
+  /**
+   * The cookie's max age: the longest a session can last. The server ends it sooner when it is
+   * idle; a cookie that expired with the idle timeout would end a session in use.
+   */
   get cookieMaxAgeSeconds(): number {
-    return Math.floor(this.times.idleMs / 1000);
+    return Math.floor(this.times.maxMs / 1000);
   }
 
   async open(who: {
@@ -126,9 +139,7 @@ export class ConsoleSessions {
    * of another site cannot read the token, so it cannot make such a request in the user's name.
    */
   checkRequest(req: IncomingMessage, session: ActiveSession): void {
-    const site = req.headers['sec-fetch-site'];
-    if (site === 'cross-site' || site === 'same-site')
-      throw new HttpError('FORBIDDEN', 'Console requests from another site are not allowed');
+    refuseOtherSite(req);
     if (SAFE_METHODS.has(req.method ?? 'GET')) return;
     const given = req.headers[CSRF_HEADER];
     if (typeof given !== 'string' || !sameToken(given, session.csrfToken))

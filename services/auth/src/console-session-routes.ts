@@ -7,6 +7,7 @@ import {
 } from '@smsgw/contracts';
 import {
   clearedSessionCookie,
+  refuseOtherSite,
   sessionCookie,
   type ActiveSession,
   type ConsoleSessions,
@@ -83,17 +84,12 @@ export function createConsoleSessionRoutes(deps: ConsoleSessionRoutesDeps): Rout
     ...jsonBody(deps.maxBodyBytes),
     asyncRoute(async (req, res) => {
       // A login from another site's page would sign the user in to an account of that site's choosing.
-      const site = req.headers['sec-fetch-site'];
-      if (site === 'cross-site' || site === 'same-site')
-        throw new HttpError('FORBIDDEN', 'Console logins from another site are not allowed');
+      refuseOtherSite(req);
       const login = parseInput(ConsoleLoginSchema, req.body ?? {});
       let body: ConsoleSessionInfo;
       let opened;
       if (login.kind === 'customer') {
-        const basic = `Basic ${Buffer.from(`${login.username}:${login.password}`, 'utf8').toString('base64')}`;
-        if (login.username.includes(':'))
-          throw HttpError.unauthorized('Wrong username or password');
-        const principal = await deps.verifier.verify(basic, {
+        const principal = await deps.verifier.verifyPassword(login.username, login.password, {
           address: clientAddress(req, deps.trustedProxies),
         });
         opened = await sessions.open({ kind: 'customer', accountId: principal.accountId });

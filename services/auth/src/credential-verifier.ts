@@ -81,11 +81,23 @@ export class CredentialVerifier implements ForgetsAccounts {
     const basic = parseBasic(authorization);
     if (!basic)
       throw HttpError.unauthorized('Authorization must be Basic credentials or a Bearer token');
+    return this.verifyPassword(basic.username, basic.password, client);
+  }
+
+  /**
+   * An account's username and password, as Basic credentials carry them or a console login gives
+   * them: the same cache, limits and answers.
+   */
+  async verifyPassword(
+    username: string,
+    password: string,
+    client: ClientInfo = {},
+  ): Promise<Principal> {
     // Checked before any lookup: such a name cannot exist, and Postgres would refuse the query.
     // The password is only hashed, never stored, so whatever it holds is left to the hash.
-    const unusable = unusableCharacter(basic.username);
+    const unusable = unusableCharacter(username);
     if (unusable) throw HttpError.unauthorized(`User name: ${unusable}`);
-    const checked = await this.verifyBasic(basic.username, basic.password, client.address);
+    const checked = await this.verifyBasic(username, password, client.address);
     if (checked.disabled) throw accountDisabled();
     return checked.principal;
   }

@@ -11,11 +11,12 @@ import {
 } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { ConsoleLogin } from '@smsgw/contracts';
+import { Failure } from '../parts';
 import { useSession } from '../session';
 
 /** The login: a customer with the account's username and password, an operator with an admin token. */
 export function LoginPage() {
-  const { login } = useSession();
+  const { login, failure } = useSession();
   const [kind, setKind] = useState<'customer' | 'operator'>('customer');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -81,6 +82,7 @@ export function LoginPage() {
                 onChange={(e) => setToken(e.currentTarget.value)}
               />
             )}
+            <Failure error={failure} title="The gateway did not answer" />
             {error !== undefined && (
               <Alert color="red" title="Not logged in" role="alert">
                 {error}
