@@ -85,6 +85,15 @@ describe('receipts over SMPP', () => {
       30_000,
     );
     expect(tx.delivered).toEqual([]);
+    // Until a receiver session binds, the receipt waits, and operators see it waiting.
+    const waiting = await waitFor(async () => {
+      const { body } = await adminCall('GET', '/smpp/waiting');
+      return body.data.receipts >= 1 ? body.data : undefined;
+    }, 30_000);
+    expect(waiting.accounts).toEqual([
+      expect.objectContaining({ account: 'erin', receipts: 1, inbound: 0, max_attempts: 0 }),
+    ]);
+    expect(waiting.receipts).toBe(1);
 
     const rx = await esme('bind_receiver');
     const [receipt] = await waitFor(
@@ -107,6 +116,11 @@ describe('receipts over SMPP', () => {
     expect(receipt.tlvs.get(0x0427)).toEqual(Buffer.from([2]));
     // The other message's receipt, recorded before this session bound, is not among them.
     expect(rx.delivered.filter((d) => d.from === '41790000302')).toEqual([]);
+    // Answered, it waits no more.
+    await waitFor(async () => {
+      const { body } = await adminCall('GET', '/smpp/waiting');
+      return body.data.receipts === 0 ? true : undefined;
+    }, 30_000);
   });
 
   it('gives each part of a long message the customer concatenated itself its own receipt, by the id of its submit_sm_resp', async () => {

@@ -44,6 +44,10 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /console/v1/session': { body: 'ConsoleLoginSchema' },
   'GET /console/v1/session': {},
   'DELETE /console/v1/session': {},
+  // A customer's own applications, with its password or its console session.
+  'GET /auth/v1/applications': {},
+  'POST /auth/v1/applications': { body: 'CreateApplicationSchema' },
+  'DELETE /auth/v1/applications/{clientId}': {},
   // Distributed mode only: the gateway's credential check, behind the internal token.
   'POST /internal/v1/verify': {},
   // Distributed mode only: the smpp-server's check of a bind, behind the internal token.
@@ -54,6 +58,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/accounts/{username}/callback-secret': {},
   'POST /admin/v1/accounts/{username}/callback-secret': { body: 'RotateCallbackSecretSchema' },
   'POST /admin/v1/accounts/{username}/applications': { body: 'CreateApplicationSchema' },
+  'GET /admin/v1/accounts/{username}/applications': {},
   'DELETE /admin/v1/accounts/{username}/applications/{clientId}': {},
   'POST /admin/v1/accounts/{username}/applications/{clientId}/secret': {},
   'POST /admin/v1/accounts/{username}/disable': {},
@@ -66,6 +71,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'PUT /admin/v1/accounts/{username}/smpp': { body: 'SmppAccessSchema' },
   'DELETE /admin/v1/accounts/{username}/smpp': {},
   'GET /admin/v1/smpp/sessions': {},
+  'GET /admin/v1/smpp/waiting': {},
   'DELETE /admin/v1/smpp/sessions/{id}': {},
   'GET /admin/v1/accounts/{username}/optouts': { query: 'OptOutListQuerySchema' },
   'POST /admin/v1/accounts/{username}/optouts': { body: 'OptOutRequestSchema' },
@@ -73,6 +79,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/accounts/{username}/optout-words': {},
   'PUT /admin/v1/accounts/{username}/optout-words': { body: 'OptOutSettingsSchema' },
   'GET /admin/v1/mo-routes': {},
+  'GET /admin/v1/mo-routes/match': { query: 'MoRouteMatchQuerySchema' },
   'GET /admin/v1/mo-routes/{name}': {},
   'PUT /admin/v1/mo-routes/{name}': { body: 'MoRouteSchema' },
   'DELETE /admin/v1/mo-routes/{name}': {},
@@ -90,6 +97,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'PUT /admin/v1/connectors/{name}/inbound-secret': { body: 'InboundSecretSchema' },
   'DELETE /admin/v1/connectors/{name}/inbound-secret': {},
   'GET /admin/v1/routes': {},
+  'GET /admin/v1/routes/match': { query: 'RouteMatchQuerySchema' },
   'GET /admin/v1/routes/{name}': {},
   'PUT /admin/v1/routes/{name}': { body: 'MtRouteInputSchema' },
   'DELETE /admin/v1/routes/{name}': {},
@@ -106,6 +114,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/messages/{id}': {},
   'GET /admin/v1/cdrs': { query: 'CdrQuery' },
   'GET /admin/v1/stats': { query: 'AdminStatsQuerySchema' },
+  'GET /admin/v1/stats/live': { query: 'LiveStatsQuerySchema' },
   'GET /secure/messages': { query: 'MessageSearchQuerySchema' },
   'GET /secure/batches': { query: 'BatchSearchQuerySchema' },
   'GET /secure/stats': { query: 'StatsQuerySchema' },
@@ -283,7 +292,7 @@ export function requestsFor(
         { weight: 12, arbitrary: fc.constant(admin) },
         fc.constantFrom(undefined, customer, 'Bearer wrong-token-0123456789', `${admin}x`),
       )
-    : template.startsWith('/secure/')
+    : template.startsWith('/secure/') || template.startsWith('/auth/v1/applications')
       ? fc.oneof(
           { weight: 12, arbitrary: fc.constant(customer) },
           fc.constantFrom(undefined, admin, basic('client', 'wrong-password')),

@@ -93,6 +93,19 @@ export const ApplicationCreatedSchema = z.object({
   name: z.string().nullable(),
 });
 
+/** A live application of an account; its secret is shown once, when it is made. */
+export const ApplicationViewSchema = z.object({
+  client_id: z.string(),
+  name: z.string().nullable(),
+  created_at: z.string(),
+  /** When its secret was last replaced; null if never. */
+  secret_changed_at: z.string().nullable(),
+});
+export type ApplicationView = z.infer<typeof ApplicationViewSchema>;
+
+export const ApplicationListSchema = z.object({ data: z.array(ApplicationViewSchema) });
+export type ApplicationList = z.infer<typeof ApplicationListSchema>;
+
 /** What the gateway learns about a caller from auth. */
 export const PrincipalSchema = z.object({
   accountId: z.string(),

@@ -198,3 +198,44 @@ export interface InboundRecord {
   dedupKey: string;
   previousDedupKey: string;
 }
+
+/** An MO route as the admin API shows it. */
+export const MoRouteViewSchema = z.object({
+  name: z.string(),
+  position: z.number().int(),
+  to: z.string().nullable(),
+  exact: z.boolean(),
+  keyword: z.string().nullable(),
+  connector: z.string().nullable(),
+  any_connector: z.boolean(),
+  account: z.string(),
+  webhook_url: z.string().nullable(),
+  webhook_format: z.enum(['json', 'jasmin', 'kannel']),
+  kannel_reply: z.boolean(),
+  smpp: z.boolean(),
+});
+export type MoRouteView = z.infer<typeof MoRouteViewSchema>;
+
+export const MoRouteListSchema = z.object({ data: z.array(MoRouteViewSchema) });
+export type MoRouteList = z.infer<typeof MoRouteListSchema>;
+
+/** GET /admin/v1/mo-routes/match: which MO route would take a message sent to `to`. */
+export const MoRouteMatchQuerySchema = z.strictObject({
+  to: AddressSchema,
+  /** The message's text: its first word is the keyword routes match. */
+  text: z.string().max(1600).optional(),
+  connector: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected a connector name')
+    .default(DEFAULT_MO_CONNECTOR),
+});
+
+export const MoRouteMatchSchema = z.object({
+  data: z.object({
+    /** The route, or null: the message would be kept as unrouted. */
+    route: MoRouteViewSchema.nullable(),
+    /** The keyword read from the text (its first word, in capitals), or null. */
+    keyword: z.string().nullable(),
+  }),
+});
+export type MoRouteMatch = z.infer<typeof MoRouteMatchSchema>;

@@ -91,7 +91,23 @@ export function inboundPaths(p: OpenApiParts): Json {
       get: {
         summary: 'MO routes, in the order they are tried',
         security: p.admin,
-        responses: { 200: ok('{ data: routes }'), ...p.pick(401) },
+        responses: { 200: { description: 'The routes', ...p.json('MoRouteList') }, ...p.pick(401) },
+      },
+    },
+    '/admin/v1/mo-routes/match': {
+      get: {
+        summary:
+          'Which MO route would take a message sent to a number through a connector: the first by position whose filters all match, as the callback-notifier decides',
+        security: p.admin,
+        parameters: [
+          { ...query('to', 'The number the message is sent to'), required: true },
+          query('text', "The message's text: its first word is the keyword"),
+          query('connector', 'The connector it arrives through; default: default'),
+        ],
+        responses: {
+          200: { description: 'The route, or null', ...p.json('MoRouteMatch') },
+          ...p.pick(400, 401, 403),
+        },
       },
     },
     '/admin/v1/mo-routes/{name}': {

@@ -72,6 +72,36 @@ const statsSummary = (whose: string): string =>
 
 export function operationsPaths(p: OpenApiParts): Json {
   return {
+    '/admin/v1/stats/live': {
+      get: {
+        summary:
+          'The messages accepted in each of the last minutes (the current one included), by what has become of them: delivered, failed, waiting or cancelled; read from the messages themselves, for a live view (scope messages:read)',
+        security: p.admin,
+        parameters: [
+          query('minutes', 'How many minutes, 1 to 180', {
+            type: 'integer',
+            minimum: 1,
+            maximum: 180,
+            default: 60,
+          }),
+        ],
+        responses: {
+          200: { description: 'Every minute of the range', ...p.json('LiveStats') },
+          ...p.pick(400, 401, 403),
+        },
+      },
+    },
+    '/admin/v1/smpp/waiting': {
+      get: {
+        summary:
+          "Receipts and inbound messages waiting for an account's SMPP receiver sessions to take them, by account, those waiting longest first (scope accounts:read)",
+        security: p.admin,
+        responses: {
+          200: { description: 'What waits', ...p.json('SmppWaitingList') },
+          ...p.pick(401, 403),
+        },
+      },
+    },
     '/admin/v1/stats': {
       get: {
         summary: `${statsSummary("Every account's, or one account's,")} (scope messages:read)`,

@@ -4,6 +4,13 @@ import type { OpenApiParts } from './openapi-inbound';
 
 type Json = Record<string, unknown>;
 
+const query = (name: string, description: string, required = false): Json => ({
+  name,
+  in: 'query',
+  required,
+  schema: { type: 'string' },
+  description,
+});
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** `{ data: … }`, as every admin answer is wrapped. */
 const ok = (description: string, data: Json) => ({
@@ -147,6 +154,24 @@ export function routingPaths(p: OpenApiParts): Json {
         responses: {
           200: ok('{ data: routes }', { type: 'array', items: ref('MtRouteView') }),
           ...p.pick(401),
+        },
+      },
+    },
+    '/admin/v1/routes/match': {
+      get: {
+        summary:
+          'Which MT route would take a message: the first by position whose filters all match, as acceptance decides; a weighted route with all its connectors',
+        security: p.admin,
+        parameters: [
+          query('to', 'Destination, international digits with an optional +', true),
+          query('account', "The sending account's name", true),
+          query('from', 'The sender'),
+          query('tags', "The message's tags, comma-separated"),
+          query('at', 'The time of sending (ISO 8601 with offset), for time windows; default now'),
+        ],
+        responses: {
+          200: { description: 'The route, or null', ...p.json('RouteMatch') },
+          ...p.pick(400, 401, 403),
         },
       },
     },

@@ -10,9 +10,12 @@ import {
   ConnectorViewSchema,
   MtRouteInputSchema,
   MtRouteViewSchema,
+  RouteMatchSchema,
 } from './routing';
 import {
   InboundSecretSchema,
+  MoRouteListSchema,
+  MoRouteMatchSchema,
   MoRouteSchema,
   OptOutRequestSchema,
   OptOutSettingsSchema,
@@ -22,6 +25,7 @@ import { ConsoleLoginSchema, ConsoleSessionInfoSchema } from './console';
 import {
   AccountViewSchema,
   ApplicationCreatedSchema,
+  ApplicationListSchema,
   CreateAccountSchema,
   CreateApplicationSchema,
   CreditSchema,
@@ -29,7 +33,12 @@ import {
 } from './admin';
 import { BatchConfigSchema, BatchStatusSchema } from './batch';
 import { SenderRulesSchema, SenderRulesViewSchema } from './senders';
-import { SmppAccessSchema, SmppAccessViewSchema, SmppSessionListSchema } from './smpp';
+import {
+  SmppAccessSchema,
+  SmppAccessViewSchema,
+  SmppSessionListSchema,
+  SmppWaitingListSchema,
+} from './smpp';
 import { ErrorBodySchema, SPEC_MESSAGES } from './errors';
 import { AddressSchema } from './fields';
 import { FIELD_ALIASES, MessageObjectSchema, messageParams } from './message';
@@ -41,7 +50,7 @@ import {
   MessageTimelineSchema,
 } from './message-search';
 import { StalledBatchesSchema } from './batch-stalls';
-import { StatsResultSchema } from './stats';
+import { LiveStatsSchema, StatsResultSchema } from './stats';
 import {
   CallbackSecretViewSchema,
   IDEMPOTENCY_KEY_HEADER,
@@ -142,6 +151,7 @@ const pick = (...codes: (keyof typeof errors)[]) =>
 // A web console session (its cookie, and X-CSRF-Token on every change) stands in for both.
 const client = [{ basicAuth: [] }, { bearerAuth: [] }, { consoleSession: [] }];
 const admin = [{ adminToken: [] }, { consoleSession: [] }];
+const customer = [{ basicAuth: [] }, { consoleSession: [] }];
 const pathParam = (name: string, description: string) => ({
   name,
   in: 'path',
@@ -252,6 +262,12 @@ export function buildOpenApiDocument(): Json {
     AccountList: schemaOf(AccountListSchema),
     MessageTimeline: schemaOf(MessageTimelineSchema),
     StatsResult: schemaOf(StatsResultSchema),
+    LiveStats: schemaOf(LiveStatsSchema),
+    SmppWaitingList: schemaOf(SmppWaitingListSchema),
+    RouteMatch: schemaOf(RouteMatchSchema),
+    MoRouteList: schemaOf(MoRouteListSchema),
+    MoRouteMatch: schemaOf(MoRouteMatchSchema),
+    ApplicationList: schemaOf(ApplicationListSchema),
     ConsoleLogin: schemaOf(ConsoleLoginSchema),
     ConsoleSessionInfo: schemaOf(ConsoleSessionInfoSchema),
   };
@@ -381,6 +397,34 @@ export function buildOpenApiDocument(): Json {
             200: { description: 'Balance', ...json('BalanceResult') },
             ...pick(401, 403, 429, 503),
           },
+        },
+      },
+      '/auth/v1/applications': {
+        get: {
+          summary:
+            "The account's live applications, with its username and password or its console session (an application's token is refused, 403)",
+          security: customer,
+          responses: {
+            200: { description: 'The applications', ...json('ApplicationList') },
+            ...pick(401, 403, 429, 503),
+          },
+        },
+        post: {
+          summary: 'Make an application: its client_secret is shown in this answer only',
+          security: customer,
+          requestBody: { ...json('CreateApplication') },
+          responses: {
+            201: { description: 'Made', ...json('ApplicationCreated') },
+            ...pick(400, 401, 403, 409, 413, 415, 429, 503),
+          },
+        },
+      },
+      '/auth/v1/applications/{clientId}': {
+        delete: {
+          summary: 'Revoke an application: its tokens stop working',
+          security: customer,
+          parameters: [pathParam('clientId', 'client_id')],
+          responses: { 204: { description: 'Revoked' }, ...pick(400, 401, 403, 404, 429, 503) },
         },
       },
       '/secure/callback-secret': {
@@ -547,6 +591,15 @@ export function buildOpenApiDocument(): Json {
         },
       },
       '/admin/v1/accounts/{username}/applications': {
+        get: {
+          summary: "The account's live applications (never their secrets)",
+          security: admin,
+          parameters: [pathParam('username', 'account')],
+          responses: {
+            200: { description: 'The applications', ...json('ApplicationList') },
+            ...pick(401, 404),
+          },
+        },
         post: {
           summary: 'Create an application (the secret is shown once)',
           security: admin,

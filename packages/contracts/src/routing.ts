@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CustomTlvsSchema } from './tlvs';
-import { intLike } from './fields';
+import { intLike, IsoTimeSchema } from './fields';
 import { routePatternProblem } from './route-pattern';
 
 /**
@@ -255,3 +255,38 @@ export type MtRouteView = z.infer<typeof MtRouteViewSchema>;
  * list removes them.
  */
 export const TlvListInputSchema = z.strictObject({ tlvs: CustomTlvsSchema });
+
+/**
+ * GET /admin/v1/routes/match: which MT route would take a message, as the gateway decides at
+ * acceptance (docs/routing.md).
+ */
+export const RouteMatchQuerySchema = z.strictObject({
+  to: z
+    .string()
+    .trim()
+    .regex(/^\+?\d{1,15}$/, 'expected international digits with an optional +, at most 15 digits')
+    .transform((s) => s.replace(/^\+/, '')),
+  account: z.string().min(1).max(100),
+  from: z.string().min(1).max(20).optional(),
+  /** Comma-separated, as a message's tags. */
+  tags: z
+    .string()
+    .max(16 * 65)
+    .transform((s) => s.split(',').filter((t) => t !== ''))
+    .optional(),
+  /** The time of sending, for routes with a time window; now by default. */
+  at: IsoTimeSchema.optional(),
+});
+export type RouteMatchQuery = z.infer<typeof RouteMatchQuerySchema>;
+
+export const RouteMatchSchema = z.object({
+  data: z.object({
+    /** The route, or null when none takes the message (it would be refused with NO_ROUTE). */
+    route: MtRouteViewSchema.nullable(),
+    /** True when the gateway has no routes: every message goes to the `default` connector. */
+    no_routes: z.boolean(),
+    /** Routes stored that take no message (a filter the gateway cannot use), with why. */
+    unusable: z.array(z.object({ name: z.string(), reason: z.string() })),
+  }),
+});
+export type RouteMatch = z.infer<typeof RouteMatchSchema>;

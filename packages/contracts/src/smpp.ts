@@ -83,3 +83,25 @@ export const SmppSessionListSchema = z.object({ data: z.array(SmppSessionViewSch
 
 /** A session's id in a path. */
 export const SmppSessionIdSchema = z.uuid();
+
+/** What waits for one account's SMPP receiver sessions to take it (GET /admin/v1/smpp/waiting). */
+export const SmppWaitingViewSchema = z.object({
+  account: z.string(),
+  receipts: z.number().int(),
+  inbound: z.number().int(),
+  /** When the one waiting longest was made. */
+  oldest_at: z.string(),
+  /** The most times one was sent without the session's answer. */
+  max_attempts: z.number().int(),
+});
+export type SmppWaitingView = z.output<typeof SmppWaitingViewSchema>;
+
+export const SmppWaitingListSchema = z.object({
+  data: z.object({
+    accounts: z.array(SmppWaitingViewSchema),
+    /** Receipts and inbound messages waiting, over every account (the list holds at most 100). */
+    receipts: z.number().int(),
+    inbound: z.number().int(),
+  }),
+});
+export type SmppWaitingList = z.output<typeof SmppWaitingListSchema>;

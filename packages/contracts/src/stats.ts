@@ -182,3 +182,37 @@ export function statsAnswer(read: {
     },
   };
 }
+
+/** GET /admin/v1/stats/live: the last minutes, by minute (at most 3 hours). */
+export const LiveStatsQuerySchema = z.strictObject({
+  minutes: z
+    .string()
+    .regex(/^\d{1,3}$/, 'expected a number of minutes')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'at least 1').max(180, 'at most 180'))
+    .default(60),
+});
+
+export const LiveMinuteSchema = z.object({
+  /** The start of the UTC minute the messages were accepted in. */
+  minute: z.string(),
+  accepted: z.number().int(),
+  delivered: z.number().int(),
+  /** Ended without reaching the handset: refused, failed, expired or undelivered. */
+  failed: z.number().int(),
+  /** Not ended: waiting, being submitted, or at the SMSC awaiting its receipt. */
+  waiting: z.number().int(),
+  cancelled: z.number().int(),
+});
+export type LiveMinute = z.infer<typeof LiveMinuteSchema>;
+
+export const LiveStatsSchema = z.object({
+  data: z.object({
+    /** The first minute covered, and the time of the reading. */
+    since: z.string(),
+    until: z.string(),
+    /** Every minute of the range, oldest first, those without messages as zeros. */
+    minutes: z.array(LiveMinuteSchema),
+  }),
+});
+export type LiveStats = z.infer<typeof LiveStatsSchema>;

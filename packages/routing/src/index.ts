@@ -1,3 +1,4 @@
 export * from './route-table';
 export * from './mt-router';
 export * from './time-window';
+export * from './mo-route-match';

@@ -180,6 +180,14 @@ export class RouteTable {
     return this.decisionOf(route);
   }
 
+  /**
+   * The route that would take the message, undrawn (a weighted route with all its connectors):
+   * what "which route would this number take?" answers. Undefined when none would.
+   */
+  routeFor(message: RoutedMessage, at: Date = new Date()): CompiledRoute | undefined {
+    return this.match(message, at);
+  }
+
   private match(message: RoutedMessage, at: Date): CompiledRoute | undefined {
     let best = Number.POSITIVE_INFINITY;
     const consider = (candidates: readonly number[] | undefined): void => {

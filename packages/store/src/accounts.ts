@@ -23,6 +23,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * message-stats.ts statsSource (the name of each account the statistics group by).
  * console-sessions.ts insertConsoleSession and findConsoleSession (a console session's account,
  * its state and credential version).
+ * smpp-deliveries.ts smppWaitingByAccount (the name of each account something waits for).
  */
 
 export interface AccountRow {
@@ -328,6 +329,36 @@ export async function rotateApplicationSecret(
     [accountId, clientId, secretHash],
   );
   return rows[0];
+}
+
+/** An account has at most this many live applications (the routes refuse one more). */
+export const MAX_LISTED_APPLICATIONS = 100;
+
+/** An account's live applications, newest first; never their secrets. */
+export async function listApplications(
+  db: Queryable,
+  accountId: string,
+): Promise<{ client_id: string; name: string | null; created_at: Date; secret_changed_at: Date | null }[]> {
+  const { rows } = await db.query<{
+    client_id: string;
+    name: string | null;
+    created_at: Date;
+    secret_changed_at: Date | null;
+  }>(
+    `SELECT client_id, name, created_at, secret_changed_at FROM applications
+      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, client_id LIMIT $2`,
+    [accountId, MAX_LISTED_APPLICATIONS],
+  );
+  return rows;
+}
+
+/** How many live applications the account has. */
+export async function countApplications(db: Queryable, accountId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM applications WHERE account_id = $1 AND revoked_at IS NULL',
+    [accountId],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** False when there was no such live application of that account. */

@@ -1,6 +1,7 @@
 import {
   DEFAULT_CONNECTOR,
   FINAL_STATES,
+  FAILED_STATES,
   UNKNOWN_OUTCOME_ERROR,
   WAITING_STATES,
   type MessageOutcome,
@@ -8,7 +9,7 @@ import {
   type MessageState,
   type ReportWish,
 } from '@smsgw/contracts';
-import type { Queryable } from '@smsgw/kit';
+import { timeIdFloor, type Queryable } from '@smsgw/kit';
 import { messagePartitionTable } from './message-partitions';
 import {
   deliveryReportsInsert,
@@ -897,4 +898,37 @@ export async function countOverdueMessages(
     [waitingSeconds, submittingSeconds],
   );
   return rows[0] ?? { queued: 0, submitting: 0 };
+}
+
+/** One minute's messages by what has become of them, as minuteCounts reads them. */
+export interface MinuteCount {
+  minute: Date;
+  accepted: number;
+  delivered: number;
+  /** Refused, failed, expired or undelivered: ended without reaching the handset. */
+  failed: number;
+  /** Not ended: waiting, being submitted, or at the SMSC awaiting its receipt. */
+  waiting: number;
+  cancelled: number;
+}
+
+const NOT_DELIVERED = sqlList(['undelivered', 'expired', ...FAILED_STATES]);
+
+/**
+ * The messages accepted since `since`, by minute of acceptance and what has become of each; a
+ * minute without messages has no row. Ids are in order of acceptance, so this reads the newest
+ * partition's range from the floor of `since` on.
+ */
+export async function minuteCounts(db: Queryable, since: Date): Promise<MinuteCount[]> {
+  const { rows } = await db.query<MinuteCount>(
+    `SELECT date_trunc('minute', created_at) AS minute, count(*)::int AS accepted,
+            count(*) FILTER (WHERE state = 'delivered')::int AS delivered,
+            count(*) FILTER (WHERE state IN (${NOT_DELIVERED}))::int AS failed,
+            count(*) FILTER (WHERE state <> ALL ($3::text[]))::int AS waiting,
+            count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled
+       FROM messages WHERE id >= $1::uuid AND created_at >= $2
+      GROUP BY 1 ORDER BY 1`,
+    [timeIdFloor(since), since, FINAL_STATES],
+  );
+  return rows;
 }

@@ -144,3 +144,39 @@ export async function smppDeliveriesWaiting(
     oldest_seconds: Number(r.oldest_seconds),
   }));
 }
+
+/** What waits for one account's SMPP sessions. */
+export interface SmppWaitingRow {
+  username: string;
+  receipts: number;
+  inbound: number;
+  oldest_at: Date;
+  /** The most times one of them was sent without an answer. */
+  max_attempts: number;
+  /** Over every account, not only those listed. */
+  all_receipts: number;
+  all_inbound: number;
+}
+
+/**
+ * The accounts with receipts or inbound messages waiting for their SMPP sessions, those waiting
+ * longest first. Also reads `accounts` (the username), named in accounts.ts.
+ */
+export async function smppWaitingByAccount(
+  db: Queryable,
+  limit: number,
+): Promise<SmppWaitingRow[]> {
+  const { rows } = await db.query<SmppWaitingRow>(
+    `SELECT a.username, w.receipts, w.inbound, w.oldest_at, w.max_attempts,
+            (sum(w.receipts) OVER ())::int AS all_receipts, (sum(w.inbound) OVER ())::int AS all_inbound
+       FROM (SELECT account_id,
+                    count(*) FILTER (WHERE kind = 'receipt')::int AS receipts,
+                    count(*) FILTER (WHERE kind = 'inbound')::int AS inbound,
+                    min(created_at) AS oldest_at, max(attempts)::int AS max_attempts
+               FROM smpp_deliveries GROUP BY account_id) w
+       JOIN accounts a ON a.id = w.account_id
+      ORDER BY w.oldest_at, a.username LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}

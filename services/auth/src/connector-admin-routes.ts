@@ -4,8 +4,10 @@ import {
   ConnectorNameSchema,
   ConnectorUpdateSchema,
   MtRouteInputSchema,
+  RouteMatchQuerySchema,
   RouteNameSchema,
   TlvListInputSchema,
+  type RouteMatch,
 } from '@smsgw/contracts';
 import {
   asyncRoute,
@@ -44,6 +46,7 @@ import {
   setRouteTlvs,
   updateConnector,
 } from '@smsgw/store';
+import { RouteTable } from '@smsgw/routing';
 import { connectorView, routeView } from './connector-view';
 import { holdsScope, missingScope, requireScope } from './admin-scopes';
 
@@ -229,6 +232,30 @@ export function createConnectorAdminRoutes(
     requireScope('routes'),
     asyncRoute(async (_req, res) => {
       res.json({ data: (await listMtRoutes(db)).map(routeView) });
+    }),
+  );
+
+  // Before /routes/:name, which would take "match" for a route's name.
+  router.get(
+    '/routes/match',
+    requireScope('routes'),
+    asyncRoute(async (req, res) => {
+      const q = parseInput(RouteMatchQuerySchema, req.query);
+      const rows = await listMtRoutes(db);
+      const table = new RouteTable(rows);
+      const taken = table.routeFor(
+        { to: q.to, accountUsername: q.account, from: q.from ?? null, tags: q.tags },
+        q.at === undefined ? new Date() : new Date(q.at),
+      );
+      const row = taken && rows.find((r) => r.name === taken.name);
+      const body: RouteMatch = {
+        data: {
+          route: row ? routeView(row) : null,
+          no_routes: rows.length === 0,
+          unusable: table.unusable,
+        },
+      };
+      res.json(body);
     }),
   );
 

@@ -5,12 +5,16 @@ import {
   DEFAULT_MO_CONNECTOR,
   InboundSecretSchema,
   intLike,
+  MoRouteMatchQuerySchema,
   MoRouteSchema,
   OptOutListQuerySchema,
   OptOutRequestSchema,
   OptOutSettingsSchema,
   RouteNameSchema,
   UsernameSchema,
+  type MoRouteList,
+  type MoRouteMatch,
+  type MoRouteView,
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import {
@@ -30,9 +34,11 @@ import {
   type MoRouteRow,
   type OptOutSettings,
 } from '@smsgw/store';
+import { matchMoRoute } from '@smsgw/routing';
+import { keywordOf } from '@smsgw/smsc';
 import { requireScope } from './admin-scopes';
 
-function routeView(r: MoRouteRow) {
+function routeView(r: MoRouteRow): MoRouteView {
   return {
     name: r.name,
     position: r.position,
@@ -75,7 +81,25 @@ export function createInboundAdminRoutes(db: Db): Router {
     '/mo-routes',
     requireScope('inbound'),
     asyncRoute(async (_req, res) => {
-      res.json({ data: (await listMoRoutes(db)).map(routeView) });
+      const body: MoRouteList = { data: (await listMoRoutes(db)).map(routeView) };
+      res.json(body);
+    }),
+  );
+
+  // Before /mo-routes/:name, which would take "match" for a route's name.
+  router.get(
+    '/mo-routes/match',
+    requireScope('inbound'),
+    asyncRoute(async (req, res) => {
+      const q = parseInput(MoRouteMatchQuerySchema, req.query);
+      const keyword = keywordOf(q.text ?? null);
+      const route = matchMoRoute(await listMoRoutes(db), {
+        to_addr: q.to,
+        keyword,
+        connector: q.connector,
+      });
+      const body: MoRouteMatch = { data: { route: route ? routeView(route) : null, keyword } };
+      res.json(body);
     }),
   );
 

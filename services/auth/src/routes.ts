@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
@@ -31,6 +30,12 @@ import type { AccountAnnouncer } from './account-announcer';
 import { AdminAudit } from './admin-audit';
 import type { ConsoleSessions } from '@smsgw/console-session';
 import { createConsoleSessionRoutes } from './console-session-routes';
+import { newApplicationCredentials } from './application-credentials';
+import {
+  applicationList,
+  createCustomerApplicationRoutes,
+  refuseOverLimit,
+} from './customer-application-routes';
 import { authenticateAdmin } from './admin-auth';
 import { holdsScope, missingScope, requireScope } from './admin-scopes';
 import { createAdminTokenRoutes } from './admin-token-routes';
@@ -143,6 +148,18 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       verifier,
       guard: deps.guard,
       adminToken: deps.adminToken,
+      trustedProxies: deps.trustedProxies,
+      maxBodyBytes: deps.maxBodyBytes,
+    }),
+  );
+  router.use(
+    createCustomerApplicationRoutes({
+      db: deps.db,
+      store,
+      hasher,
+      verifier,
+      announcer: deps.announcer,
+      sessions: deps.sessions,
       trustedProxies: deps.trustedProxies,
       maxBodyBytes: deps.maxBodyBytes,
     }),
@@ -319,6 +336,17 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     }),
   );
 
+  admin.get(
+    '/accounts/:username/applications',
+    requireScope('accounts:read'),
+    asyncRoute(async (req, res) => {
+      const username = parseInput(UsernameSchema, req.params['username']);
+      const account = await store.getAccount(username);
+      if (!account) throw HttpError.notFound(`No account ${username}`);
+      res.json(await applicationList(deps.db, account.id));
+    }),
+  );
+
   admin.post(
     '/accounts/:username/applications',
     requireScope('accounts:write'),
@@ -327,18 +355,18 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const { name } = parseInput(CreateApplicationSchema, req.body ?? {});
       const account = await store.getAccount(username);
       if (!account) throw HttpError.notFound(`No account ${username}`);
-      const clientId = randomBytes(12).toString('hex');
-      const clientSecret = randomBytes(32).toString('base64url');
+      await refuseOverLimit(deps.db, account.id);
+      const made = await newApplicationCredentials(hasher);
       await store.createApplication(
         account.id,
-        clientId,
-        await hasher.hash(clientSecret),
+        made.clientId,
+        made.secretHash,
         name ?? null,
         audit.hook(req, res, 201),
       );
       res
         .status(201)
-        .json({ client_id: clientId, client_secret: clientSecret, name: name ?? null });
+        .json({ client_id: made.clientId, client_secret: made.clientSecret, name: name ?? null });
     }),
   );
 

@@ -5,6 +5,7 @@ import {
   UsernameSchema,
   type SmppAccessView,
   type SmppSessionView,
+  type SmppWaitingList,
 } from '@smsgw/contracts';
 import { asyncRoute, HttpError, parseInput, type Db } from '@smsgw/kit';
 import {
@@ -12,6 +13,7 @@ import {
   findSmppAccess,
   listSmppSessions,
   requestSmppSessionClose,
+  smppWaitingByAccount,
   upsertSmppAccess,
 } from '@smsgw/store';
 import type { AccountAnnouncer } from './account-announcer';
@@ -19,6 +21,9 @@ import type { AdminAudit } from './admin-audit';
 import { requireScope } from './admin-scopes';
 import type { AccountStore } from './account-store';
 import type { PasswordHasher } from './password-hasher';
+
+/** The accounts /smpp/waiting lists at most, those waiting longest first. */
+const WAITING_ACCOUNTS_LISTED = 100;
 
 export interface SmppAccessDeps {
   db: Db;
@@ -127,6 +132,29 @@ export function createSmppAccessRoutes(deps: SmppAccessDeps): Router {
         replica: r.replica,
       }));
       res.json({ data });
+    }),
+  );
+
+  // Receipts and inbound messages that wait for a customer's receiver session to take them.
+  router.get(
+    '/smpp/waiting',
+    requireScope('accounts:read'),
+    asyncRoute(async (_req, res) => {
+      const rows = await smppWaitingByAccount(db, WAITING_ACCOUNTS_LISTED);
+      const body: SmppWaitingList = {
+        data: {
+          accounts: rows.map((r) => ({
+            account: r.username,
+            receipts: r.receipts,
+            inbound: r.inbound,
+            oldest_at: r.oldest_at.toISOString(),
+            max_attempts: r.max_attempts,
+          })),
+          receipts: rows[0]?.all_receipts ?? 0,
+          inbound: rows[0]?.all_inbound ?? 0,
+        },
+      };
+      res.set('Cache-Control', 'no-store').json(body);
     }),
   );
 

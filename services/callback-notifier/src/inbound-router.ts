@@ -9,28 +9,11 @@ import {
   type InboundMessageRow,
   type MoRouteRow,
 } from '@smsgw/store';
+import { matchMoRoute } from '@smsgw/routing';
 import type { Counter } from 'prom-client';
 import type { CallbackStore } from './callback-store';
 import { fillKannelTemplate } from './kannel-template';
 import { applyOptOutKeyword, type OptOutKeywords } from './opt-out-keywords';
-
-/**
- * The first route whose filters all match the message, or undefined. A route takes messages of
- * its own connector only, unless it says any connector may bring them: what an upstream claims as
- * `to` then cannot reach the routes of the numbers another connector serves.
- */
-export function matchMoRoute(
-  routes: readonly MoRouteRow[],
-  message: Pick<InboundMessageRow, 'to_addr' | 'keyword' | 'connector'>,
-): MoRouteRow | undefined {
-  return routes.find(
-    (r) =>
-      (r.any_connector || r.connector === message.connector) &&
-      (r.to_number === null ||
-        (r.to_exact ? message.to_addr === r.to_number : message.to_addr.startsWith(r.to_number))) &&
-      (r.keyword === null || r.keyword.toUpperCase() === (message.keyword ?? '')),
-  );
-}
 
 /** The webhook's parameters: JSON fields, or Jasmin's MO form fields. */
 export function moWebhookParams(
