@@ -45,8 +45,12 @@ describe('the last minutes, live', () => {
     const count = (minutes: { accepted: number }[]) => minutes.reduce((n, m) => n + m.accepted, 0);
     for (const to of ['41790000401', '41790000402', '447900000403'])
       expect(
-        (await request(gw.base, 'POST', '/secure/send', { auth: gina, json: { to, content: 'hi' } }))
-          .status,
+        (
+          await request(gw.base, 'POST', '/secure/send', {
+            auth: gina,
+            json: { to, content: 'hi' },
+          })
+        ).status,
       ).toBe(200);
     const live = await waitFor(async () => {
       const { body } = await call('GET', '/stats/live?minutes=5');
@@ -120,7 +124,12 @@ describe('which route would this number take?', () => {
     }, 30_000);
     expect(refused.text).toContain('No route takes messages to 33600000001');
 
-    for (const query of ['account=gina', 'to=abc&account=gina', 'to=4179', 'to=41&account=gina&at=yesterday'])
+    for (const query of [
+      'account=gina',
+      'to=abc&account=gina',
+      'to=4179',
+      'to=41&account=gina&at=yesterday',
+    ])
       expect((await call('GET', `/routes/match?${query}`)).status).toBe(400);
     for (const name of ['swiss', 'ginas'])
       expect((await call('DELETE', `/routes/${name}`)).status).toBe(200);
@@ -135,7 +144,8 @@ describe('which route would this number take?', () => {
       account: 'gina',
     });
     expect(put.status).toBe(200);
-    const take = async (query: string) => (await call('GET', `/mo-routes/match?${query}`)).body.data;
+    const take = async (query: string) =>
+      (await call('GET', `/mo-routes/match?${query}`)).body.data;
     expect(await take('to=4000&text=info%20please')).toEqual({
       route: expect.objectContaining({ name: 'stop-words', account: 'gina', keyword: 'INFO' }),
       keyword: 'INFO',
@@ -171,7 +181,9 @@ describe("a customer's applications", () => {
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(client_secret);
     const byOperator = await call('GET', '/accounts/gina/applications');
-    expect(byOperator.body.data.map((a: { client_id: string }) => a.client_id)).toEqual([client_id]);
+    expect(byOperator.body.data.map((a: { client_id: string }) => a.client_id)).toEqual([
+      client_id,
+    ]);
     expect((await call('GET', '/accounts/nobody/applications')).status).toBe(404);
 
     // An application's token cannot make or revoke applications, nor can a wrong password.
@@ -202,9 +214,9 @@ describe("a customer's applications", () => {
       (await request(gw.base, 'DELETE', `/auth/v1/applications/${client_id}`, { auth: gina }))
         .status,
     ).toBe(404);
-    expect((await request(gw.base, 'GET', '/auth/v1/applications', { auth: gina })).body.data).toEqual(
-      [],
-    );
+    expect(
+      (await request(gw.base, 'GET', '/auth/v1/applications', { auth: gina })).body.data,
+    ).toEqual([]);
     await waitFor(async () => {
       const reply = await request(gw.base, 'GET', '/secure/balance', { auth: bearer });
       return reply.status === 401 ? true : undefined;

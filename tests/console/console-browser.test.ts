@@ -339,6 +339,203 @@ describe('the web console in a browser', () => {
     await shot('audit');
   });
 
+  it('the operator watches the last hour live, and what waits for SMPP customers', async () => {
+    await logInAsOperator();
+    const live = page.getByRole('region', { name: 'Live: the last hour by minute' });
+    await live.getByRole('img').locator('canvas').waitFor();
+    // The messages of the tests before are in the last hour: the figures come from the live view.
+    const accepted = await waitFor(async () => {
+      const text = await live.getByText('Accepted, last 5 min').locator('..').innerText();
+      const n = Number(/(\d+)\s*$/.exec(text)?.[1] ?? '0');
+      return n > 0 ? n : undefined;
+    });
+    const minutes = (await admin('GET', '/stats/live?minutes=5')).body.data.minutes as {
+      accepted: number;
+    }[];
+    expect(minutes.reduce((n, m) => n + m.accepted, 0)).toBeGreaterThanOrEqual(accepted);
+    await page
+      .getByRole('region', { name: 'Waiting for SMPP customers' })
+      .getByText('0 receipts and 0 inbound messages wait')
+      .waitFor();
+    await accessible('operator overview');
+    await shot('overview');
+  });
+
+  it('the operator gives an account its senders, SMPP access and an application, and revokes it', async () => {
+    await logInAsOperator();
+    await page.goto(`${gw.base}/console/accounts/dora`);
+    const senders = page.getByRole('region', { name: 'Senders' });
+    await senders.getByText('No list').waitFor();
+    await senders.getByLabel('Senders it may use').fill('DoraShop\n4000');
+    await senders.getByRole('button', { name: 'Save the senders' }).click();
+    await senders.getByText('2 senders listed; another is refused.').waitFor();
+    expect((await admin('GET', '/accounts/dora/senders')).body).toMatchObject({
+      configured: true,
+      senders: ['4000', 'DoraShop'],
+      policy: 'refuse',
+    });
+
+    const smpp = page.getByRole('region', { name: 'SMPP access' });
+    await smpp.getByText('No SMPP access').waitFor();
+    await smpp.getByLabel(/^SMPP password/).fill('d0rasmpp');
+    await smpp.getByLabel('Sessions at most').fill('2');
+    await smpp.getByRole('button', { name: 'Give SMPP access' }).click();
+    await smpp.getByText('Binds as system_id dora, at most 2 sessions').waitFor();
+    expect((await admin('GET', '/accounts/dora/smpp')).body).toMatchObject({ max_sessions: 2 });
+
+    const apps = page.getByRole('region', { name: 'Applications' });
+    await apps.getByLabel("New application's name").fill('crm');
+    await apps.getByRole('button', { name: 'Make an application' }).click();
+    const made = apps.getByRole('status').filter({ hasText: 'shown this once' });
+    await made.waitFor();
+    const [clientId, secret] = (await made.locator('code').allInnerTexts()).map((t) => t.trim());
+    const token = await request(gw.base, 'POST', '/auth/v1/login/application', {
+      body: new URLSearchParams({ client_id: clientId, client_secret: secret }),
+    });
+    expect(token.status).toBe(200);
+    await apps.getByRole('row').filter({ hasText: 'crm' }).waitFor();
+    await accessible('account access');
+    await shot('account-access');
+    await apps.getByRole('button', { name: `Revoke application ${clientId}` }).click();
+    await page
+      .getByRole('dialog', { name: `Revoke application ${clientId}?` })
+      .getByRole('button', { name: 'Revoke it' })
+      .click();
+    await apps.getByText('No applications.').waitFor();
+    expect((await admin('GET', '/accounts/dora/applications')).body.data).toEqual([]);
+
+    // Back as they were, for what follows.
+    await senders.getByRole('button', { name: 'Remove the list' }).click();
+    await senders.getByText('No list').waitFor();
+    await smpp.getByRole('button', { name: 'Take SMPP access away' }).click();
+    await page
+      .getByRole('dialog', { name: "Take dora's SMPP access away?" })
+      .getByRole('button', { name: 'Take it away' })
+      .click();
+    await smpp.getByText('No SMPP access').waitFor();
+  });
+
+  it('the customer makes an application of its own and sees it listed', async () => {
+    await logInAsCustomer('dora', 'dora-pass-123');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const apps = page.getByRole('region', { name: 'Applications' });
+    await apps.getByText('No applications.').waitFor();
+    await apps.getByLabel("New application's name").fill('shop');
+    await apps.getByRole('button', { name: 'Make an application' }).click();
+    const made = apps.getByRole('status').filter({ hasText: 'shown this once' });
+    await made.waitFor();
+    const [clientId] = (await made.locator('code').allInnerTexts()).map((t) => t.trim());
+    await apps.getByRole('row').filter({ hasText: 'shop' }).waitFor();
+    const listed = await request(gw.base, 'GET', '/auth/v1/applications', {
+      auth: basic('dora', 'dora-pass-123'),
+    });
+    expect(listed.body.data.map((a: { client_id: string }) => a.client_id)).toEqual([clientId]);
+    await accessible('customer applications');
+    await apps.getByRole('button', { name: `Revoke application ${clientId}` }).click();
+    await page
+      .getByRole('dialog', { name: `Revoke application ${clientId}?` })
+      .getByRole('button', { name: 'Revoke it' })
+      .click();
+    await apps.getByText('No applications.').waitFor();
+  });
+
+  it('the operator adds a connector and routes, asks which route numbers take, and takes them away', async () => {
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    await page.getByRole('button', { name: 'Add a connector' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a connector' });
+    await add.getByLabel('Name').fill('backup');
+    // Nothing listens there: the connector is added, and stays down.
+    await add.getByLabel('URL').fill('smpp://backup:secret@127.0.0.1:9');
+    await add.getByRole('button', { name: 'Save the connector' }).click();
+    await rowOf('backup').getByText('down', { exact: true }).waitFor({ timeout: 20_000 });
+    await rowOf('backup').getByRole('button', { name: 'Edit backup' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit connector backup' });
+    await edit.getByLabel('Binds').fill('2');
+    await edit.getByRole('button', { name: 'Save the connector' }).click();
+    await rowOf('backup').getByText('0 / 2').waitFor();
+    const stored = (await admin('GET', '/connectors/backup')).body.data;
+    expect(stored).toMatchObject({ binds: 2, url: 'smpp://backup:***@127.0.0.1:9' });
+
+    await page.getByRole('link', { name: 'Routes' }).click();
+    await page.getByRole('button', { name: 'Add an MT route' }).click();
+    const mt = page.getByRole('dialog', { name: 'Add an MT route' });
+    await mt.getByLabel('Name').fill('swiss');
+    await mt.getByLabel('Position').fill('10');
+    await mt.getByLabel('Kind').click();
+    await page.getByRole('option', { name: 'failover: in order' }).click();
+    await mt.getByLabel('Connectors').fill('default\nbackup');
+    await mt.getByLabel('Destination prefixes').fill('41, 423');
+    await mt.getByRole('button', { name: 'Save the route' }).click();
+    await rowOf('swiss').getByText('failover: default, backup').waitFor();
+    expect((await admin('GET', '/routes/swiss')).body.data).toMatchObject({
+      position: 10,
+      kind: 'failover',
+      filters: { prefixes: ['41', '423'] },
+    });
+
+    const tester = page.getByRole('region', { name: 'Which MT route would this number take?' });
+    await tester.getByLabel('To').fill('+41790000001');
+    await tester.getByLabel('Account').fill('dora');
+    await tester.getByRole('button', { name: 'Find the route' }).click();
+    await tester.getByRole('status').getByText('Route swiss (position 10, failover)').waitFor();
+    await tester.getByLabel('To').fill('33600000001');
+    await tester.getByRole('button', { name: 'Find the route' }).click();
+    await tester.getByRole('status').getByText('No route takes it').waitFor();
+
+    await rowOf('swiss').getByRole('button', { name: 'Edit swiss' }).click();
+    const change = page.getByRole('dialog', { name: 'Edit MT route swiss' });
+    await change.getByLabel('Destination prefixes').fill('41, 423, 33');
+    await change.getByRole('button', { name: 'Save the route' }).click();
+    await rowOf('swiss').getByText('prefixes: 41, 423, 33').waitFor();
+    await tester.getByRole('button', { name: 'Find the route' }).click();
+    await tester.getByRole('status').getByText('Route swiss').waitFor();
+
+    await page.getByRole('button', { name: 'Add an MO route' }).click();
+    const mo = page.getByRole('dialog', { name: 'Add an MO route' });
+    await mo.getByLabel('Name').fill('dora-info');
+    await mo.getByLabel('Position').fill('20');
+    await mo.getByLabel('Sent to').fill('4100');
+    await mo.getByLabel('Keyword').fill('info');
+    await mo.getByRole('textbox', { name: 'Account' }).fill('dora');
+    await mo.getByRole('button', { name: 'Save the route' }).click();
+    await rowOf('dora-info').getByRole('cell', { name: 'INFO', exact: true }).waitFor();
+    const moTester = page.getByRole('region', { name: 'Which MO route would take this message?' });
+    await moTester.getByLabel('Sent to').fill('41001');
+    await moTester.getByLabel('Text').fill('info please');
+    await moTester.getByRole('button', { name: 'Find the MO route' }).click();
+    await moTester
+      .getByRole('status')
+      .getByText('MO route dora-info, for account dora (keyword INFO)')
+      .waitFor();
+    await accessible('routes');
+    await shot('routes');
+
+    for (const [kind, name] of [
+      ['MT', 'swiss'],
+      ['MO', 'dora-info'],
+    ] as const) {
+      await rowOf(name)
+        .getByRole('button', { name: `Delete ${name}` })
+        .click();
+      await page
+        .getByRole('dialog', { name: `Delete ${kind} route ${name}?` })
+        .getByRole('button', { name: 'Delete it' })
+        .click();
+      await rowOf(name).waitFor({ state: 'detached' });
+    }
+    expect((await admin('GET', '/routes')).body.data).toEqual([]);
+
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    await rowOf('backup').getByRole('button', { name: 'Delete backup' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete connector backup?' })
+      .getByRole('button', { name: 'Delete it' })
+      .click();
+    await rowOf('backup').waitFor({ state: 'detached' });
+    expect((await admin('GET', '/connectors/backup')).status).toBe(404);
+  });
+
   it('a page of another origin cannot act with the session', async () => {
     const before = (await admin('GET', '/accounts/dora')).body.balance as string;
     // The operator's session is in the browser; a page elsewhere posts with it as a form would.

@@ -12,6 +12,7 @@ import { LoginPage } from './pages/LoginPage';
 import { MessagePage } from './pages/MessagePage';
 import { MessagesPage } from './pages/MessagesPage';
 import { OverviewPage } from './pages/OverviewPage';
+import { RoutesPage } from './pages/RoutesPage';
 import { useSession } from './session';
 
 /** The pages of the session's kind; an operator sees those its token's scopes allow. */
@@ -32,6 +33,9 @@ function Navigation({ operator, scopes }: { operator: boolean; scopes: readonly 
       {(!operator || scopes.includes('batches:read')) && item('/batches', 'Batches')}
       {operator && scopes.includes('accounts:read') && item('/accounts', 'Accounts')}
       {operator && scopes.includes('connectors') && item('/connectors', 'Connectors')}
+      {operator &&
+        (scopes.includes('routes') || scopes.includes('inbound')) &&
+        item('/routes', 'Routes')}
       {!operator && item('/inbound', 'Inbound messages')}
       {!operator && item('/settings', 'Settings')}
       {operator && scopes.includes('audit:read') && item('/audit', 'Audit trail')}
@@ -83,6 +87,7 @@ export function App() {
           <Route path="/tokens" component={TokensPage} />
           <Route path="/batches" component={BatchesPage} />
           <Route path="/connectors" component={ConnectorsPage} />
+          <Route path="/routes" component={RoutesPage} />
           <Route>
             <Text>No such page.</Text>
           </Route>

@@ -14,7 +14,9 @@ export async function liveStats(
   minutes: number,
   now: Date = new Date(),
 ): Promise<LiveStats> {
-  const since = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS);
+  const since = new Date(
+    Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS,
+  );
   const counted = new Map(
     (await minuteCounts(db, since)).map((row) => [row.minute.getTime(), row]),
   );

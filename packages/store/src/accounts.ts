@@ -338,7 +338,9 @@ export const MAX_LISTED_APPLICATIONS = 100;
 export async function listApplications(
   db: Queryable,
   accountId: string,
-): Promise<{ client_id: string; name: string | null; created_at: Date; secret_changed_at: Date | null }[]> {
+): Promise<
+  { client_id: string; name: string | null; created_at: Date; secret_changed_at: Date | null }[]
+> {
   const { rows } = await db.query<{
     client_id: string;
     name: string | null;

@@ -6,6 +6,8 @@ import type { AccountView, MessageSearchResult, StatsResult } from '@smsgw/contr
 import { Confirm, Failure, Figure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
+import { Applications } from '../Applications';
+import { SenderRules, SmppAccess } from './AccountAccess';
 import { StateBadge } from './MessagesPage';
 
 const DAY_MS = 86_400_000;
@@ -139,6 +141,16 @@ export function AccountPage({ username }: { username: string }) {
             </Table.Tbody>
           </Table>
         </Card>
+      )}
+      {a && <SenderRules username={username} canChange={session.scopes.includes('senders')} />}
+      {a && (
+        <SmppAccess username={username} canChange={session.scopes.includes('accounts:write')} />
+      )}
+      {a && (
+        <Applications
+          base={`${path(username)}/applications`}
+          canChange={session.scopes.includes('accounts:write')}
+        />
       )}
     </Stack>
   );

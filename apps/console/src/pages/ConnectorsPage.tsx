@@ -1,9 +1,10 @@
-import { Badge, Button, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ConnectorView } from '@smsgw/contracts';
 import { Confirm, Failure } from '../parts';
 import { api } from '../api';
+import { ConnectorForm } from '../ConnectorForm';
 
 const STATE_COLORS = { up: 'green', down: 'red', stopped: 'gray' } as const;
 
@@ -50,7 +51,18 @@ function ConfirmChange({
 
 /** The connectors with their state, sessions, window and rate, refreshed live; stop and start. */
 export function ConnectorsPage() {
+  const client = useQueryClient();
   const [change, setChange] = useState<{ name: string; action: 'stop' | 'start' }>();
+  const [editing, setEditing] = useState<ConnectorView | 'new' | undefined>();
+  const [deleting, setDeleting] = useState<string | undefined>();
+  const remove = useMutation({
+    mutationFn: (name: string) =>
+      api<unknown>('DELETE', `/admin/v1/connectors/${encodeURIComponent(name)}`),
+    onSuccess: () => {
+      setDeleting(undefined);
+      void client.invalidateQueries({ queryKey: ['connectors'] });
+    },
+  });
   const list = useQuery({
     queryKey: ['connectors'],
     queryFn: () => api<{ data: ConnectorView[] }>('GET', '/admin/v1/connectors'),
@@ -58,9 +70,12 @@ export function ConnectorsPage() {
   });
   return (
     <Stack>
-      <Title order={1} size="h2">
-        Connectors
-      </Title>
+      <Group justify="space-between">
+        <Title order={1} size="h2">
+          Connectors
+        </Title>
+        <Button onClick={() => setEditing('new')}>Add a connector</Button>
+      </Group>
       <Failure error={list.error} />
       <Table striped aria-label="Connectors">
         <Table.Thead>
@@ -92,18 +107,26 @@ export function ConnectorsPage() {
               <Table.Td>{c.rate}</Table.Td>
               <Table.Td>{c.lastError ?? '—'}</Table.Td>
               <Table.Td>
-                <Button
-                  size="xs"
-                  variant="default"
-                  onClick={() =>
-                    setChange({
-                      name: c.name,
-                      action: c.desiredState === 'stopped' ? 'start' : 'stop',
-                    })
-                  }
-                >
-                  {c.desiredState === 'stopped' ? 'Start' : 'Stop'} {c.name}
-                </Button>
+                <Group gap="xs" wrap="nowrap">
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() =>
+                      setChange({
+                        name: c.name,
+                        action: c.desiredState === 'stopped' ? 'start' : 'stop',
+                      })
+                    }
+                  >
+                    {c.desiredState === 'stopped' ? 'Start' : 'Stop'} {c.name}
+                  </Button>
+                  <Button size="xs" variant="default" onClick={() => setEditing(c)}>
+                    Edit {c.name}
+                  </Button>
+                  <Button size="xs" variant="default" onClick={() => setDeleting(c.name)}>
+                    Delete {c.name}
+                  </Button>
+                </Group>
               </Table.Td>
             </Table.Tr>
           ))}
@@ -111,6 +134,18 @@ export function ConnectorsPage() {
       </Table>
       {list.data?.data.length === 0 && <Text>No connector is configured.</Text>}
       <ConfirmChange change={change} onClose={() => setChange(undefined)} />
+      <ConnectorForm editing={editing} onClose={() => setEditing(undefined)} />
+      <Confirm
+        opened={deleting !== undefined}
+        title={`Delete connector ${deleting ?? ''}?`}
+        what="Its dispatchers unbind. A connector that routes name, or that messages still wait for, is not deleted: the gateway says which."
+        confirm="Delete it"
+        danger
+        busy={remove.isPending}
+        error={remove.error}
+        onConfirm={() => deleting !== undefined && remove.mutate(deleting)}
+        onClose={() => setDeleting(undefined)}
+      />
     </Stack>
   );
 }

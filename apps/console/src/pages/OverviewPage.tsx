@@ -17,12 +17,14 @@ import type {
   BalanceResult,
   ConnectorView,
   SendResult,
+  SmppWaitingList,
   StalledBatches,
   StatsResult,
 } from '@smsgw/contracts';
 import { Failure, Figure } from '../parts';
 import { api, query } from '../api';
 import { useLoggedIn } from '../session';
+import { LiveChart } from '../LiveChart';
 import { TrafficChart } from '../TrafficChart';
 
 const DAY_MS = 86_400_000;
@@ -104,6 +106,36 @@ function StalledList() {
   );
 }
 
+/** Receipts and inbound messages waiting for customers' SMPP receiver sessions to take them. */
+function SmppWaiting() {
+  const list = useQuery({
+    queryKey: ['smpp-waiting'],
+    queryFn: () => api<SmppWaitingList>('GET', '/admin/v1/smpp/waiting'),
+    refetchInterval: 10_000,
+  });
+  const data = list.data?.data;
+  return (
+    <Card withBorder component="section" aria-labelledby="smpp-waiting">
+      <Title order={2} size="h4" id="smpp-waiting" mb="sm">
+        Waiting for SMPP customers
+      </Title>
+      <Failure error={list.error} title="Not read" />
+      {data && (
+        <Text mb="xs">
+          {data.receipts} receipts and {data.inbound} inbound messages wait for a receiver session.
+        </Text>
+      )}
+      {data?.accounts.map((a) => (
+        <Text key={a.account}>
+          <Link href={`/accounts/${encodeURIComponent(a.account)}`}>{a.account}</Link>: {a.receipts}{' '}
+          receipts, {a.inbound} inbound, the oldest since {new Date(a.oldest_at).toLocaleString()}
+          {a.max_attempts > 0 && `, sent up to ${a.max_attempts} times unanswered`}
+        </Text>
+      ))}
+    </Card>
+  );
+}
+
 function SendTest() {
   const client = useQueryClient();
   const [to, setTo] = useState('');
@@ -174,6 +206,7 @@ export function OverviewPage() {
           <Figure label="Messages left (quota)" value={balance.data?.data.sms_count} />
         </SimpleGrid>
       )}
+      {!customer && session.scopes.includes('messages:read') && <LiveChart />}
       {(customer || session.scopes.includes('messages:read')) && (
         <TodayByState prefix={customer ? '/secure' : '/admin/v1'} />
       )}
@@ -183,6 +216,7 @@ export function OverviewPage() {
       {customer && <SendTest />}
       {!customer && session.scopes.includes('connectors') && <ConnectorStates />}
       {!customer && session.scopes.includes('batches:read') && <StalledList />}
+      {!customer && session.scopes.includes('accounts:read') && <SmppWaiting />}
     </Stack>
   );
 }

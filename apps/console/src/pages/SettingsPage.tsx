@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { CallbackSecretView, OptOutPage } from '@smsgw/contracts';
 import { api } from '../api';
+import { Applications } from '../Applications';
 import { Failure } from '../parts';
 
 /** The secret that signs the account's callbacks (X-Smsgw-Signature): read it, rotate it. */
@@ -108,13 +109,14 @@ function OptOuts() {
   );
 }
 
-/** A customer's settings: the callback secret and the opt-out list. */
+/** A customer's settings: its applications, the callback secret and the opt-out list. */
 export function SettingsPage() {
   return (
     <Stack>
       <Title order={1} size="h2">
         Settings
       </Title>
+      <Applications base="/auth/v1/applications" canChange />
       <CallbackSecret />
       <OptOuts />
     </Stack>
