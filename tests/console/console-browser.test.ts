@@ -339,11 +339,11 @@ describe('the web console in a browser', () => {
     await shot('audit');
   });
 
-  it('the operator watches the last hour live, and what waits for SMPP customers', async () => {
+  it('the operator watches the last minutes live, and what waits for SMPP customers', async () => {
     await logInAsOperator();
-    const live = page.getByRole('region', { name: 'Live: the last hour by minute' });
+    const live = page.getByRole('region', { name: 'Live: the last 15 minutes by minute' });
     await live.getByRole('img').locator('canvas').waitFor();
-    // The messages of the tests before are in the last hour: the figures come from the live view.
+    // The messages of the tests before are recent: the figures come from the live view.
     const accepted = await waitFor(async () => {
       const text = await live.getByText('Accepted, last 5 min').locator('..').innerText();
       const n = Number(/(\d+)\s*$/.exec(text)?.[1] ?? '0');

@@ -45,10 +45,14 @@ export function ConnectorForm({
           }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['connectors'] });
-      onClose();
+      close();
     },
   });
-  useEffect(() => save.reset(), [editing]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A form opened again starts without the last one's answer or error.
+  const close = () => {
+    save.reset();
+    onClose();
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -56,7 +60,7 @@ export function ConnectorForm({
   return (
     <Modal
       opened={editing !== undefined}
-      onClose={onClose}
+      onClose={close}
       size="lg"
       closeButtonProps={{ 'aria-label': 'Close' }}
       title={connector ? `Edit connector ${connector.name}` : 'Add a connector'}
@@ -99,7 +103,7 @@ export function ConnectorForm({
           <Text size="sm">Dispatchers bind to a new or changed connector within seconds.</Text>
           <Failure error={save.error} title="Not saved" />
           <Group justify="end">
-            <Button variant="default" onClick={onClose}>
+            <Button variant="default" onClick={close}>
               Cancel
             </Button>
             <Button type="submit" loading={save.isPending}>

@@ -7,7 +7,7 @@ import type { LiveMinute, LiveStats } from '@smsgw/contracts';
 import { api } from './api';
 import { Figure } from './parts';
 
-const MINUTES = 60;
+const MINUTES = 15;
 
 /** What is drawn of each minute, each with its colour. */
 const SERIES = [
@@ -29,7 +29,7 @@ function columns(minutes: readonly LiveMinute[]): uPlot.AlignedData {
 }
 
 /**
- * Every account's messages of the last hour by minute of acceptance, and what has become of
+ * Every account's messages of the last 15 minutes by minute of acceptance, and what has become of
  * them, read again every five seconds: what is happening now, without a page reload.
  */
 export function LiveChart() {
@@ -73,7 +73,7 @@ export function LiveChart() {
   return (
     <Card withBorder component="section" aria-labelledby="live-chart">
       <Title order={2} size="h4" id="live-chart" mb="xs">
-        Live: the last hour by minute
+        Live: the last 15 minutes by minute
       </Title>
       <SimpleGrid cols={{ base: 2, md: 4 }} mb="sm">
         <Figure label="Accepted, last 5 min" value={sum('accepted')} />

@@ -98,10 +98,14 @@ export function MtRouteForm({
       }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['routes'] });
-      onClose();
+      close();
     },
   });
-  useEffect(() => save.reset(), [editing]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A form opened again starts without the last one's answer or error.
+  const close = () => {
+    save.reset();
+    onClose();
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -109,7 +113,7 @@ export function MtRouteForm({
   return (
     <Modal
       opened={editing !== undefined}
-      onClose={onClose}
+      onClose={close}
       size="lg"
       closeButtonProps={{ 'aria-label': 'Close' }}
       title={route ? `Edit MT route ${route.name}` : 'Add an MT route'}
@@ -210,7 +214,7 @@ export function MtRouteForm({
           )}
           <Failure error={save.error} title="Not saved" />
           <Group justify="end">
-            <Button variant="default" onClick={onClose}>
+            <Button variant="default" onClick={close}>
               Cancel
             </Button>
             <Button type="submit" loading={save.isPending}>
@@ -275,10 +279,14 @@ export function MoRouteForm({
       }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['mo-routes'] });
-      onClose();
+      close();
     },
   });
-  useEffect(() => save.reset(), [editing]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A form opened again starts without the last one's answer or error.
+  const close = () => {
+    save.reset();
+    onClose();
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -286,7 +294,7 @@ export function MoRouteForm({
   return (
     <Modal
       opened={editing !== undefined}
-      onClose={onClose}
+      onClose={close}
       size="lg"
       closeButtonProps={{ 'aria-label': 'Close' }}
       title={route ? `Edit MO route ${route.name}` : 'Add an MO route'}
@@ -367,7 +375,7 @@ export function MoRouteForm({
           />
           <Failure error={save.error} title="Not saved" />
           <Group justify="end">
-            <Button variant="default" onClick={onClose}>
+            <Button variant="default" onClick={close}>
               Cancel
             </Button>
             <Button type="submit" loading={save.isPending}>

@@ -13,7 +13,7 @@ function filtersText(filters: Record<string, unknown>): string {
   const parts = Object.entries(filters).map(([k, v]) =>
     Array.isArray(v)
       ? `${k}: ${v.join(', ')}`
-      : `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+      : `${k}: ${typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`,
   );
   return parts.length === 0 ? 'every message' : parts.join('; ');
 }
