@@ -1,9 +1,9 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Group, NumberInput, Select, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { ConnectorView } from '@smsgw/contracts';
 import { api } from './api';
-import { Failure } from './parts';
+import { FormModal } from './parts';
 
 /**
  * Adds a connector, or changes one's URL, binds and bind mode. The URL shown has its password
@@ -45,73 +45,51 @@ export function ConnectorForm({
           }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['connectors'] });
-      close();
+      onClose();
     },
   });
-  // A form opened again starts without the last one's answer or error.
-  const close = () => {
-    save.reset();
-    onClose();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <Modal
+    <FormModal
       opened={editing !== undefined}
-      onClose={close}
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
       title={connector ? `Edit connector ${connector.name}` : 'Add a connector'}
+      save={save}
+      submit="Save the connector"
+      onClose={onClose}
     >
-      <form onSubmit={submit}>
-        <Stack>
-          {!connector && (
-            <TextInput
-              label="Name"
-              description="Letters, digits, . _ -; routes name it"
-              required
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-            />
-          )}
-          <TextInput
-            label="URL"
-            description={
-              connector
-                ? `Now ${connector.url}; empty keeps it`
-                : 'smpp://user:password@host:port (smpps:// for TLS), or http(s):// for an HTTP SMSC, with the parameters SMSC_URL takes'
-            }
-            required={!connector}
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-          />
-          <Group grow>
-            <NumberInput label="Binds" min={1} max={64} value={binds} onChange={setBinds} />
-            <Select
-              label="Bind mode"
-              data={[
-                { value: 'transceiver', label: 'transceiver' },
-                { value: 'transmitter_receiver', label: 'transmitter and receiver' },
-              ]}
-              value={bind}
-              allowDeselect={false}
-              onChange={(v) => v !== null && setBind(v)}
-            />
-          </Group>
-          <Text size="sm">Dispatchers bind to a new or changed connector within seconds.</Text>
-          <Failure error={save.error} title="Not saved" />
-          <Group justify="end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              Save the connector
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+      {!connector && (
+        <TextInput
+          label="Name"
+          description="Letters, digits, . _ -; routes name it"
+          required
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
+      )}
+      <TextInput
+        label="URL"
+        description={
+          connector
+            ? `Now ${connector.url}; empty keeps it`
+            : 'smpp://user:password@host:port (smpps:// for TLS), or http(s):// for an HTTP SMSC, with the parameters SMSC_URL takes'
+        }
+        required={!connector}
+        value={url}
+        onChange={(e) => setUrl(e.currentTarget.value)}
+      />
+      <Group grow>
+        <NumberInput label="Binds" min={1} max={64} value={binds} onChange={setBinds} />
+        <Select
+          label="Bind mode"
+          data={[
+            { value: 'transceiver', label: 'transceiver' },
+            { value: 'transmitter_receiver', label: 'transmitter and receiver' },
+          ]}
+          value={bind}
+          allowDeselect={false}
+          onChange={(v) => v !== null && setBind(v)}
+        />
+      </Group>
+      <Text size="sm">Dispatchers bind to a new or changed connector within seconds.</Text>
+    </FormModal>
   );
 }

@@ -109,3 +109,72 @@ export function Pager({
     </Group>
   );
 }
+
+/** What FormModal needs of the mutation that saves its form. */
+interface SavingMutation {
+  mutate: () => void;
+  reset: () => void;
+  error: Error | null;
+  isPending: boolean;
+}
+
+/**
+ * A form in a dialog (add or edit a connector, a route): its fields, what the gateway refused, Cancel
+ * and the button that saves. Closed, it forgets the last answer, so it opens again without it.
+ */
+export function FormModal(props: {
+  opened: boolean;
+  title: string;
+  save: SavingMutation;
+  submit: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const close = () => {
+    props.save.reset();
+    props.onClose();
+  };
+  return (
+    <Modal
+      opened={props.opened}
+      onClose={close}
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      title={props.title}
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.save.mutate();
+        }}
+      >
+        <Stack>
+          {props.children}
+          <Failure error={props.save.error} title="Not saved" />
+          <Group justify="end">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={props.save.isPending}>
+              {props.submit}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** A row's Edit and Delete buttons, named after the row's thing. */
+export function EditDelete(props: { name: string; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Button size="xs" variant="default" onClick={props.onEdit}>
+        Edit {props.name}
+      </Button>
+      <Button size="xs" variant="default" onClick={props.onDelete}>
+        Delete {props.name}
+      </Button>
+    </Group>
+  );
+}

@@ -2,7 +2,7 @@ import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ConnectorView } from '@smsgw/contracts';
-import { Confirm, Failure } from '../parts';
+import { Confirm, EditDelete, Failure } from '../parts';
 import { api } from '../api';
 import { ConnectorForm } from '../ConnectorForm';
 
@@ -120,12 +120,11 @@ export function ConnectorsPage() {
                   >
                     {c.desiredState === 'stopped' ? 'Start' : 'Stop'} {c.name}
                   </Button>
-                  <Button size="xs" variant="default" onClick={() => setEditing(c)}>
-                    Edit {c.name}
-                  </Button>
-                  <Button size="xs" variant="default" onClick={() => setDeleting(c.name)}>
-                    Delete {c.name}
-                  </Button>
+                  <EditDelete
+                    name={c.name}
+                    onEdit={() => setEditing(c)}
+                    onDelete={() => setDeleting(c.name)}
+                  />
                 </Group>
               </Table.Td>
             </Table.Tr>

@@ -1,20 +1,17 @@
 import {
-  Button,
   Checkbox,
   Group,
-  Modal,
   NumberInput,
   Select,
-  Stack,
   Text,
   Textarea,
   TextInput,
 } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { MoRouteView, MtRouteView } from '@smsgw/contracts';
 import { api } from '../api';
-import { Failure } from '../parts';
+import { FormModal } from '../parts';
 
 /** Words separated by commas, spaces or lines, as a list; undefined when there are none. */
 const words = (text: string): string[] | undefined => {
@@ -98,132 +95,104 @@ export function MtRouteForm({
       }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['routes'] });
-      close();
+      onClose();
     },
   });
-  // A form opened again starts without the last one's answer or error.
-  const close = () => {
-    save.reset();
-    onClose();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <Modal
+    <FormModal
       opened={editing !== undefined}
-      onClose={close}
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
       title={route ? `Edit MT route ${route.name}` : 'Add an MT route'}
+      save={save}
+      submit="Save the route"
+      onClose={onClose}
     >
-      <form onSubmit={submit}>
-        <Stack>
-          {!route && (
-            <TextInput
-              label="Name"
-              description="Letters, digits, . _ -"
-              required
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-            />
-          )}
-          <Group grow>
-            <NumberInput
-              label="Position"
-              required
-              min={1}
-              value={position}
-              onChange={setPosition}
-            />
-            <Select
-              label="Kind"
-              data={[
-                { value: 'static', label: 'static: one connector' },
-                { value: 'failover', label: 'failover: in order' },
-                { value: 'weighted', label: 'weighted: shared by weight' },
-              ]}
-              value={kind}
-              allowDeselect={false}
-              onChange={(v) => v !== null && setKind(v)}
-            />
-          </Group>
-          <Textarea
-            label="Connectors"
-            description="One a line; a weighted route gives each a weight after its name (smsc-a 70)"
-            required
-            autosize
-            minRows={2}
-            value={connectors}
-            onChange={(e) => setConnectors(e.currentTarget.value)}
-          />
-          <TextInput
-            label="Destination prefixes"
-            description="Digits, separated by commas; empty: any destination"
-            value={prefixes}
-            onChange={(e) => setPrefixes(e.currentTarget.value)}
-          />
-          <TextInput
-            label="Destination pattern"
-            description="A regular expression (RE2) the whole number must match; empty: none"
-            value={pattern}
-            onChange={(e) => setPattern(e.currentTarget.value)}
-          />
-          <Group grow>
-            <TextInput
-              label="Accounts"
-              description="Empty: every account"
-              value={accounts}
-              onChange={(e) => setAccounts(e.currentTarget.value)}
-            />
-            <TextInput
-              label="Senders"
-              description="Empty: any sender"
-              value={senders}
-              onChange={(e) => setSenders(e.currentTarget.value)}
-            />
-          </Group>
-          <Group grow align="end">
-            <TextInput
-              label="Tags"
-              description="The message carries one of them"
-              value={tags}
-              onChange={(e) => setTags(e.currentTarget.value)}
-            />
-            <Checkbox
-              label="Any account giving a tag"
-              checked={anyAccount}
-              onChange={(e) => setAnyAccount(e.currentTarget.checked)}
-            />
-          </Group>
-          <TextInput
-            label="Next connector on"
-            description="SMPP statuses that pass the message on, such as ESME_RTHROTTLED"
-            value={rerouteOn}
-            onChange={(e) => setRerouteOn(e.currentTarget.value)}
-          />
-          <TextInput
-            label="Price per part"
-            description="Empty: the account's rate (giving or changing a price needs the credit scope)"
-            value={price}
-            onChange={(e) => setPrice(e.currentTarget.value)}
-          />
-          {Object.keys(kept).length > 0 && (
-            <Text size="sm">Kept as they are: {JSON.stringify(kept)}</Text>
-          )}
-          <Failure error={save.error} title="Not saved" />
-          <Group justify="end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              Save the route
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+      {!route && (
+        <TextInput
+          label="Name"
+          description="Letters, digits, . _ -"
+          required
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
+      )}
+      <Group grow>
+        <NumberInput label="Position" required min={1} value={position} onChange={setPosition} />
+        <Select
+          label="Kind"
+          data={[
+            { value: 'static', label: 'static: one connector' },
+            { value: 'failover', label: 'failover: in order' },
+            { value: 'weighted', label: 'weighted: shared by weight' },
+          ]}
+          value={kind}
+          allowDeselect={false}
+          onChange={(v) => v !== null && setKind(v)}
+        />
+      </Group>
+      <Textarea
+        label="Connectors"
+        description="One a line; a weighted route gives each a weight after its name (smsc-a 70)"
+        required
+        autosize
+        minRows={2}
+        value={connectors}
+        onChange={(e) => setConnectors(e.currentTarget.value)}
+      />
+      <TextInput
+        label="Destination prefixes"
+        description="Digits, separated by commas; empty: any destination"
+        value={prefixes}
+        onChange={(e) => setPrefixes(e.currentTarget.value)}
+      />
+      <TextInput
+        label="Destination pattern"
+        description="A regular expression (RE2) the whole number must match; empty: none"
+        value={pattern}
+        onChange={(e) => setPattern(e.currentTarget.value)}
+      />
+      <Group grow>
+        <TextInput
+          label="Accounts"
+          description="Empty: every account"
+          value={accounts}
+          onChange={(e) => setAccounts(e.currentTarget.value)}
+        />
+        <TextInput
+          label="Senders"
+          description="Empty: any sender"
+          value={senders}
+          onChange={(e) => setSenders(e.currentTarget.value)}
+        />
+      </Group>
+      <Group grow align="end">
+        <TextInput
+          label="Tags"
+          description="The message carries one of them"
+          value={tags}
+          onChange={(e) => setTags(e.currentTarget.value)}
+        />
+        <Checkbox
+          label="Any account giving a tag"
+          checked={anyAccount}
+          onChange={(e) => setAnyAccount(e.currentTarget.checked)}
+        />
+      </Group>
+      <TextInput
+        label="Next connector on"
+        description="SMPP statuses that pass the message on, such as ESME_RTHROTTLED"
+        value={rerouteOn}
+        onChange={(e) => setRerouteOn(e.currentTarget.value)}
+      />
+      <TextInput
+        label="Price per part"
+        description="Empty: the account's rate (giving or changing a price needs the credit scope)"
+        value={price}
+        onChange={(e) => setPrice(e.currentTarget.value)}
+      />
+      {Object.keys(kept).length > 0 && (
+        <Text size="sm">Kept as they are: {JSON.stringify(kept)}</Text>
+      )}
+    </FormModal>
   );
 }
 
@@ -279,111 +248,89 @@ export function MoRouteForm({
       }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['mo-routes'] });
-      close();
+      onClose();
     },
   });
-  // A form opened again starts without the last one's answer or error.
-  const close = () => {
-    save.reset();
-    onClose();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <Modal
+    <FormModal
       opened={editing !== undefined}
-      onClose={close}
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
       title={route ? `Edit MO route ${route.name}` : 'Add an MO route'}
+      save={save}
+      submit="Save the route"
+      onClose={onClose}
     >
-      <form onSubmit={submit}>
-        <Stack>
-          {!route && (
-            <TextInput
-              label="Name"
-              required
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-            />
-          )}
-          <NumberInput label="Position" required min={1} value={position} onChange={setPosition} />
-          <Group grow align="end">
-            <TextInput
-              label="Sent to"
-              description="A number or its prefix; empty: any"
-              value={to}
-              onChange={(e) => setTo(e.currentTarget.value)}
-            />
-            <Checkbox
-              label="This number exactly"
-              checked={exact}
-              onChange={(e) => setExact(e.currentTarget.checked)}
-            />
-          </Group>
-          <TextInput
-            label="Keyword"
-            description="The text's first word; empty: any"
-            value={keyword}
-            onChange={(e) => setKeyword(e.currentTarget.value)}
-          />
-          <Group grow align="end">
-            <TextInput
-              label="Connector"
-              description="Empty: default"
-              disabled={anyConnector}
-              value={connector}
-              onChange={(e) => setConnector(e.currentTarget.value)}
-            />
-            <Checkbox
-              label="Any connector"
-              checked={anyConnector}
-              onChange={(e) => setAnyConnector(e.currentTarget.checked)}
-            />
-          </Group>
-          <TextInput
-            label="Account"
-            required
-            value={account}
-            onChange={(e) => setAccount(e.currentTarget.value)}
-          />
-          <Group grow>
-            <TextInput
-              label="Webhook URL"
-              description="Empty: kept for the account to read"
-              value={webhookUrl}
-              onChange={(e) => setWebhookUrl(e.currentTarget.value)}
-            />
-            <Select
-              label="Webhook format"
-              data={[
-                { value: 'json', label: 'JSON' },
-                { value: 'jasmin', label: "Jasmin's MO fields" },
-                { value: 'kannel', label: 'Kannel sms-service URL' },
-              ]}
-              value={format}
-              allowDeselect={false}
-              onChange={(v) => v !== null && setFormat(v)}
-            />
-          </Group>
-          <Checkbox
-            label="Also to the account's SMPP receiver sessions"
-            checked={smpp}
-            onChange={(e) => setSmpp(e.currentTarget.checked)}
-          />
-          <Failure error={save.error} title="Not saved" />
-          <Group justify="end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              Save the route
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+      {!route && (
+        <TextInput
+          label="Name"
+          required
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
+      )}
+      <NumberInput label="Position" required min={1} value={position} onChange={setPosition} />
+      <Group grow align="end">
+        <TextInput
+          label="Sent to"
+          description="A number or its prefix; empty: any"
+          value={to}
+          onChange={(e) => setTo(e.currentTarget.value)}
+        />
+        <Checkbox
+          label="This number exactly"
+          checked={exact}
+          onChange={(e) => setExact(e.currentTarget.checked)}
+        />
+      </Group>
+      <TextInput
+        label="Keyword"
+        description="The text's first word; empty: any"
+        value={keyword}
+        onChange={(e) => setKeyword(e.currentTarget.value)}
+      />
+      <Group grow align="end">
+        <TextInput
+          label="Connector"
+          description="Empty: default"
+          disabled={anyConnector}
+          value={connector}
+          onChange={(e) => setConnector(e.currentTarget.value)}
+        />
+        <Checkbox
+          label="Any connector"
+          checked={anyConnector}
+          onChange={(e) => setAnyConnector(e.currentTarget.checked)}
+        />
+      </Group>
+      <TextInput
+        label="Account"
+        required
+        value={account}
+        onChange={(e) => setAccount(e.currentTarget.value)}
+      />
+      <Group grow>
+        <TextInput
+          label="Webhook URL"
+          description="Empty: kept for the account to read"
+          value={webhookUrl}
+          onChange={(e) => setWebhookUrl(e.currentTarget.value)}
+        />
+        <Select
+          label="Webhook format"
+          data={[
+            { value: 'json', label: 'JSON' },
+            { value: 'jasmin', label: "Jasmin's MO fields" },
+            { value: 'kannel', label: 'Kannel sms-service URL' },
+          ]}
+          value={format}
+          allowDeselect={false}
+          onChange={(v) => v !== null && setFormat(v)}
+        />
+      </Group>
+      <Checkbox
+        label="Also to the account's SMPP receiver sessions"
+        checked={smpp}
+        onChange={(e) => setSmpp(e.currentTarget.checked)}
+      />
+    </FormModal>
   );
 }

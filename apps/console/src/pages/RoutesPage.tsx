@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { MoRouteList, MoRouteView, MtRouteView } from '@smsgw/contracts';
 import { api } from '../api';
-import { Confirm, Failure } from '../parts';
+import { Confirm, EditDelete, Failure } from '../parts';
 import { useLoggedIn } from '../session';
 import { MoRouteForm, MtRouteForm } from './RouteForms';
 import { MoRouteTester, MtRouteTester } from './RouteTesters';
@@ -83,14 +83,11 @@ function MtRoutes() {
                 <Table.Td>{filtersText(r.filters)}</Table.Td>
                 <Table.Td>{r.price ?? "account's rate"}</Table.Td>
                 <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setEditing(r)}>
-                      Edit {r.name}
-                    </Button>
-                    <Button size="xs" variant="default" onClick={() => setDeleting(r.name)}>
-                      Delete {r.name}
-                    </Button>
-                  </Group>
+                  <EditDelete
+                    name={r.name}
+                    onEdit={() => setEditing(r)}
+                    onDelete={() => setDeleting(r.name)}
+                  />
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -164,14 +161,11 @@ function MoRoutes() {
                     .join(', ') || 'kept for the account'}
                 </Table.Td>
                 <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setEditing(r)}>
-                      Edit {r.name}
-                    </Button>
-                    <Button size="xs" variant="default" onClick={() => setDeleting(r.name)}>
-                      Delete {r.name}
-                    </Button>
-                  </Group>
+                  <EditDelete
+                    name={r.name}
+                    onEdit={() => setEditing(r)}
+                    onDelete={() => setDeleting(r.name)}
+                  />
                 </Table.Td>
               </Table.Tr>
             ))}
