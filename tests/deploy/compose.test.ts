@@ -18,6 +18,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
   ports?: string[];
+  volumes?: string[];
   restart?: string;
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -58,7 +59,15 @@ const ours = {
 describe('docker-compose.yml', () => {
   it('runs the infrastructure, a migration one-shot, the simulator and every service', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['postgres', 'rabbitmq', 'redis', 'migrate', 'simulator', ...Object.keys(ours)].sort(),
+      [
+        'postgres',
+        'rabbitmq',
+        'redis',
+        'migrate',
+        'simulator',
+        'console-edge',
+        ...Object.keys(ours),
+      ].sort(),
     );
     for (const infra of ['postgres', 'rabbitmq', 'redis'])
       expect(services[infra].healthcheck).toBeDefined();
@@ -122,6 +131,29 @@ describe('docker-compose.yml', () => {
         restart: 'unless-stopped',
       });
     expect(services['migrate'].restart).toBe('no');
+  });
+
+  it("serves the web console from one origin: console-edge's nginx routes as the Ingress does", () => {
+    const edge = services['console-edge'];
+    expect(edge.ports).toEqual(['127.0.0.1:8088:8088']);
+    expect(edge.volumes).toEqual(['./deploy/console-edge/nginx.conf:/etc/nginx/nginx.conf:ro']);
+    const conf = readFileSync(join(root, 'deploy', 'console-edge', 'nginx.conf'), 'utf8');
+    const routes = Object.fromEntries(
+      [...conf.matchAll(/location (\S+) \{\s*proxy_pass http:\/\/([\w-]+):(\d+);/g)].map((m) => [
+        m[1],
+        `${m[2]}:${m[3]}`,
+      ]),
+    );
+    const auth = `auth:${services['auth'].environment!['PORT']}`;
+    const gateway = `api-gateway:${services['api-gateway'].environment!['PORT']}`;
+    expect(routes).toEqual({
+      '/console/v1/': auth,
+      '/auth/': auth,
+      '/admin/v1/': auth,
+      '/console/': gateway,
+      '/secure/': gateway,
+    });
+    expect(services['api-gateway'].environment!['CONSOLE_DIR']).toBe('/app/console');
   });
 
   it('wires the services to each other: gateway → auth, dispatcher → simulator and Redis', () => {

@@ -542,6 +542,45 @@ describe('the renderer', () => {
   });
 });
 
+interface IngressObject extends K8sObject {
+  metadata: K8sObject['metadata'] & { annotations?: Record<string, string> };
+  spec: {
+    tls?: { hosts: string[]; secretName: string }[];
+    rules: {
+      host?: string;
+      http: {
+        paths: {
+          path: string;
+          pathType: string;
+          backend: { service: { name: string; port: { name?: string; number?: number } } };
+        }[];
+      };
+    }[];
+  };
+}
+
+/** Each path of an Ingress with the Service and port it reaches, checked to exist. */
+function ingressRoutes(
+  objects: K8sObject[],
+  ingress: IngressObject,
+): Record<string, [string, number]> {
+  const routes: Record<string, [string, number]> = {};
+  for (const rule of ingress.spec.rules) {
+    for (const path of rule.http.paths) {
+      expect(path.pathType).toBe('Prefix');
+      const service = find<Service>(objects, 'Service', path.backend.service.name);
+      const port = service.spec.ports.find((p) =>
+        path.backend.service.port.name !== undefined
+          ? p.name === path.backend.service.port.name
+          : p.port === path.backend.service.port.number,
+      );
+      expect(port).toBeDefined();
+      routes[path.path] = [service.metadata.name, port!.port];
+    }
+  }
+  return routes;
+}
+
 describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
   const objects = overlays[overlay];
 
@@ -650,38 +689,11 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
   });
 
   it('routes /auth/ and the console sessions to auth, /secure/ and the console to api-gateway, and nothing else (no admin API)', () => {
-    const [ingress, ...others] = ofKind<
-      K8sObject & {
-        spec: {
-          rules: {
-            host?: string;
-            http: {
-              paths: {
-                path: string;
-                pathType: string;
-                backend: { service: { name: string; port: { name?: string; number?: number } } };
-              }[];
-            };
-          }[];
-        };
-      }
-    >(objects, 'Ingress');
+    const [ingress, ...others] = ofKind<IngressObject>(objects, 'Ingress').filter(
+      (i) => i.metadata.name === 'sms-gateway',
+    );
     expect(others).toEqual([]);
-    const routes: Record<string, [string, number]> = {};
-    for (const rule of ingress.spec.rules) {
-      for (const path of rule.http.paths) {
-        expect(path.pathType).toBe('Prefix');
-        const service = find<Service>(objects, 'Service', path.backend.service.name);
-        const port = service.spec.ports.find((p) =>
-          path.backend.service.port.name !== undefined
-            ? p.name === path.backend.service.port.name
-            : p.port === path.backend.service.port.number,
-        );
-        expect(port).toBeDefined();
-        routes[path.path] = [service.metadata.name, port!.port];
-      }
-    }
-    expect(routes).toEqual({
+    expect(ingressRoutes(objects, ingress)).toEqual({
       '/auth/': ['auth', 8081],
       '/console/v1/': ['auth', 8081],
       '/console/': ['api-gateway', 8080],
@@ -993,6 +1005,27 @@ describe('k8s/overlays/production', () => {
     const memory = (objects: K8sObject[]) =>
       quantity(mainContainer(objects, name).resources!.limits!['memory']);
     expect(memory(prod)).toBeGreaterThan(memory(dev));
+  });
+
+  it('gives operators an entry of their own: the console with the admin API, from their network only, over TLS', () => {
+    const operators = find<IngressObject>(prod, 'Ingress', 'sms-gateway-operators');
+    expect(ingressRoutes(prod, operators)).toEqual({
+      '/admin/v1/': ['auth-admin', 8081],
+      '/console/v1/': ['auth', 8081],
+      '/auth/': ['auth', 8081],
+      '/console/': ['api-gateway', 8080],
+      '/secure/': ['api-gateway', 8080],
+    });
+    expect(
+      operators.metadata.annotations?.['nginx.ingress.kubernetes.io/whitelist-source-range'],
+    ).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+/);
+    const hosts = operators.spec.rules.map((r) => r.host);
+    expect(hosts.every((h) => typeof h === 'string' && h.length > 0)).toBe(true);
+    expect(operators.spec.tls?.flatMap((t) => t.hosts).sort()).toEqual([...hosts].sort());
+    const publicHosts = find<IngressObject>(prod, 'Ingress', 'sms-gateway').spec.rules.map(
+      (r) => r.host,
+    );
+    expect(hosts.filter((h) => publicHosts.includes(h))).toEqual([]);
   });
 
   it('serves a host over TLS', () => {
