@@ -408,4 +408,38 @@ describe('real answers match the OpenAPI document', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.data.revoked_with).toEqual(['doc-made']);
   });
+  it('for what the web console reads: tokens, audit, inbound, opt-outs, live counts, route answers, applications', async () => {
+    const reads: [string, string][] = [
+      ['/admin/v1/tokens', '/admin/v1/tokens'],
+      ['/admin/v1/audit', '/admin/v1/audit?limit=5'],
+      ['/admin/v1/stats/live', '/admin/v1/stats/live?minutes=3'],
+      ['/admin/v1/smpp/waiting', '/admin/v1/smpp/waiting'],
+      ['/admin/v1/routes/match', '/admin/v1/routes/match?to=41790000001&account=openapi'],
+      ['/admin/v1/mo-routes/match', '/admin/v1/mo-routes/match?to=4000&text=stop'],
+      ['/admin/v1/mo-routes', '/admin/v1/mo-routes'],
+      ['/admin/v1/accounts/{username}/applications', '/admin/v1/accounts/openapi/applications'],
+      ['/admin/v1/accounts/{username}/optouts', '/admin/v1/accounts/openapi/optouts'],
+    ];
+    for (const [template, path] of reads)
+      expect((await call('GET', template, path, { auth: admin })).status).toBe(200);
+    expect(
+      (
+        await call('POST', '/secure/optouts', '/secure/optouts', {
+          auth: alice,
+          json: { number: '41790000077' },
+        })
+      ).status,
+    ).toBe(201);
+    for (const path of ['/secure/optouts', '/secure/inbound'])
+      expect((await call('GET', path, path, { auth: alice })).status).toBe(200);
+    const made = await call('POST', '/auth/v1/applications', '/auth/v1/applications', {
+      auth: alice,
+      json: { name: 'documented' },
+    });
+    expect(made.status).toBe(201);
+    expect(
+      (await call('GET', '/auth/v1/applications', '/auth/v1/applications', { auth: alice })).body
+        .data,
+    ).toHaveLength(1);
+  });
 });

@@ -158,6 +158,12 @@ export const AdminTokenCreatedSchema = z.object({
 });
 export type AdminTokenCreated = z.infer<typeof AdminTokenCreatedSchema>;
 
+/** DELETE /admin/v1/tokens/{name}: the token revoked, and the names of those revoked with it. */
+export const AdminTokenRevokedSchema = z.object({
+  data: AdminTokenViewSchema.extend({ revoked_with: z.array(z.string()) }),
+});
+export type AdminTokenRevoked = z.infer<typeof AdminTokenRevokedSchema>;
+
 /** One entry of the audit trail: who did what to which target, from where, and how it ended. */
 export const AuditEntryViewSchema = z.object({
   id: z.string(),

@@ -2,41 +2,45 @@ import { z } from 'zod';
 import { AddressSchema, HttpUrlSchema, intLike } from './fields';
 
 /** An inbound (MO) message as the API shows it (GET /secure/inbound, webhooks in JSON). */
-export interface InboundMessageView {
-  id: string;
-  from: string;
-  to: string;
-  connector: string;
+export const InboundMessageViewSchema = z.object({
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  connector: z.string(),
   /** SMPP data_coding as received. */
-  coding: number;
+  coding: z.number().int(),
   /** The decoded text; null when the coding is not text (then `binary` holds the bytes in hex). */
-  text: string | null;
-  binary: string | null;
-  keyword: string | null;
+  text: z.string().nullable(),
+  binary: z.string().nullable(),
+  keyword: z.string().nullable(),
   /** Parts still missing when it was delivered. */
-  incomplete: boolean;
-  parts: { expected: number; received: number };
+  incomplete: z.boolean(),
+  parts: z.object({ expected: z.number().int(), received: z.number().int() }),
   /** received, routed, delivered (its webhook answered), failed (given up), unrouted. */
-  state: string;
-  receivedAt: string;
-}
+  state: z.string(),
+  receivedAt: z.string(),
+});
+export type InboundMessageView = z.infer<typeof InboundMessageViewSchema>;
 
 /** GET /secure/inbound: a page of the account's inbound messages, newest first. */
-export interface InboundPage {
-  data: { messages: InboundMessageView[]; next: string | null };
-}
+export const InboundPageSchema = z.object({
+  data: z.object({ messages: z.array(InboundMessageViewSchema), next: z.string().nullable() }),
+});
+export type InboundPage = z.infer<typeof InboundPageSchema>;
 
 /** An opted-out number of an account, and how it came to be (a STOP keyword, the account, the admin). */
-export interface OptOutView {
-  number: string;
-  source: string;
-  createdAt: string;
-}
+export const OptOutViewSchema = z.object({
+  number: z.string(),
+  source: z.string(),
+  createdAt: z.string(),
+});
+export type OptOutView = z.infer<typeof OptOutViewSchema>;
 
 /** GET /secure/optouts: a page of the account's opted-out numbers, in number order. */
-export interface OptOutPage {
-  data: { optouts: OptOutView[]; next: string | null };
-}
+export const OptOutPageSchema = z.object({
+  data: z.object({ optouts: z.array(OptOutViewSchema), next: z.string().nullable() }),
+});
+export type OptOutPage = z.infer<typeof OptOutPageSchema>;
 
 const IsoTime = z
   .string()

@@ -54,7 +54,10 @@ export function inboundPaths(p: OpenApiParts): Json {
           query('since', 'Received at or after (ISO 8601)'),
           query('until', 'Received before (ISO 8601)'),
         ],
-        responses: { 200: ok('{ data: { messages, next } }'), ...p.pick(400, 401) },
+        responses: {
+          200: { description: 'A page of messages', ...p.json('InboundPage') },
+          ...p.pick(400, 401),
+        },
       },
     },
     '/secure/inbound/{id}': {
@@ -70,7 +73,10 @@ export function inboundPaths(p: OpenApiParts): Json {
         summary: "The account's opt-out list, in number order (cursor paging)",
         security: p.client,
         parameters: listParams,
-        responses: { 200: ok('{ data: { optouts, next } }'), ...p.pick(400, 401) },
+        responses: {
+          200: { description: 'A page of numbers', ...p.json('OptOutPage') },
+          ...p.pick(400, 401),
+        },
       },
       post: {
         summary: 'Put a number on the opt-out list: sends to it are refused (RECIPIENT_OPTED_OUT)',
@@ -144,7 +150,10 @@ export function inboundPaths(p: OpenApiParts): Json {
         summary: "An account's opt-out list",
         security: p.admin,
         parameters: [p.pathParam('username', 'account'), ...listParams],
-        responses: { 200: ok('{ data: { optouts, next } }'), ...p.pick(400, 401, 404) },
+        responses: {
+          200: { description: 'A page of numbers', ...p.json('OptOutPage') },
+          ...p.pick(400, 401, 404),
+        },
       },
       post: {
         summary: "Put a number on an account's opt-out list",

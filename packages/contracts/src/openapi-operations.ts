@@ -11,21 +11,6 @@ import { SEARCH_DEFAULTS } from './message-search';
 
 type Json = Record<string, unknown>;
 
-const tokenView: Json = {
-  type: 'object',
-  required: ['name', 'scopes', 'created_by', 'created_at', 'revoked_at'],
-  properties: {
-    name: { type: 'string' },
-    scopes: { type: 'array', items: { type: 'string', enum: [...ADMIN_SCOPES] } },
-    created_by: { type: 'string' },
-    created_at: { type: 'string', format: 'date-time' },
-    revoked_at: { type: ['string', 'null'], format: 'date-time' },
-  },
-};
-const data = (schema: Json, description: string): Json => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', properties: { data: schema } } } },
-});
 const query = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({
   name,
   in: 'query',
@@ -186,7 +171,7 @@ export function operationsPaths(p: OpenApiParts): Json {
         summary: 'Named admin tokens with their scopes, revoked ones included (scope tokens)',
         security: p.admin,
         responses: {
-          200: data({ type: 'array', items: tokenView }, 'The admin tokens'),
+          200: { description: 'The admin tokens', ...p.json('AdminTokenList') },
           ...p.pick(401, 403),
         },
       },
@@ -214,13 +199,7 @@ export function operationsPaths(p: OpenApiParts): Json {
           },
         },
         responses: {
-          201: data(
-            {
-              ...tokenView,
-              properties: { ...(tokenView['properties'] as Json), token: { type: 'string' } },
-            },
-            'The token, shown this once',
-          ),
+          201: { description: 'The token, shown this once', ...p.json('AdminTokenCreated') },
           ...p.pick(400, 401, 403, 409),
         },
       },
@@ -232,17 +211,10 @@ export function operationsPaths(p: OpenApiParts): Json {
         security: p.admin,
         parameters: [p.pathParam('name', 'the token name')],
         responses: {
-          200: data(
-            {
-              ...tokenView,
-              required: [...(tokenView['required'] as string[]), 'revoked_with'],
-              properties: {
-                ...(tokenView['properties'] as Json),
-                revoked_with: { type: 'array', items: { type: 'string' } },
-              },
-            },
-            'The revoked token, and the names of the tokens revoked with it',
-          ),
+          200: {
+            description: 'The revoked token, and the names of the tokens revoked with it',
+            ...p.json('AdminTokenRevoked'),
+          },
           ...p.pick(400, 401, 403, 404),
         },
       },
@@ -265,17 +237,7 @@ export function operationsPaths(p: OpenApiParts): Json {
         responses: {
           200: {
             description: 'A page of the trail; `next` is the cursor of the next page, or null',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: {
-                    data: { type: 'array', items: { type: 'object' } },
-                    next: { type: ['string', 'null'] },
-                  },
-                },
-              },
-            },
+            ...p.json('AuditPage'),
           },
           ...p.pick(400, 401, 403),
         },

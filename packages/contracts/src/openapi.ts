@@ -14,9 +14,11 @@ import {
 } from './routing';
 import {
   InboundSecretSchema,
+  InboundPageSchema,
   MoRouteListSchema,
   MoRouteMatchSchema,
   MoRouteSchema,
+  OptOutPageSchema,
   OptOutRequestSchema,
   OptOutSettingsSchema,
 } from './inbound';
@@ -25,7 +27,11 @@ import { ConsoleLoginSchema, ConsoleSessionInfoSchema } from './console';
 import {
   AccountViewSchema,
   ApplicationCreatedSchema,
+  AdminTokenCreatedSchema,
+  AdminTokenListSchema,
+  AdminTokenRevokedSchema,
   ApplicationListSchema,
+  AuditPageSchema,
   CreateAccountSchema,
   CreateApplicationSchema,
   CreditSchema,
@@ -268,6 +274,12 @@ export function buildOpenApiDocument(): Json {
     MoRouteList: schemaOf(MoRouteListSchema),
     MoRouteMatch: schemaOf(MoRouteMatchSchema),
     ApplicationList: schemaOf(ApplicationListSchema),
+    AdminTokenList: schemaOf(AdminTokenListSchema),
+    AdminTokenCreated: schemaOf(AdminTokenCreatedSchema),
+    AdminTokenRevoked: schemaOf(AdminTokenRevokedSchema),
+    AuditPage: schemaOf(AuditPageSchema),
+    InboundPage: schemaOf(InboundPageSchema),
+    OptOutPage: schemaOf(OptOutPageSchema),
     ConsoleLogin: schemaOf(ConsoleLoginSchema),
     ConsoleSessionInfo: schemaOf(ConsoleSessionInfoSchema),
   };
