@@ -1,12 +1,4 @@
-import {
-  Checkbox,
-  Group,
-  NumberInput,
-  Select,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Checkbox, Group, NumberInput, Select, Text, Textarea, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { MoRouteView, MtRouteView } from '@smsgw/contracts';
