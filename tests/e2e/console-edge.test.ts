@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@smsgw/kit/testing';
-import { E2E_ADMIN_TOKEN, useDistributedRun } from '../support/distributed';
+import { E2E_ADMIN_TOKEN, E2E_JWT_SECRET, useDistributedRun } from '../support/distributed';
 import { request } from '../support/http';
 
 const NGINX = process.env['NGINX_PATH'] ?? '/usr/sbin/nginx';
@@ -122,6 +122,25 @@ describe("compose's console edge", () => {
     // Without the session nothing passes, whichever service answers.
     for (const path of ['/secure/balance', '/admin/v1/accounts', '/auth/v1/applications'])
       expect((await request(edge, 'GET', path)).status).toBe(401);
+  });
+
+  it('an operator who reaches auth alone (a port-forward to auth-admin) has the console there', async () => {
+    const auth = await run.start('auth', {
+      ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+      JWT_SECRET: E2E_JWT_SECRET,
+      CONSOLE_DIR,
+    });
+    const page = await request(auth.url, 'GET', '/console/accounts');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<div id="root">');
+    const login = await request(auth.url, 'POST', '/console/v1/session', {
+      json: { kind: 'operator', token: E2E_ADMIN_TOKEN },
+    });
+    expect(login.status).toBe(201);
+    const accounts = await request(auth.url, 'GET', '/admin/v1/accounts', {
+      headers: { cookie: cookieOf(login.headers) },
+    });
+    expect(accounts.status).toBe(200);
   });
 
   it('routes nothing else', async () => {

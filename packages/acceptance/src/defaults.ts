@@ -8,6 +8,8 @@ export const acceptanceDefaults = {
    * within this long, at the cost of one small query per period.
    */
   routesRefreshMs: 2000,
+  /** How often the price lists' version is read: a change reaches every replica within a second. */
+  pricesRefreshMs: 1000,
   sendPipeline: {
     /**
      * Most messages one acceptance statement takes: bounds the statement's size and how long it

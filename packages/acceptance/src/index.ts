@@ -7,7 +7,7 @@ export {
   type CallbackUrlCheckOptions,
 } from './callback-url-check';
 export { planMessage } from './message-plan';
-export { routeOrRefuse, withoutRouting } from './message-routing';
+export { createAcceptanceRouter, routeOrRefuse, withoutRouting } from './message-routing';
 export { MessageStore, type AcceptOutcome, type NewMessage } from './message-store';
 export { OptOutGuard } from './optout-guard';
 export { notAllowed, SenderGuard, type SenderDecision } from './sender-guard';

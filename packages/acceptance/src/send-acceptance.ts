@@ -9,11 +9,11 @@ import type {
 } from '@smsgw/contracts';
 import type { Bus, Db, Logger, ShutdownStep } from '@smsgw/kit';
 import type { RouteDecision } from '@smsgw/routing';
-import { MtRouter } from '@smsgw/routing';
 import { acceptanceDefaults } from './defaults';
 import { MessageStore } from './message-store';
 import { OptOutGuard } from './optout-guard';
 import { SenderGuard } from './sender-guard';
+import { createAcceptanceRouter } from './message-routing';
 import { createSendAcceptor } from './send-acceptor';
 import { SendPipeline, type AcceptedMessage } from './send-pipeline/send-pipeline';
 import { SubmitJobPublisher } from './send-pipeline/submit-job-publisher';
@@ -108,10 +108,7 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
       ...(options.onAccepted && { onAccepted: options.onAccepted }),
     },
   );
-  const router = new MtRouter(options.db, options.logger, {
-    refreshMs: acceptanceDefaults.routesRefreshMs,
-  });
-  router.start();
+  const { router, stop: stopRouting } = createAcceptanceRouter(options.db, options.logger);
   const acceptor = createSendAcceptor({
     sends,
     senders: new SenderGuard(options.db, options.unlistedSenders),
@@ -126,6 +123,6 @@ export function createSendAcceptance(options: SendAcceptanceOptions): SendAccept
         : acceptor(principal, body, origin);
     },
     status: (accountId, id) => store.status(accountId, id),
-    stopSteps: [...sends.stopSteps, { name: 'MT routes reload', run: () => router.stop() }],
+    stopSteps: [...sends.stopSteps, { name: 'MT routes and price lists reload', run: stopRouting }],
   };
 }

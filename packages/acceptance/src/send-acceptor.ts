@@ -55,6 +55,7 @@ export function createSendAcceptor(deps: SendAcceptorDeps): SendAcceptor {
     const routing = routeOrRefuse(deps.router, {
       to: request.to,
       accountUsername: username,
+      accountId,
       from: from ?? request.from ?? null,
       tags: request.tags,
     });

@@ -1,2 +1,3 @@
 export * from './console-sessions';
 export * from './session-cookie';
+export * from './console-pages';

@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   /** No MT route takes the message (docs/routing.md): refused, nothing charged. */
   NO_ROUTE: 400,
+  /** The account's price list lists no price for the destination, and has no default row. */
+  NO_PRICE: 400,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,

@@ -24,3 +24,4 @@ export * from './message-search';
 export * from './stats';
 export * from './cdr';
 export * from './console';
+export * from './billing';

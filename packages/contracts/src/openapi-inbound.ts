@@ -4,7 +4,7 @@ type Json = Record<string, unknown>;
 
 export interface OpenApiParts {
   json: (name: string) => Json;
-  pick: (...codes: (400 | 401 | 403 | 404 | 409)[]) => Json;
+  pick: (...codes: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) => Json;
   client: Json[];
   admin: Json[];
   pathParam: (name: string, description: string) => Json;

@@ -1,3 +1,4 @@
+import { billingPaths } from './openapi-billing';
 import { consolePaths } from './openapi-console';
 import { inboundPaths } from './openapi-inbound';
 import { operationsPaths } from './openapi-operations';
@@ -24,6 +25,17 @@ import {
 } from './inbound';
 import { z } from 'zod';
 import { ConsoleLoginSchema, ConsoleSessionInfoSchema } from './console';
+import {
+  AccountPricingInputSchema,
+  AccountPricingViewSchema,
+  CreatePriceListSchema,
+  CustomerGroupInputSchema,
+  CustomerGroupListSchema,
+  CustomerGroupResultSchema,
+  PriceListListSchema,
+  PriceListResultSchema,
+  PriceListVersionResultSchema,
+} from './billing';
 import {
   AccountViewSchema,
   ApplicationCreatedSchema,
@@ -274,6 +286,15 @@ export function buildOpenApiDocument(): Json {
     MoRouteList: schemaOf(MoRouteListSchema),
     MoRouteMatch: schemaOf(MoRouteMatchSchema),
     ApplicationList: schemaOf(ApplicationListSchema),
+    CreatePriceList: schemaOf(CreatePriceListSchema),
+    PriceListList: schemaOf(PriceListListSchema),
+    PriceListResult: schemaOf(PriceListResultSchema),
+    PriceListVersionResult: schemaOf(PriceListVersionResultSchema),
+    CustomerGroupInput: schemaOf(CustomerGroupInputSchema),
+    CustomerGroupList: schemaOf(CustomerGroupListSchema),
+    CustomerGroupResult: schemaOf(CustomerGroupResultSchema),
+    AccountPricingInput: schemaOf(AccountPricingInputSchema),
+    AccountPricing: schemaOf(AccountPricingViewSchema),
     AdminTokenList: schemaOf(AdminTokenListSchema),
     AdminTokenCreated: schemaOf(AdminTokenCreatedSchema),
     AdminTokenRevoked: schemaOf(AdminTokenRevokedSchema),
@@ -317,6 +338,7 @@ export function buildOpenApiDocument(): Json {
       ...operationsPaths({ json, pick, client, admin, pathParam }),
       ...messageLogPaths({ json, pick, client, admin, pathParam }),
       ...consolePaths({ json, pick, client, admin, pathParam }),
+      ...billingPaths({ json, pick, client, admin, pathParam }),
       ...legacyPaths(),
       '/secure/send': {
         post: {

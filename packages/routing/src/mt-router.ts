@@ -1,14 +1,25 @@
 import { PollingLoop, type Logger, type Queryable } from '@smsgw/kit';
 import { listMtRoutes, mtRoutesVersion } from '@smsgw/store';
+import type { PriceBook } from './price-book';
 import { RouteTable, type RouteDecision, type RoutedMessage } from './route-table';
 
 export class RoutesNotLoadedError extends Error {
   override name = 'RoutesNotLoadedError';
 }
 
+/** The account's price list lists no price for the destination, and has no default row. */
+export class NoPriceError extends Error {
+  override name = 'NoPriceError';
+}
+
 export interface MtRouterOptions {
   /** How often the routes' version is read; a change reloads the table (docs/routing.md). */
   refreshMs: number;
+  /**
+   * Where a process that accepts messages finds the price lists (docs/billing.md): a listed price
+   * replaces the route's price in the decision. Dispatchers, which only reroute, have none.
+   */
+  prices?: PriceBook | undefined;
 }
 
 /**
@@ -18,6 +29,8 @@ export interface MtRouterOptions {
  */
 export class MtRouter {
   private table = new RouteTable([]);
+  /** Priced decisions by the table's decision they price; dropped with the table's decisions. */
+  private priced = new WeakMap<RouteDecision, Map<string, RouteDecision>>();
   private version: string | undefined;
   /** Until the first read, no message is routed: an empty table would send all to `default`. */
   private loaded = false;
@@ -61,10 +74,48 @@ export class MtRouter {
       );
   }
 
-  /** The route that takes the message; undefined when none does. Throws before the first read. */
+  /**
+   * The route that takes the message, priced by the account's list when it has one; undefined
+   * when no route does. Throws before the first read, and NoPriceError when the account's list
+   * has no price for the destination.
+   */
   decide(message: RoutedMessage, at?: Date): RouteDecision | undefined {
     if (!this.loaded) throw new RoutesNotLoadedError('the MT routes have not been read yet');
-    return this.table.decide(message, at);
+    const decision = this.table.decide(message, at);
+    const prices = this.options.prices;
+    if (!decision || !prices || message.accountId === undefined) return decision;
+    const listed = prices.priceFor(message.accountId, message.to, at?.getTime());
+    if (listed === undefined) return decision;
+    if (listed === 'unlisted')
+      throw new NoPriceError(`No price is listed for messages to ${message.to}`);
+    return this.pricedDecision(decision, listed.price, listed.versionId);
+  }
+
+  /**
+   * The decision with a listed price, the same object for the same route, connectors and price,
+   * as RouteTable hands out, so that callers may still group messages by identity.
+   */
+  private pricedDecision(decision: RouteDecision, price: string, versionId: string): RouteDecision {
+    let byPrice = this.priced.get(decision);
+    if (!byPrice) this.priced.set(decision, (byPrice = new Map<string, RouteDecision>()));
+    const key = `${versionId}/${price}`;
+    let priced = byPrice.get(key);
+    if (!priced) {
+      priced = Object.freeze({ ...decision, price, priceVersion: versionId });
+      byPrice.set(key, priced);
+    }
+    return priced;
+  }
+
+  /**
+   * The lowest price a message of this account can have: a route's or its price list's, the lower;
+   * null when neither sets one (the account's rate applies).
+   */
+  lowestPriceFor(username: string, accountId: string): string | null {
+    const route = this.table.lowestPriceFor(username);
+    const listed = this.loaded ? this.options.prices?.lowestPriceFor(accountId) : undefined;
+    if (listed === undefined) return route;
+    return route === null || Number(listed) < Number(route) ? listed : route;
   }
 
   /** The SMPP statuses of the route that pass its messages to the next connector. */

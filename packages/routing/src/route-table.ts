@@ -16,6 +16,8 @@ export interface RoutedMessage {
   /** The sender the message goes out with; null lets the SMSC choose. */
   from: string | null;
   tags?: readonly (string | number)[] | undefined;
+  /** The sending account, for the price list that prices it (docs/billing.md); absent: none. */
+  accountId?: string | undefined;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface RouteDecision {
   readonly connectors: readonly string[];
   /** Price per message part; null keeps the account's rate. */
   readonly price: string | null;
+  /** The price list version the price comes from; absent or null: the route's price or the rate. */
+  readonly priceVersion?: string | null;
 }
 
 const TO_DEFAULT: RouteDecision = Object.freeze({

@@ -24,6 +24,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * console-sessions.ts insertConsoleSession and findConsoleSession (a console session's account,
  * its state and credential version).
  * smpp-deliveries.ts smppWaitingByAccount (the name of each account something waits for).
+ * price-lists.ts loadPricing (each account's group and list) and GROUPS (a group's accounts counted).
  */
 
 export interface AccountRow {
@@ -44,6 +45,11 @@ export interface AccountRow {
   /** Raised by each disable and password change; access tokens carry the one they were issued under. */
   credential_version: number;
   credentials_changed_at: Date | null;
+  /** Its customer group, and a price list of its own that overrides the group's (docs/billing.md). */
+  group_id: string | null;
+  price_list_id: string | null;
+  /** Postpaid: how far below zero the balance may go (0: prepaid). */
+  credit_limit: string;
 }
 
 export interface ApplicationRow {
@@ -221,7 +227,7 @@ export async function addAccountCredit(
                 sms_count = sms_count + $3::bigint,
                 updated_at = now()
           WHERE id = $1
-            AND (balance IS NULL OR balance + $2::numeric BETWEEN 0 AND ${MAX_BALANCE})
+            AND (balance IS NULL OR balance + $2::numeric BETWEEN -credit_limit AND ${MAX_BALANCE})
             AND (sms_count IS NULL OR sms_count::numeric + $3::numeric BETWEEN 0 AND ${MAX_SMS_COUNT})
           RETURNING *`,
     [accountId, amount, smsCount],
@@ -251,9 +257,14 @@ export async function accountPrice(
 export async function accountBalance(
   db: Queryable,
   accountId: string,
-): Promise<{ balance: string | null; sms_count: string | null } | undefined> {
-  const { rows } = await db.query<{ balance: string | null; sms_count: string | null }>(
-    'SELECT balance::text AS balance, sms_count::text AS sms_count FROM accounts WHERE id = $1',
+): Promise<{ balance: string | null; sms_count: string | null; credit_limit: string } | undefined> {
+  const { rows } = await db.query<{
+    balance: string | null;
+    sms_count: string | null;
+    credit_limit: string;
+  }>(
+    `SELECT balance::text AS balance, sms_count::text AS sms_count, credit_limit::text AS credit_limit
+       FROM accounts WHERE id = $1`,
     [accountId],
   );
   return rows[0];
@@ -436,6 +447,37 @@ export async function rotateCallbackSecret(
       WHERE id = $1
       RETURNING ${LIVE_SECRETS}`,
     [accountId, secret, graceSeconds],
+  );
+  return rows[0];
+}
+
+/**
+ * Puts the account in a customer group (null: none), gives it a price list of its own (null: its
+ * group's) or a credit limit, in the caller's transaction; undefined when there is no such
+ * account, or when its balance is already below minus the limit asked.
+ */
+export async function setAccountPricing(
+  tx: Queryable,
+  username: string,
+  change: { groupId?: string | null; priceListId?: string | null; creditLimit?: string },
+): Promise<AccountRow | undefined> {
+  // A limit that the balance already passes would break the balance's check: refused (undefined).
+  const { rows } = await tx.query<AccountRow>(
+    `UPDATE accounts
+        SET group_id = CASE WHEN $2 THEN $3::bigint ELSE group_id END,
+            price_list_id = CASE WHEN $4 THEN $5::bigint ELSE price_list_id END,
+            credit_limit = COALESCE($6::numeric, credit_limit),
+            updated_at = now()
+      WHERE username = $1 AND (balance IS NULL OR $6::numeric IS NULL OR balance >= -$6::numeric)
+      RETURNING *`,
+    [
+      username,
+      change.groupId !== undefined,
+      change.groupId ?? null,
+      change.priceListId !== undefined,
+      change.priceListId ?? null,
+      change.creditLimit ?? null,
+    ],
   );
   return rows[0];
 }

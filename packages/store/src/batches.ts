@@ -83,7 +83,7 @@ export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<strin
                 updated_at = now()
            FROM total
           WHERE id = $2
-            AND (balance IS NULL OR balance >= total.cost)
+            AND (balance IS NULL OR balance - total.cost >= -credit_limit)
             AND (sms_count IS NULL OR sms_count >= $3::bigint)
           RETURNING accounts.id, total.cost AS cost, default_from
        ), batch AS (

@@ -28,3 +28,4 @@ export * from './message-stats';
 export * from './cdrs';
 export * from './synthetic-history';
 export * from './console-sessions';
+export * from './price-lists';

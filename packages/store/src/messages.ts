@@ -144,7 +144,7 @@ WITH RECURSIVE input AS (
          WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params,
                               route, connectors, price, report_mask, report_url, report_method, report_style, entry, n)
 ), account AS (
-  SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from
+  SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from, a.credit_limit
     FROM accounts a
    WHERE a.id IN (SELECT account_id FROM input)
    ORDER BY a.id
@@ -152,17 +152,18 @@ WITH RECURSIVE input AS (
 ), priced AS (
   SELECT i.*, COALESCE(i.price, a.rate) * i.segments AS cost, COALESCE(i.from_addr, a.default_from) AS sender
     FROM input i JOIN account a ON a.id = i.account_id
-), walk (account_id, k, id, fits, short_of_credit, balance, sms_count) AS (
-  SELECT a.id, 0::bigint, NULL::uuid, NULL::boolean, NULL::boolean, a.balance::numeric, a.sms_count
+), walk (account_id, k, id, fits, short_of_credit, balance, sms_count, floor) AS (
+  SELECT a.id, 0::bigint, NULL::uuid, NULL::boolean, NULL::boolean, a.balance::numeric, a.sms_count, -a.credit_limit
     FROM account a
   UNION ALL
   SELECT p.account_id, p.k, p.id, f.fits, f.short_of_credit,
          CASE WHEN f.fits THEN w.balance - p.cost ELSE w.balance END,
-         CASE WHEN f.fits THEN w.sms_count - p.segments ELSE w.sms_count END
+         CASE WHEN f.fits THEN w.sms_count - p.segments ELSE w.sms_count END,
+         w.floor
     FROM walk w
     JOIN priced p ON p.account_id = w.account_id AND p.k = w.k + 1,
-         LATERAL (SELECT w.balance IS NOT NULL AND w.balance < p.cost AS short_of_credit,
-                         (w.balance IS NULL OR w.balance >= p.cost) AND (w.sms_count IS NULL OR w.sms_count >= p.segments) AS fits) f
+         LATERAL (SELECT w.balance IS NOT NULL AND w.balance - p.cost < w.floor AS short_of_credit,
+                         (w.balance IS NULL OR w.balance - p.cost >= w.floor) AND (w.sms_count IS NULL OR w.sms_count >= p.segments) AS fits) f
 ), accepted AS (
   SELECT p.* FROM walk w JOIN priced p ON p.id = w.id WHERE w.fits
 ), debit AS (

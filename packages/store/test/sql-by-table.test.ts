@@ -51,6 +51,11 @@ const MODULE_OF: Record<string, string> = {
   message_stats_daily: 'message-stats.ts',
   message_stats_accounts: 'message-stats.ts',
   message_stats_pending: 'message-stats.ts',
+  price_lists: 'price-lists.ts',
+  price_list_versions: 'price-lists.ts',
+  price_list_rows: 'price-lists.ts',
+  customer_groups: 'price-lists.ts',
+  pricing_changes: 'price-lists.ts',
 };
 
 /** Each table once, though a migration may create it again (as partitioned, migration 022). */

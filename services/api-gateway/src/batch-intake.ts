@@ -105,7 +105,7 @@ export class BatchIntake {
     try {
       const credit = await this.store.creditSnapshot(
         accountId,
-        this.router.current.lowestPriceFor(sender.username),
+        this.router.lowestPriceFor(sender.username, accountId),
       );
       if (!credit) throw HttpError.unauthorized('Account no longer exists');
       const checkCredit = options.checkCredit ?? true;
@@ -136,7 +136,7 @@ export class BatchIntake {
     await this.checkCallbackUrls(plan);
     await this.applySenderRules(accountId, plan);
     await this.leaveOutOptedOut(accountId, plan);
-    await routeBatchInSlices(this.router, sender.username, plan);
+    await routeBatchInSlices(this.router, sender, plan);
     const batchId = randomUUID();
     const outcome = await this.store.accept(batchId, accountId, plan);
     if (!outcome.ok) throw new HttpError(outcome.reason, SHORT_MESSAGE[outcome.reason]);

@@ -22,11 +22,11 @@ export const ROUTING_SLICE_MS = 10;
  */
 export async function routeBatchInSlices(
   router: MtRouter,
-  accountUsername: string,
+  account: { accountId: string; username: string },
   plan: BatchPlan,
   sliceMs = ROUTING_SLICE_MS,
 ): Promise<void> {
-  const steps = routingSteps(router, accountUsername, plan);
+  const steps = routingSteps(router, account, plan);
   let sliceStart = performance.now();
   while (!steps.next().done) {
     if (performance.now() - sliceStart < sliceMs) continue;
@@ -38,12 +38,13 @@ export async function routeBatchInSlices(
 /** The routing itself, stopping after every RECIPIENTS_PER_STEP recipients. */
 function* routingSteps(
   router: MtRouter,
-  accountUsername: string,
+  { accountId, username: accountUsername }: { accountId: string; username: string },
   plan: BatchPlan,
 ): Generator<void, void> {
   const routed: PlannedEntry[] = [];
   const refused: ErrorItem[] = [];
   let unroutable = 0;
+  let unpriced = 0;
   let sinceStep = 0;
   for (const [index, entry] of plan.entries.entries()) {
     // Decisions are shared per route and connector (RouteTable), so they group by identity.
@@ -56,11 +57,22 @@ function* routingSteps(
       }
       let routing: RouteDecision;
       try {
-        routing = routeOrRefuse(router, { to, accountUsername, from: entry.from, tags });
+        routing = routeOrRefuse(router, { to, accountUsername, accountId, from: entry.from, tags });
       } catch (err) {
-        if (!(err instanceof HttpError) || err.code !== 'NO_ROUTE') throw err;
-        if (++unroutable <= MAX_LISTED)
-          refused.push({ index, field: 'to', message: `no route takes messages to ${to}` });
+        if (!(err instanceof HttpError) || (err.code !== 'NO_ROUTE' && err.code !== 'NO_PRICE'))
+          throw err;
+        const listed = unroutable + unpriced < MAX_LISTED;
+        if (err.code === 'NO_ROUTE') unroutable++;
+        else unpriced++;
+        if (listed)
+          refused.push({
+            index,
+            field: 'to',
+            message:
+              err.code === 'NO_ROUTE'
+                ? `no route takes messages to ${to}`
+                : `no price is listed for messages to ${to}`,
+          });
         continue;
       }
       const group = byDecision.get(routing);
@@ -73,6 +85,12 @@ function* routingSteps(
     throw new HttpError(
       'NO_ROUTE',
       `No route takes ${unroutable} recipient${unroutable === 1 ? '' : 's'} of the batch; nothing was sent`,
+      { errors: refused },
+    );
+  if (unpriced > 0)
+    throw new HttpError(
+      'NO_PRICE',
+      `No price is listed for ${unpriced} recipient${unpriced === 1 ? '' : 's'} of the batch; nothing was sent`,
       { errors: refused },
     );
   plan.entries = routed;

@@ -92,7 +92,11 @@ export class BatchStore {
     const rate = toMillionths(price.rate);
     const lowest = lowestRoutePrice === null ? rate : toMillionths(lowestRoutePrice);
     return {
-      balance: balance.balance === null ? null : toMillionths(balance.balance),
+      // Postpaid: what may still be spent goes down to minus the credit limit.
+      balance:
+        balance.balance === null
+          ? null
+          : toMillionths(balance.balance) + toMillionths(balance.credit_limit),
       smsCount: balance.sms_count === null ? null : BigInt(balance.sms_count),
       rate: lowest < rate ? lowest : rate,
     };

@@ -1,4 +1,3 @@
-import { MtRouter } from '@smsgw/routing';
 import type { Router } from 'express';
 import type { SmppTlvDefinition, UnlistedSenderMode } from '@smsgw/contracts';
 import type { Registry } from 'prom-client';
@@ -16,8 +15,8 @@ import type { CredentialVerifier } from './credential-client';
 import { BatchIntake } from './batch-intake';
 import { BatchStore } from './batch-store';
 import {
-  acceptanceDefaults,
   callbackUrlCheck,
+  createAcceptanceRouter,
   createSendAcceptor,
   MessageStore,
   OptOutGuard,
@@ -36,8 +35,12 @@ import { InboundCredentials } from './inbound-credentials';
 import { createSendHandler } from './send-handler';
 import { hotSendRoute } from './hot-send-route';
 import { paramsCaller, requestCaller } from './request-caller';
-import { createConsoleRoutes } from './console-static';
-import { ConsoleSessions, consoleSessionTimes, type SessionTimes } from '@smsgw/console-session';
+import {
+  ConsoleSessions,
+  consoleSessionTimes,
+  createConsoleRoutes,
+  type SessionTimes,
+} from '@smsgw/console-session';
 import { IdempotentRequests } from './idempotency';
 import { IdempotencySweeper } from './idempotency-sweeper';
 
@@ -161,10 +164,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
   const senders = new SenderGuard(options.db, options.unlistedSenders);
   const optOuts = new OptOutGuard(options.db);
   const batchStore = new BatchStore(options.db);
-  const router = new MtRouter(options.db, options.logger, {
-    refreshMs: acceptanceDefaults.routesRefreshMs,
-  });
-  router.start();
+  const { router, stop: stopRouting } = createAcceptanceRouter(options.db, options.logger);
   const callbackUrls = callbackUrlCheck(options.callbackAllowedHosts);
   const batches = new BatchIntake(
     batchStore,
@@ -260,7 +260,7 @@ export function createGatewayService(options: GatewayOptions): GatewayService {
     stopSteps: [
       ...sends.stopSteps,
       { name: 'idempotency key sweep', run: () => sweeper.stop() },
-      { name: 'MT routes reload', run: () => router.stop() },
+      { name: 'MT routes and price lists reload', run: stopRouting },
     ],
   };
 }

@@ -43,6 +43,7 @@ export function createJasminRestRoutes(deps: JasminRestRoutesDeps): Router {
       const routing = routeOrRefuse(deps.router, {
         to: request.to,
         accountUsername: username,
+        accountId,
         from: request.from ?? null,
         tags: request.tags,
       });

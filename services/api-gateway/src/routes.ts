@@ -258,6 +258,7 @@ export function createGatewayRoutes(deps: GatewayRoutesDeps): Router {
       const routing = routeOrRefuse(deps.router, {
         to: request.to,
         accountUsername: username(res),
+        accountId: accountId(res),
         from: request.from ?? null,
         tags: request.tags,
       });

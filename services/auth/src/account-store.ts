@@ -167,7 +167,7 @@ export class AccountStore {
       const row = await addAccountCredit(tx, account.id, credit.amount, smsCount);
       if (!row)
         throw new RangeError(
-          'the credit would take the balance or quota below zero or past what an account can hold',
+          'the credit would take the balance below minus its credit limit (zero for a prepaid account), the quota below zero, or either past what an account can hold',
         );
       await recordCredit(tx, account.id, credit.amount, smsCount);
       await audit?.(tx);

@@ -29,6 +29,7 @@ import {
 import type { AccountAnnouncer } from './account-announcer';
 import { AdminAudit } from './admin-audit';
 import type { ConsoleSessions } from '@smsgw/console-session';
+import { createBillingRoutes, createPriceImportRoute } from './billing-routes';
 import { createConsoleSessionRoutes } from './console-session-routes';
 import { newApplicationCredentials } from './application-credentials';
 import {
@@ -250,6 +251,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const audit = new AdminAudit(deps.trustedProxies, deps.db, deps.logger);
   admin.use(authenticateAdmin(deps.db, deps.adminToken, deps.sessions));
   admin.use(audit.recorder());
+  admin.use(createPriceImportRoute(deps.db, audit));
   // Amounts and counts must not be rounded on the way in, so numbers are read exactly.
   admin.use(jsonBody(deps.maxBodyBytes, { exactNumbers: true }));
 
@@ -385,6 +387,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   );
 
   admin.use(createSenderRoutes(deps.senders, audit));
+  admin.use(createBillingRoutes(deps.db, audit));
   admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
   admin.use(createBatchAdminRoutes(deps.db));

@@ -117,7 +117,9 @@ function asJasmin(err: unknown, username: string | undefined): JasminError {
     case 'INSUFFICIENT_CREDIT':
     case 'QUOTA_EXCEEDED':
       return new JasminError(403, http.message);
+    // Jasmin prices by route: a destination its customer is not priced for has no route there.
     case 'NO_ROUTE':
+    case 'NO_PRICE':
       return new JasminError(412, 'No route found');
     default:
       return new JasminError(http.status, http.message);
@@ -311,6 +313,7 @@ export function createJasminHttpRoutes(deps: JasminHttpDeps): Router {
         const routing = routeOrRefuse(deps.router, {
           to: request.to,
           accountUsername: principal.username,
+          accountId: principal.accountId,
           from: request.from ?? null,
           tags: request.tags,
         });

@@ -316,6 +316,7 @@ function refusal(err: unknown, logger?: Logger): TextAnswer {
   if (
     [
       'NO_ROUTE',
+      'NO_PRICE',
       'INSUFFICIENT_CREDIT',
       'QUOTA_EXCEEDED',
       'RECIPIENT_OPTED_OUT',

@@ -1,0 +1,292 @@
+import { waitFor } from '@smsgw/kit/testing';
+import { SmppSimulator } from '@smsgw/smsc';
+import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { adminCaller, basic, request, type Reply } from '../support/http';
+
+/**
+ * Selling by destination (docs/billing.md), black-box against embedded mode and the simulator:
+ * price lists imported as CSV (refused whole with the lines of its bad rows), customer groups
+ * carrying them, an account's own list over its group's, the longest prefix and the default row,
+ * a destination a list does not price refused uncharged, a version that takes effect later, and
+ * a list changed while messages are accepted.
+ */
+
+let sim: SmppSimulator;
+let gw: RunningGateway;
+const admin = `Bearer ${ADMIN_TOKEN}`;
+const call = adminCaller(() => gw.base, admin);
+const auth = (user: string) => basic(user, `${user}-password`);
+
+async function importCsv(list: string, csv: string, effectiveFrom?: string): Promise<Reply> {
+  const query =
+    effectiveFrom === undefined ? '' : `?effective_from=${encodeURIComponent(effectiveFrom)}`;
+  return request(gw.base, 'POST', `/admin/v1/price-lists/${list}/versions${query}`, {
+    auth: admin,
+    body: csv,
+    headers: { 'content-type': 'text/csv' },
+  });
+}
+
+/** What /secure/rate says one part to `to` costs the account. */
+async function rateOf(user: string, to: string): Promise<Reply> {
+  return request(gw.base, 'POST', '/secure/rate', { auth: auth(user), json: { to, content: 'x' } });
+}
+
+/** Waits until the price books say `price` for the account and destination (they reload within a second). */
+async function priced(user: string, to: string, price: string): Promise<void> {
+  await waitFor(async () => {
+    const reply = await rateOf(user, to);
+    return reply.status === 200 && Number(reply.body.data.rate) === Number(price)
+      ? true
+      : undefined;
+  }, 20_000);
+}
+
+async function send(user: string, to: string): Promise<Reply> {
+  return request(gw.base, 'POST', '/secure/send', {
+    auth: auth(user),
+    json: { to, content: 'hi' },
+  });
+}
+
+async function costOf(user: string, reply: Reply): Promise<string> {
+  const id = /[0-9a-f-]{36}/.exec(String(reply.body.data))![0];
+  const status = await request(gw.base, 'GET', `/secure/messages/${id}`, { auth: auth(user) });
+  return status.body.data.cost as string;
+}
+
+const balanceOf = async (user: string) =>
+  String((await call('GET', `/accounts/${user}`)).body.balance);
+
+beforeAll(async () => {
+  sim = new SmppSimulator({ host: '127.0.0.1', port: 0 });
+  const { port } = await sim.start();
+  gw = await startEmbedded({ SMSC_URL: `smpp://gw:pw@127.0.0.1:${port}` });
+  for (const user of ['ann', 'ben', 'cat', 'dan'])
+    expect(
+      (
+        await call('POST', '/accounts', {
+          username: user,
+          password: `${user}-password`,
+          balance: '100',
+          rate: '0.1',
+        })
+      ).status,
+    ).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await sim?.stop();
+});
+
+describe('price lists', () => {
+  it('refuses a file with bad rows whole, naming each line, and stores nothing', async () => {
+    expect((await call('POST', '/price-lists', { name: 'retail', currency: 'EUR' })).status).toBe(
+      201,
+    );
+    expect((await call('POST', '/price-lists', { name: 'retail' })).status).toBe(409);
+    const bad = await importCsv(
+      'retail',
+      [
+        'prefix,price,description',
+        '41,0.05,ok',
+        '4x1,0.05,letters',
+        '44,-1,negative',
+        '41,0.06,again',
+        '49,0.1234567,too fine',
+      ].join('\n'),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail.errors.map((e: { message: string }) => e.message)).toEqual([
+      expect.stringMatching(/^line 3: prefix "4x1"/),
+      expect.stringMatching(/^line 4: price "-1"/),
+      expect.stringMatching(/^line 5: prefix 41 again \(line 2 has it\)/),
+      expect.stringMatching(/^line 6: price "0.1234567"/),
+    ]);
+    for (const csv of [
+      'price,prefix,colour\n1,41,red',
+      '',
+      'prefix,price\n',
+      'prefix,price,currency\n41,0.05,USD',
+    ])
+      expect((await importCsv('retail', csv)).status).toBe(400);
+    expect((await call('GET', '/price-lists/retail')).body.data.versions).toEqual([]);
+    // Only the credit scope changes prices.
+    const reader = await call('POST', '/tokens', { name: 'reader', scopes: ['accounts:read'] });
+    const refused = await request(gw.base, 'POST', '/admin/v1/price-lists/retail/versions', {
+      auth: `Bearer ${reader.body.data.token as string}`,
+      body: 'prefix,price\n41,0.05',
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(refused.status).toBe(403);
+  });
+
+  it("prices by the longest prefix, the default row, the group and the account's own list", async () => {
+    const retail = await importCsv(
+      'retail',
+      [
+        'prefix,price,description',
+        '*,0.09,everywhere else',
+        '41,0.05,Switzerland',
+        '4179,0.04,Swiss mobile',
+        '+44,0.06,UK',
+      ].join('\n'),
+    );
+    expect(retail.status).toBe(201);
+    expect(retail.body.data).toMatchObject({ rows: 4, status: 'current' });
+    expect((await call('POST', '/price-lists', { name: 'wholesale' })).status).toBe(201);
+    expect((await importCsv('wholesale', 'prefix,price\n41,0.02\n49,0.03')).status).toBe(201);
+    expect((await call('POST', '/price-lists', { name: 'vip' })).status).toBe(201);
+    expect((await importCsv('vip', 'prefix,price\n41,0.01')).status).toBe(201);
+    expect((await call('PUT', '/groups/retail', { price_list: 'retail' })).status).toBe(200);
+    expect((await call('PUT', '/groups/wholesale', { price_list: 'wholesale' })).status).toBe(200);
+    expect((await call('PUT', '/groups/nosuch', { price_list: 'nosuch' })).status).toBe(400);
+    for (const [user, body] of [
+      ['ann', { group: 'retail' }],
+      ['ben', { group: 'wholesale' }],
+      ['cat', { group: 'wholesale', price_list: 'vip' }],
+    ] as const)
+      expect((await call('PUT', `/accounts/${user}/pricing`, body)).status).toBe(200);
+    expect((await call('GET', '/accounts/cat/pricing')).body.data).toEqual({
+      username: 'cat',
+      group: 'wholesale',
+      price_list: 'vip',
+      priced_by: 'vip',
+    });
+    expect((await call('PUT', '/accounts/nobody/pricing', { group: 'retail' })).status).toBe(404);
+    expect((await call('PUT', '/accounts/ann/pricing', {})).status).toBe(400);
+
+    await priced('cat', '41790000001', '0.01');
+    const cases: [string, string, string][] = [
+      ['ann', '41790000001', '0.04'], // the longer prefix
+      ['ann', '41310000001', '0.05'],
+      ['ann', '447700900001', '0.06'],
+      ['ann', '33600000001', '0.09'], // the default row
+      ['ben', '41790000001', '0.02'],
+      ['ben', '49150000001', '0.03'],
+      ['cat', '41790000001', '0.01'], // its own list, over its group's
+      ['dan', '41790000001', '0.1'], // no list: its rate
+    ];
+    for (const [user, to, price] of cases) {
+      const rate = await rateOf(user, to);
+      expect({ user, to, status: rate.status }).toEqual({ user, to, status: 200 });
+      const sent = await send(user, to);
+      expect(sent.status).toBe(200);
+      expect({ user, to, cost: Number(await costOf(user, sent)) }).toEqual({
+        user,
+        to,
+        cost: Number(price),
+      });
+    }
+  });
+
+  it('refuses, uncharged, a destination the list does not price, one message or a batch', async () => {
+    const before = await balanceOf('ben');
+    const one = await send('ben', '33600000001');
+    expect(one.status).toBe(400);
+    expect(one.text).toContain('No price is listed for messages to 33600000001');
+    // The account's own list replaces its group's: 49 is the group's, not cat's.
+    expect((await send('cat', '49150000001')).status).toBe(400);
+    const batch = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: auth('ben'),
+      json: { messages: [{ to: ['41790000001', '33600000001', '33600000002'], content: 'hi' }] },
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body.detail.errors).toHaveLength(2);
+    expect(await balanceOf('ben')).toBe(before);
+    expect((await rateOf('ben', '33600000001')).status).toBe(400);
+  });
+
+  it('exports a version as CSV, and keeps the one before when a new one is loaded ahead of its start', async () => {
+    const csv = await request(gw.base, 'GET', '/admin/v1/price-lists/retail/csv', { auth: admin });
+    expect(csv.status).toBe(200);
+    expect(csv.text.trim().split('\n')).toEqual([
+      'prefix,price,currency,description',
+      '*,0.090000,EUR,everywhere else',
+      '41,0.050000,EUR,Switzerland',
+      '4179,0.040000,EUR,Swiss mobile',
+      '44,0.060000,EUR,UK',
+    ]);
+    const start = new Date(Date.now() + 4000).toISOString();
+    const ahead = await importCsv('retail', 'prefix,price\n*,0.08\n41,0.03', start);
+    expect(ahead.status).toBe(201);
+    expect(ahead.body.data.status).toBe('future');
+    expect((await importCsv('retail', 'prefix,price\n41,0.03', start)).status).toBe(409);
+    // Until it starts, the version in effect prices; then the new one, with no reload needed.
+    expect(Number((await rateOf('ann', '41310000001')).body.data.rate)).toBe(0.05);
+    await priced('ann', '41310000001', '0.03');
+    await priced('ann', '33600000001', '0.08');
+    const versions = (await call('GET', '/price-lists/retail')).body.data.versions;
+    expect(versions.map((v: { status: string }) => v.status)).toEqual(['current', 'past']);
+  });
+
+  it('charges each message accepted while a list changes under exactly one version', async () => {
+    await priced('ben', '41790000001', '0.02');
+    const sends = Array.from({ length: 30 }, (_, i) =>
+      send('ben', `4179000${String(i).padStart(4, '0')}`),
+    );
+    const swapped = importCsv('wholesale', 'prefix,price\n41,0.025\n49,0.03');
+    const replies = await Promise.all(sends);
+    expect((await swapped).status).toBe(201);
+    const costs = await Promise.all(replies.map((r) => costOf('ben', r)));
+    for (const cost of costs) expect([0.02, 0.025]).toContain(Number(cost));
+    await priced('ben', '41790000001', '0.025');
+  });
+
+  it('loads a list of 100,000 prefixes whole', async () => {
+    expect((await call('POST', '/price-lists', { name: 'big' })).status).toBe(201);
+    const lines = ['prefix,price'];
+    for (let i = 0; i < 100_000; i++)
+      lines.push(`${2_000_000 + i},${(0.01 + (i % 100) / 10_000).toFixed(4)}`);
+    const big = await importCsv('big', lines.join('\n'));
+    expect(big.status).toBe(201);
+    expect(big.body.data.rows).toBe(100_000);
+    expect((await call('PUT', '/accounts/dan/pricing', { price_list: 'big' })).status).toBe(200);
+    // 2099999 is row 99,999: 0.01 + 99/10,000.
+    await priced('dan', '20999991234', '0.0199');
+    expect((await send('dan', '30000001234')).status).toBe(400);
+    expect((await call('PUT', '/accounts/dan/pricing', { price_list: null })).status).toBe(200);
+    await priced('dan', '30000001234', '0.1');
+  });
+
+  it('lets a postpaid account go below zero down to its credit limit, and refuses it past that', async () => {
+    expect(
+      (
+        await call('POST', '/accounts', {
+          username: 'eve',
+          password: 'eve-password',
+          balance: '0',
+          rate: '0.1',
+        })
+      ).status,
+    ).toBe(201);
+    expect((await send('eve', '41790000001')).status).toBe(402);
+    const limited = await call('PUT', '/accounts/eve/pricing', { credit_limit: '0.25' });
+    expect(limited.status).toBe(200);
+    expect(limited.body.data.credit_limit).toBe('0.25');
+    expect((await send('eve', '41790000001')).status).toBe(200);
+    expect((await send('eve', '41790000002')).status).toBe(200);
+    const past = await send('eve', '41790000003');
+    expect(past.status).toBe(402);
+    expect(past.body.detail.code).toBe('INSUFFICIENT_CREDIT');
+    const balance = await request(gw.base, 'GET', '/secure/balance', { auth: auth('eve') });
+    expect(balance.body.data.balance).toBe('-0.2');
+    // A batch that would pass the limit is refused whole; one that stays within it is taken.
+    const batch = (n: number) =>
+      request(gw.base, 'POST', '/secure/sendbatch', {
+        auth: auth('eve'),
+        json: {
+          messages: [{ to: Array.from({ length: n }, (_, i) => `4179100000${i}`), content: 'x' }],
+        },
+      });
+    expect((await batch(2)).status).toBe(402);
+    // The limit cannot be lowered past the balance; a top-up brings it back above zero.
+    expect((await call('PUT', '/accounts/eve/pricing', { credit_limit: '0.1' })).status).toBe(400);
+    expect((await call('POST', '/accounts/eve/credit', { amount: '1' })).status).toBe(200);
+    expect(await balanceOf('eve')).toBe('0.8');
+    expect((await call('PUT', '/accounts/eve/pricing', { credit_limit: '0' })).status).toBe(200);
+    expect((await batch(2)).status).toBe(200);
+    expect(await balanceOf('eve')).toBe('0.6');
+  });
+});
