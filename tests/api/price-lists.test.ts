@@ -1,6 +1,11 @@
 import { waitFor } from '@smsgw/kit/testing';
 import { SmppSimulator } from '@smsgw/smsc';
 import { ADMIN_TOKEN, startEmbedded, type RunningGateway } from '../support/embedded';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GatewayCallError } from '@smsgw/cli';
+import { runSmsgw } from '../support/cli';
 import { adminCaller, basic, request, type Reply } from '../support/http';
 
 /**
@@ -153,6 +158,7 @@ describe('price lists', () => {
       group: 'wholesale',
       price_list: 'vip',
       priced_by: 'vip',
+      credit_limit: '0',
     });
     expect((await call('PUT', '/accounts/nobody/pricing', { group: 'retail' })).status).toBe(404);
     expect((await call('PUT', '/accounts/ann/pricing', {})).status).toBe(400);
@@ -168,6 +174,17 @@ describe('price lists', () => {
       ['cat', '41790000001', '0.01'], // its own list, over its group's
       ['dan', '41790000001', '0.1'], // no list: its rate
     ];
+    // Jasmin's HTTP /rate and its REST /secure/rate answer the listed price too.
+    const jasmin = await request(
+      gw.base,
+      'GET',
+      '/rate?username=ann&password=ann-password&to=41790000001&content=x',
+    );
+    expect(JSON.parse(jasmin.text)).toEqual({ unit_rate: 0.04, submit_sm_count: 1 });
+    const rest = await request(gw.base, 'GET', '/secure/rate?to=41790000001', {
+      auth: auth('ann'),
+    });
+    expect(rest.body.data).toEqual({ submit_sm_count: 1, unit_rate: 0.04 });
     for (const [user, to, price] of cases) {
       const rate = await rateOf(user, to);
       expect({ user, to, status: rate.status }).toEqual({ user, to, status: 200 });
@@ -288,5 +305,54 @@ describe('price lists', () => {
     expect((await call('PUT', '/accounts/eve/pricing', { credit_limit: '0' })).status).toBe(200);
     expect((await batch(2)).status).toBe(200);
     expect(await balanceOf('eve')).toBe('0.6');
+  });
+
+  it('imports, exports and assigns from the CLI, a bad file refused with its lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smsgw-prices-'));
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'prefix,price\n41,0.05\n41,0.06\nabc,1\n');
+    const refused = await runSmsgw(gw.base, ['prices', 'import', bad, '--list', 'cli']).catch(
+      (err: unknown) => err,
+    );
+    // No such list yet: made first, then the same file is refused for its rows.
+    expect(refused).toBeInstanceOf(GatewayCallError);
+    await runSmsgw(gw.base, ['prices', 'create', 'cli', '--currency', 'CHF']);
+    const rows = await runSmsgw(gw.base, ['prices', 'import', bad, '--list', 'cli']).catch(
+      (err: unknown) => err as GatewayCallError,
+    );
+    expect(rows).toBeInstanceOf(GatewayCallError);
+    expect((rows as GatewayCallError).errors).toEqual([
+      'line 3: prefix 41 again (line 2 has it)',
+      'line 4: prefix "abc": expected 1 to 15 digits, or * for the default row',
+    ]);
+    const good = join(dir, 'good.csv');
+    writeFileSync(good, 'prefix,price,currency\n*,0.2,CHF\n423,0.07,CHF\n');
+    expect(
+      JSON.parse(await runSmsgw(gw.base, ['prices', 'import', good, '--list', 'cli'])),
+    ).toMatchObject({
+      data: { rows: 2, status: 'current' },
+    });
+    expect((await runSmsgw(gw.base, ['prices', 'export', '--list', 'cli'])).split('\n')).toEqual([
+      'prefix,price,currency,description',
+      '*,0.200000,CHF,',
+      '423,0.070000,CHF,',
+    ]);
+    await runSmsgw(gw.base, ['groups', 'put', 'cli-group', '--price-list', 'cli']);
+    const pricing = JSON.parse(
+      await runSmsgw(gw.base, [
+        'accounts',
+        'pricing',
+        'dan',
+        '--group',
+        'cli-group',
+        '--credit-limit',
+        '5',
+      ]),
+    );
+    expect(pricing.data).toMatchObject({ group: 'cli-group', priced_by: 'cli', credit_limit: '5' });
+    await priced('dan', '42312345678', '0.07');
+    expect(
+      JSON.parse(await runSmsgw(gw.base, ['accounts', 'pricing', 'dan', '--group', 'none'])).data,
+    ).toMatchObject({ group: null, priced_by: null });
   });
 });

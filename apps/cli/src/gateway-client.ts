@@ -7,9 +7,17 @@ export class GatewayCallError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** What the gateway listed of the refusal (a price list's bad lines, a batch's bad entries). */
+    readonly errors: readonly string[] = [],
   ) {
     super(message);
   }
+}
+
+/** A body sent as it is, with its own content type (a CSV file), instead of as JSON. */
+export interface RawBody {
+  text: string;
+  contentType: string;
 }
 
 export interface ClientOptions {
@@ -28,6 +36,22 @@ export class GatewayClient {
     const text = await response.text();
     if (!response.ok) throw failure(response.status, text);
     return parse(text) as T;
+  }
+
+  /** A POST of a file as it is (a price list's CSV), answered with JSON. */
+  async upload<T>(path: string, authorization: string, body: RawBody): Promise<T> {
+    const response = await this.send('POST', path, authorization, body, this.timeout());
+    const text = await response.text();
+    if (!response.ok) throw failure(response.status, text);
+    return parse(text) as T;
+  }
+
+  /** A GET answered with text (a CSV export), read whole. */
+  async text(path: string, authorization: string): Promise<string> {
+    const response = await this.send('GET', path, authorization, undefined, this.timeout());
+    const text = await response.text();
+    if (!response.ok) throw failure(response.status, text);
+    return text;
   }
 
   /**
@@ -53,14 +77,15 @@ export class GatewayClient {
     signal: AbortSignal | undefined,
   ): Promise<Response> {
     const url = new URL(path, this.options.baseUrl);
+    const raw = isRaw(body) ? body : undefined;
     try {
       return await fetch(url, {
         method,
         headers: {
           authorization,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...(body !== undefined && { 'content-type': raw?.contentType ?? 'application/json' }),
         },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
+        ...(body !== undefined && { body: raw?.text ?? JSON.stringify(body) }),
         ...(signal !== undefined && { signal }),
       });
     } catch (err) {
@@ -71,6 +96,15 @@ export class GatewayClient {
       );
     }
   }
+}
+
+function isRaw(body: unknown): body is RawBody {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as RawBody).text === 'string' &&
+    typeof (body as RawBody).contentType === 'string'
+  );
 }
 
 function parse(text: string): unknown {
@@ -85,7 +119,12 @@ function parse(text: string): unknown {
 function failure(status: number, text: string): GatewayCallError {
   const error = ErrorBodySchema.safeParse(parse(text));
   if (error.success)
-    return new GatewayCallError(status, error.data.detail.code, error.data.detail.message);
+    return new GatewayCallError(
+      status,
+      error.data.detail.code,
+      error.data.detail.message,
+      (error.data.detail.errors ?? []).map((e) => e.message),
+    );
   return new GatewayCallError(status, 'HTTP_ERROR', `HTTP ${status}: ${text.slice(0, 200)}`);
 }
 

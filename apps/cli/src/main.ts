@@ -15,5 +15,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
       ? `${err.code}: ${err.message}`
       : (err as Error).message;
   process.stderr.write(`smsgw: ${detail}\n`);
+  if (err instanceof GatewayCallError)
+    for (const line of err.errors) process.stderr.write(`  ${line}\n`);
   process.exit(1);
 });

@@ -17,6 +17,7 @@ import { addAdminCommands } from './admin-commands';
 import { addBatchAdminCommands } from './batch-admin-commands';
 import { addOperatorCommands } from './operator-commands';
 import { addSmppCommands } from './smpp-commands';
+import { addAccountPricingCommand, addPricingCommands } from './pricing-commands';
 import { addCdrCommands } from './cdr-commands';
 
 const decimal = (value: string): string => {
@@ -418,6 +419,9 @@ export function buildProgram(io: Io): Command {
     batches,
   });
   addSmppCommands(program, { adminClient, admin, show });
+  const pricingDeps = { adminClient, admin, show, print: (text: string) => io.print(text) };
+  addPricingCommands(program, pricingDeps);
+  addAccountPricingCommand(accounts, pricingDeps);
   addCdrCommands(program, {
     adminClient,
     admin,

@@ -24,7 +24,8 @@ const MAX_BALANCE = '99999999999999.999999';
  * console-sessions.ts insertConsoleSession and findConsoleSession (a console session's account,
  * its state and credential version).
  * smpp-deliveries.ts smppWaitingByAccount (the name of each account something waits for).
- * price-lists.ts loadPricing (each account's group and list) and GROUPS (a group's accounts counted).
+ * price-lists.ts readPricing (each account's group and list), GROUPS (a group's accounts counted) and
+ * deleteCustomerGroup (only a group no account belongs to).
  */
 
 export interface AccountRow {

@@ -327,7 +327,8 @@ export function createBillingRoutes(db: Db, audit: AdminAudit): Router {
             );
           return false;
         }
-        await notePricingChange(tx);
+        // A credit limit prices nothing: the price books reload for a group or a list only.
+        if (group !== undefined || list !== undefined) await notePricingChange(tx);
         await audit.hook(req, res)(tx);
         return true;
       });
