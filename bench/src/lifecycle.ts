@@ -81,6 +81,7 @@ async function replay(
           connectors: each('default'),
           price: each(null),
           entry: each('rest'),
+          priceVersion: each(null),
         },
         [],
       );

@@ -223,3 +223,53 @@ describe("a customer's applications", () => {
     }, 30_000);
   });
 });
+
+describe("an operator's cancel of a customer's batch", () => {
+  it('cancels and refunds what is not sent, once, and only with accounts:write', async () => {
+    const balance = async () => String((await call('GET', '/accounts/gina')).body.balance);
+    const before = await balance();
+    const sent = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: gina,
+      json: {
+        messages: [{ to: ['41790000501', '41790000502'], content: 'later' }],
+        batch_config: { schedule_at: '3600s' },
+      },
+    });
+    expect(sent.status).toBe(200);
+    const batchId = sent.body.data.batchId as string;
+    expect(Number(await balance())).toBeLessThan(Number(before));
+
+    const reader = await call('POST', '/tokens', {
+      name: 'batch-reader',
+      scopes: ['batches:read'],
+    });
+    const refused = await request(gw.base, 'DELETE', `/admin/v1/batches/${batchId}`, {
+      auth: `Bearer ${reader.body.data.token as string}`,
+    });
+    expect(refused.status).toBe(403);
+
+    const cancelled = await call('DELETE', `/batches/${batchId}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data).toMatchObject({ batchId, state: 'cancelled' });
+    expect(Number(cancelled.body.data.refunded)).toBeGreaterThan(0);
+    expect(await balance()).toBe(before);
+    const status = await request(gw.base, 'GET', `/secure/batches/${batchId}`, { auth: gina });
+    expect(status.body.data.state).toBe('cancelled');
+
+    expect((await call('DELETE', `/batches/${batchId}`)).status).toBe(409);
+    expect(await balance()).toBe(before);
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-batch'])
+      expect((await call('DELETE', `/batches/${id}`)).status).toBe(404);
+    const audited = await call('GET', `/audit?target=${encodeURIComponent(`/batches/${batchId}`)}`);
+    // Newest first: the second cancel, refused; the one that refunded; the token without the scope.
+    expect(audited.body.data.map((e: { result: string }) => e.result)).toEqual([
+      'failed',
+      'ok',
+      'denied',
+    ]);
+    expect(audited.body.data[1]).toMatchObject({
+      actor: 'ADMIN_TOKEN',
+      summary: { refunded: cancelled.body.data.refunded },
+    });
+  });
+});

@@ -60,6 +60,18 @@ async function costOf(user: string, reply: Reply): Promise<string> {
   return status.body.data.cost as string;
 }
 
+/** What the message's story says charged it: its amount, and the list and version that priced it. */
+async function chargeOf(
+  reply: Reply,
+): Promise<{ cost: string; priceList: string | null; priceVersion: string | null }> {
+  const id = /[0-9a-f-]{36}/.exec(String(reply.body.data))![0];
+  const story = await call('GET', `/messages/${id}`);
+  const charged = (
+    story.body.data.events as { event: string; detail: Record<string, unknown> }[]
+  ).find((e) => e.event === 'charged')!;
+  return charged.detail as { cost: string; priceList: string | null; priceVersion: string | null };
+}
+
 const balanceOf = async (user: string) =>
   String((await call('GET', `/accounts/${user}`)).body.balance);
 
@@ -195,6 +207,56 @@ describe('price lists', () => {
         to,
         cost: Number(price),
       });
+      // The message keeps the list that priced it: an account's own, its group's, or none.
+      const listOf = { ann: 'retail', ben: 'wholesale', cat: 'vip', dan: null }[user];
+      expect((await chargeOf(sent)).priceList).toBe(listOf);
+    }
+  });
+
+  it("prices a batch's recipients each by its own prefix, its messages keeping the version", async () => {
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const batch = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: auth('ann'),
+      json: { messages: [{ to: ['41790000009', '33600000009'], content: 'batch' }] },
+    });
+    expect(batch.status).toBe(200);
+    const batchId = batch.body.data.batchId as string;
+    const made = await waitFor(async () => {
+      const page = await request(
+        gw.base,
+        'GET',
+        `/secure/messages?batch=${batchId}&since=${encodeURIComponent(since)}`,
+        { auth: auth('ann') },
+      );
+      const messages = page.body.data?.messages as { id: string; to: string }[] | undefined;
+      return messages?.length === 2 ? messages : undefined;
+    }, 20_000);
+    const current = (await call('GET', '/price-lists/retail')).body.data.versions[0].id as string;
+    for (const m of made) {
+      const story = await call('GET', `/messages/${m.id}`);
+      const routed = (
+        story.body.data.events as { event: string; detail: Record<string, unknown> }[]
+      ).find((e) => e.event === 'routed')!;
+      expect({ to: m.to, price: routed.detail['pricePerPart'] }).toEqual({
+        to: m.to,
+        price: m.to.startsWith('4179') ? '0.04' : '0.09',
+      });
+      const status = await request(gw.base, 'GET', `/secure/messages/${m.id}`, {
+        auth: auth('ann'),
+      });
+      expect(status.status).toBe(200);
+    }
+    // The version is kept on every message the batch made, as the entry was priced.
+    for (const m of made) {
+      const story = await call('GET', `/messages/${m.id}`);
+      const charged = (
+        story.body.data.events as { event: string; detail: Record<string, unknown> }[]
+      ).find((e) => e.event === 'charged')!;
+      expect(charged.detail).toMatchObject({
+        batchWide: true,
+        priceList: 'retail',
+        priceVersion: current,
+      });
     }
   });
 
@@ -230,6 +292,8 @@ describe('price lists', () => {
     expect(ahead.status).toBe(201);
     expect(ahead.body.data.status).toBe('future');
     expect((await importCsv('retail', 'prefix,price\n41,0.03', start)).status).toBe(409);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    expect((await importCsv('retail', 'prefix,price\n41,0.01', yesterday)).status).toBe(400);
     // Until it starts, the version in effect prices; then the new one, with no reload needed.
     expect(Number((await rateOf('ann', '41310000001')).body.data.rate)).toBe(0.05);
     await priced('ann', '41310000001', '0.03');
@@ -246,8 +310,17 @@ describe('price lists', () => {
     const swapped = importCsv('wholesale', 'prefix,price\n41,0.025\n49,0.03');
     const replies = await Promise.all(sends);
     expect((await swapped).status).toBe(201);
-    const costs = await Promise.all(replies.map((r) => costOf('ben', r)));
-    for (const cost of costs) expect([0.02, 0.025]).toContain(Number(cost));
+    const versions = (await call('GET', '/price-lists/wholesale')).body.data.versions as {
+      id: string;
+    }[];
+    const [newer, older] = versions.map((v) => v.id);
+    // Each message is charged under exactly one version, at that version's price.
+    for (const reply of replies) {
+      const charge = await chargeOf(reply);
+      const expected = charge.priceVersion === newer ? 0.025 : 0.02;
+      expect([newer, older]).toContain(charge.priceVersion);
+      expect(Number(charge.cost)).toBe(expected);
+    }
     await priced('ben', '41790000001', '0.025');
   });
 

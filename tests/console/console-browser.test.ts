@@ -93,6 +93,27 @@ async function logOut(): Promise<void> {
   await page.getByRole('button', { name: 'Log in' }).waitFor();
 }
 
+/** Makes an application on the page's Applications section; its client id and secret as shown once. */
+async function makeApplication(name: string): Promise<string[]> {
+  const apps = page.getByRole('region', { name: 'Applications' });
+  await apps.getByLabel("New application's name").fill(name);
+  await apps.getByRole('button', { name: 'Make an application' }).click();
+  const made = apps.getByRole('status').filter({ hasText: 'shown this once' });
+  await made.waitFor();
+  return (await made.locator('code').allInnerTexts()).map((t) => t.trim());
+}
+
+/** Revokes it after the confirmation; the section then lists none. */
+async function revokeApplication(clientId: string): Promise<void> {
+  const apps = page.getByRole('region', { name: 'Applications' });
+  await apps.getByRole('button', { name: `Revoke application ${clientId}` }).click();
+  await page
+    .getByRole('dialog', { name: `Revoke application ${clientId}?` })
+    .getByRole('button', { name: 'Revoke it' })
+    .click();
+  await apps.getByText('No applications.').waitFor();
+}
+
 const rowOf = (name: string) => page.getByRole('row').filter({ hasText: name });
 
 describe('the web console in a browser', () => {
@@ -226,6 +247,29 @@ describe('the web console in a browser', () => {
     await page.getByRole('link', { name: 'Batches' }).click();
     await page.getByRole('row').filter({ hasText: '2 of 2' }).waitFor();
     await accessible('customer batches');
+  });
+
+  it("the operator cancels a customer's scheduled batch, and it is refunded", async () => {
+    const before = String((await admin('GET', '/accounts/dora')).body.balance);
+    const later = await request(gw.base, 'POST', '/secure/sendbatch', {
+      auth: basic('dora', 'dora-pass-123'),
+      json: {
+        messages: [{ to: ['41790000004', '41790000005'], content: 'for tomorrow' }],
+        batch_config: { schedule_at: '86400s' },
+      },
+    });
+    expect(later.status).toBe(200);
+    await logInAsOperator();
+    await page.getByRole('link', { name: 'Batches' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'scheduled' });
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('row').filter({ hasText: 'cancelled' }).waitFor();
+    const after = await waitFor(async () => {
+      const balance = String((await admin('GET', '/accounts/dora')).body.balance);
+      return balance === before ? balance : undefined;
+    });
+    expect(after).toBe(before);
+    await accessible('operator batches');
   });
 
   it("the customer keeps its opt-out list and callback secret, and reads a handset's reply", async () => {
@@ -384,11 +428,7 @@ describe('the web console in a browser', () => {
     expect((await admin('GET', '/accounts/dora/smpp')).body).toMatchObject({ max_sessions: 2 });
 
     const apps = page.getByRole('region', { name: 'Applications' });
-    await apps.getByLabel("New application's name").fill('crm');
-    await apps.getByRole('button', { name: 'Make an application' }).click();
-    const made = apps.getByRole('status').filter({ hasText: 'shown this once' });
-    await made.waitFor();
-    const [clientId, secret] = (await made.locator('code').allInnerTexts()).map((t) => t.trim());
+    const [clientId, secret] = await makeApplication('crm');
     const token = await request(gw.base, 'POST', '/auth/v1/login/application', {
       body: new URLSearchParams({ client_id: clientId, client_secret: secret }),
     });
@@ -396,12 +436,7 @@ describe('the web console in a browser', () => {
     await apps.getByRole('row').filter({ hasText: 'crm' }).waitFor();
     await accessible('account access');
     await shot('account-access');
-    await apps.getByRole('button', { name: `Revoke application ${clientId}` }).click();
-    await page
-      .getByRole('dialog', { name: `Revoke application ${clientId}?` })
-      .getByRole('button', { name: 'Revoke it' })
-      .click();
-    await apps.getByText('No applications.').waitFor();
+    await revokeApplication(clientId);
     expect((await admin('GET', '/accounts/dora/applications')).body.data).toEqual([]);
 
     // Back as they were, for what follows.
@@ -420,23 +455,14 @@ describe('the web console in a browser', () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     const apps = page.getByRole('region', { name: 'Applications' });
     await apps.getByText('No applications.').waitFor();
-    await apps.getByLabel("New application's name").fill('shop');
-    await apps.getByRole('button', { name: 'Make an application' }).click();
-    const made = apps.getByRole('status').filter({ hasText: 'shown this once' });
-    await made.waitFor();
-    const [clientId] = (await made.locator('code').allInnerTexts()).map((t) => t.trim());
+    const [clientId] = await makeApplication('shop');
     await apps.getByRole('row').filter({ hasText: 'shop' }).waitFor();
     const listed = await request(gw.base, 'GET', '/auth/v1/applications', {
       auth: basic('dora', 'dora-pass-123'),
     });
     expect(listed.body.data.map((a: { client_id: string }) => a.client_id)).toEqual([clientId]);
     await accessible('customer applications');
-    await apps.getByRole('button', { name: `Revoke application ${clientId}` }).click();
-    await page
-      .getByRole('dialog', { name: `Revoke application ${clientId}?` })
-      .getByRole('button', { name: 'Revoke it' })
-      .click();
-    await apps.getByText('No applications.').waitFor();
+    await revokeApplication(clientId);
   });
 
   it('the operator adds a connector and routes, asks which route numbers take, and takes them away', async () => {

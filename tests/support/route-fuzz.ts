@@ -109,6 +109,7 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/audit': { query: 'AuditQuerySchema' },
   'GET /admin/v1/batches/stalled': { query: 'StalledBatchesQuerySchema' },
   'GET /admin/v1/batches': { query: 'AdminBatchSearchQuerySchema' },
+  'DELETE /admin/v1/batches/{id}': {},
   'GET /admin/v1/accounts': { query: 'AccountListQuerySchema' },
   'GET /admin/v1/messages': { query: 'AdminMessageSearchQuerySchema' },
   'GET /admin/v1/messages/{id}': {},

@@ -1,5 +1,7 @@
 import { Alert, Button, Card, Group, Modal, Stack, Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
+import { api } from './api';
 
 /** What the gateway answered when it refused a request, said where the request was made. */
 export function Failure({ error, title }: { error: Error | null | undefined; title?: string }) {
@@ -176,5 +178,43 @@ export function EditDelete(props: { name: string; onEdit: () => void; onDelete: 
         Delete {props.name}
       </Button>
     </Group>
+  );
+}
+
+/**
+ * Deleting one named thing (a connector, a route) after a confirmation that says what follows;
+ * `name` is the thing's while the question is open. The list under `refresh` is read again after.
+ */
+export function ConfirmDelete(props: {
+  thing: string;
+  name: string | undefined;
+  what: string;
+  path: (name: string) => string;
+  refresh: readonly unknown[];
+  onClose: () => void;
+}) {
+  const client = useQueryClient();
+  const remove = useMutation({
+    mutationFn: (name: string) => api<unknown>('DELETE', props.path(name)),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: props.refresh });
+      props.onClose();
+    },
+  });
+  return (
+    <Confirm
+      opened={props.name !== undefined}
+      title={`Delete ${props.thing} ${props.name ?? ''}?`}
+      what={props.what}
+      confirm="Delete it"
+      danger
+      busy={remove.isPending}
+      error={remove.error}
+      onConfirm={() => props.name !== undefined && remove.mutate(props.name)}
+      onClose={() => {
+        remove.reset();
+        props.onClose();
+      }}
+    />
   );
 }

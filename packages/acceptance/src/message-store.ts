@@ -85,6 +85,7 @@ export class MessageStore {
         connectors: messages.map((m) => m.routing.connectors.join(',')),
         price: messages.map((m) => m.routing.price),
         entry: messages.map((m) => m.entry),
+        priceVersion: messages.map((m) => m.routing.priceVersion ?? null),
       },
       publishedOutboxIds,
     );

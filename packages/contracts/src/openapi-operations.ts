@@ -140,6 +140,39 @@ export function operationsPaths(p: OpenApiParts): Json {
         },
       },
     },
+    '/admin/v1/batches/{id}': {
+      delete: {
+        summary:
+          "Cancel a batch of any account, as its customer's DELETE /secure/batches/{id} does: what is not submitted yet is cancelled and refunded (scope accounts:write; on the audit trail with the amount refunded)",
+        security: p.admin,
+        parameters: [p.pathParam('id', 'batchId')],
+        responses: {
+          200: {
+            description: 'Cancelled',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['data'],
+                  properties: {
+                    data: {
+                      type: 'object',
+                      required: ['batchId', 'state', 'refunded'],
+                      properties: {
+                        batchId: { type: 'string' },
+                        state: { const: 'cancelled' },
+                        refunded: { type: 'string' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...p.pick(401, 403, 404, 409),
+        },
+      },
+    },
     '/admin/v1/batches/stalled': {
       get: {
         summary: `Due batches of any account that have not moved (no chunk expanded, no message reaching an outcome) for \`after\` seconds, longest first, each with its reason (${STALL_REASONS.join(', ')}) and what to check; batches of a disabled account are held on purpose and not listed (scope batches:read)`,

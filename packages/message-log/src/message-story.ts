@@ -68,8 +68,17 @@ export function messageStory(facts: StoryFacts): TimelineEvent[] {
       'charged',
       row.batch_wide
         ? `Charged with its batch: the batch was debited ${negated(row.amount)} whole; this message's share is ${formatDecimal(m.cost)}`
-        : `Charged ${negated(row.amount)} for ${plural(Number(negated(row.sms_count)), 'part')}`,
-      { amount: negated(row.amount), batchWide: row.batch_wide, cost: formatDecimal(m.cost) },
+        : `Charged ${negated(row.amount)} for ${plural(Number(negated(row.sms_count)), 'part')}` +
+            (m.price_version === null
+              ? ''
+              : `, priced by list ${m.price_list ?? '(deleted)'} version ${m.price_version}`),
+      {
+        amount: negated(row.amount),
+        batchWide: row.batch_wide,
+        cost: formatDecimal(m.cost),
+        priceList: m.price_list,
+        priceVersion: m.price_version,
+      },
     );
   const planned = m.connectors ?? [m.connector_trail[0] ?? DEFAULT_CONNECTOR];
   add(

@@ -44,6 +44,8 @@ export interface BatchEntryInput {
   connectors: readonly string[];
   /** Price per part; null: the account's rate. */
   price: string | null;
+  /** The price list version the price comes from; null: the route's price or the rate. */
+  price_version: string | null;
 }
 
 export interface NewBatch {
@@ -70,7 +72,8 @@ export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<strin
     `WITH input AS (
          SELECT e.* FROM jsonb_to_recordset($8::jsonb) AS e(seq int, from_addr text, content text, hex_content text,
                                                             coding smallint, segments int, params jsonb, recipients jsonb,
-                                                            route text, connectors text[], price numeric, report jsonb)
+                                                            route text, connectors text[], price numeric, report jsonb,
+                                                            price_version bigint)
        ), priced AS (
          SELECT i.*, COALESCE(i.price, a.rate) * i.segments AS unit_cost, jsonb_array_length(i.recipients) AS n
            FROM input i, accounts a WHERE a.id = $2
@@ -93,10 +96,11 @@ export async function acceptBatch(db: Queryable, batch: NewBatch): Promise<strin
          RETURNING id, account_id, cost, segments
        ), entries AS (
          INSERT INTO batch_entries (batch_id, seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size,
-                                    route, connectors, report_mask, report_url, report_method, report_style)
+                                    route, connectors, report_mask, report_url, report_method, report_style, price_version)
          SELECT batch.id, p.seq, COALESCE(p.from_addr, debit.default_from), p.content, p.hex_content, p.coding, p.segments,
                 p.unit_cost, p.params, ARRAY(SELECT jsonb_array_elements_text(p.recipients)), p.n, p.route, p.connectors,
-                COALESCE((p.report->>'mask')::smallint, 0), p.report->>'url', p.report->>'method', p.report->>'style'
+                COALESCE((p.report->>'mask')::smallint, 0), p.report->>'url', p.report->>'method', p.report->>'style',
+                p.price_version
            FROM batch, debit, priced p
        ), ledger AS (
          INSERT INTO credit_ledger (account_id, amount, sms_count, reason, batch_id)
@@ -224,6 +228,18 @@ export async function lockBatch(
   return rows[0]?.state;
 }
 
+/** Locks a batch of any account (an operator's cancel): its state and account, or undefined. */
+export async function lockBatchById(
+  tx: Queryable,
+  batchId: string,
+): Promise<{ state: BatchState; account_id: string } | undefined> {
+  const { rows } = await tx.query<{ state: BatchState; account_id: string }>(
+    'SELECT state, account_id FROM batches WHERE id = $1 FOR UPDATE',
+    [batchId],
+  );
+  return rows[0];
+}
+
 /**
  * One statement: cancels the batch and its messages still waiting (messages), and refunds them
  * and the recipients not expanded yet to the account (accounts, with its credit_ledger row).
@@ -328,15 +344,15 @@ export async function takeDueBatch(
  */
 const ENTRY_SLICES = `
   SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, size, route, connectors,
-         report_mask, report_url, report_method, report_style,
+         report_mask, report_url, report_method, report_style, price_version,
          recipients[(CASE WHEN seq = $2 THEN $3 ELSE 0 END) + 1 :
                     (CASE WHEN seq = $2 THEN $3 ELSE 0 END) + LEAST($4, $3 + $4 - (upto - size))] AS slice
     FROM (SELECT seq, from_addr, content, hex_content, coding, segments, unit_cost, params, recipients, size, route, connectors,
-                 report_mask, report_url, report_method, report_style,
+                 report_mask, report_url, report_method, report_style, price_version,
                  sum(size) OVER (ORDER BY seq) AS upto
             FROM (SELECT e.seq, e.from_addr, e.content, e.hex_content, e.coding, e.segments, e.unit_cost, e.params, e.recipients,
                          e.route, e.connectors, e.report_mask, e.report_url, e.report_method, e.report_style,
-                         COALESCE(e.size, cardinality(e.recipients)) AS size
+                         e.price_version, COALESCE(e.size, cardinality(e.recipients)) AS size
                     FROM batch_entries e
                    WHERE e.batch_id = $1 AND e.seq >= $2
                    ORDER BY e.seq
@@ -371,10 +387,11 @@ export async function expandBatchChunk(
            ${ENTRY_SLICES}
          ), made AS (
            INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
-                                 route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry)
+                                 route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry,
+                                 price_version)
            SELECT smsgw_time_id(), $5, $1, 'queued', t.to_addr, p.from_addr, p.content, p.hex_content, p.coding, p.segments, p.unit_cost, p.params,
                   p.route, p.connectors, COALESCE(p.connectors[1:1], '{}'),
-                  p.report_mask, p.report_url, p.report_method, p.report_style, 'batch'
+                  p.report_mask, p.report_url, p.report_method, p.report_style, 'batch', p.price_version
              FROM picked p CROSS JOIN LATERAL unnest(p.slice) AS t(to_addr)
            RETURNING id, segments, COALESCE(connector_trail[1], '${DEFAULT_CONNECTOR}') AS connector
          ), outbox AS (

@@ -161,6 +161,9 @@ export interface MessageStoryRow extends MessageSearchRow {
   report_mask: number;
   report_url: string | null;
   report_style: string | null;
+  /** The price list version that priced it, and that list's name; null: its route's price or rate. */
+  price_version: string | null;
+  price_list: string | null;
 }
 
 /** One message, whoever's it is, with what its story is told from. */
@@ -171,7 +174,9 @@ export async function messageStory(
   const { rows } = await db.query<MessageStoryRow>(
     `SELECT ${SUMMARY_COLUMNS}, m.account_id, m.attempts, m.hex_content, m.connectors, m.connector_trail,
             m.unanswered_submits, m.submit_started_at, m.callback_error, m.report_mask, m.report_url,
-            m.report_style
+            m.report_style, m.price_version::text AS price_version,
+            (SELECT l.name FROM price_list_versions v JOIN price_lists l ON l.id = v.list_id
+              WHERE v.id = m.price_version) AS price_list
        FROM messages m JOIN accounts a ON a.id = m.account_id
       WHERE m.id = $1`,
     [id],

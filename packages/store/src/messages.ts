@@ -114,6 +114,8 @@ export interface NewMessageColumns {
   price: readonly (string | null)[];
   /** The way each came in (contracts' MessageEntry). */
   entry: readonly string[];
+  /** The price list version its price comes from; null: the route's price or the rate. */
+  priceVersion: readonly (string | null)[];
 }
 
 /** One row per message whose account exists; `fits`: accepted. */
@@ -140,9 +142,11 @@ const ACCEPT_MESSAGES_SQL = `
 WITH RECURSIVE input AS (
   SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.n) AS k
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[],
-                $12::text[], $13::text[], $14::numeric[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
+                $12::text[], $13::text[], $14::numeric[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[],
+                $20::bigint[])
          WITH ORDINALITY AS i(id, account_id, batch_id, to_addr, from_addr, content, hex_content, coding, segments, params,
-                              route, connectors, price, report_mask, report_url, report_method, report_style, entry, n)
+                              route, connectors, price, report_mask, report_url, report_method, report_style, entry,
+                              price_version, n)
 ), account AS (
   SELECT a.id, a.balance, a.sms_count, a.rate, a.default_from, a.credit_limit
     FROM accounts a
@@ -173,10 +177,11 @@ WITH RECURSIVE input AS (
    WHERE a.id = t.account_id
 ), message AS (
   INSERT INTO messages (id, account_id, batch_id, state, to_addr, from_addr, content, hex_content, coding, segments, cost, params,
-                        route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry)
+                        route, connectors, connector_trail, report_mask, report_url, report_method, report_style, entry,
+                        price_version)
   SELECT id, account_id, batch_id, 'queued', to_addr, sender, content, hex_content, coding, segments, cost, params::jsonb,
          route, string_to_array(connectors, ','), (string_to_array(connectors, ','))[1:1],
-         report_mask, report_url, report_method, report_style, entry
+         report_mask, report_url, report_method, report_style, entry, price_version
     FROM accepted ORDER BY n
   RETURNING id, account_id, batch_id, cost, segments
 ), ledger AS (
@@ -220,6 +225,7 @@ export async function acceptMessages(
     messages.reportMethod,
     messages.reportStyle,
     messages.entry,
+    messages.priceVersion,
   ]);
   return rows;
 }

@@ -2,8 +2,9 @@ import type { Db, Queryable } from '@smsgw/kit';
 
 /**
  * Statements on `price_lists`, `price_list_versions`, `price_list_rows`, `customer_groups` and
- * `pricing_changes` (migration 040, docs/billing.md). loadPricing also reads `accounts` (each
- * account's group and list), named in accounts.ts; groupsInUse counts the accounts of a group.
+ * `pricing_changes` (migration 040, docs/billing.md). readPricing also reads `accounts` (each
+ * account's group and list), named in accounts.ts. message-search.ts messageStory reads the name
+ * and version of the list that priced a message.
  */
 
 export interface PriceListRow {

@@ -56,6 +56,7 @@ export class BatchStore {
         route: e.routing?.route ?? null,
         connectors: e.routing?.connectors ?? [DEFAULT_CONNECTOR],
         price: e.routing?.price ?? null,
+        price_version: e.routing?.priceVersion ?? null,
       }));
     const cost = await acceptBatch(this.db, {
       id: batchId,

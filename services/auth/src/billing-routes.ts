@@ -38,6 +38,9 @@ import { adminActor } from './admin-auth';
 import { requireScope } from './admin-scopes';
 import { parsePriceCsv } from './price-csv';
 
+/** How far in the past effective_from may be: a clock a little behind the gateway's is taken. */
+const BACKDATE_SLACK_MS = 60_000;
+
 /** A price list file's size at most: 500,000 rows of a prefix, a price and a short description. */
 const MAX_CSV_BYTES = 32 * 1024 * 1024;
 
@@ -112,6 +115,12 @@ export function createPriceImportRoute(db: Db, audit: AdminAudit): Router {
           },
         );
       const effectiveFrom = effective_from === undefined ? new Date() : new Date(effective_from);
+      // Messages already accepted kept their prices: a version cannot claim the time before it.
+      if (effectiveFrom.getTime() < Date.now() - BACKDATE_SLACK_MS)
+        throw HttpError.invalid(
+          'effective_from',
+          'a version takes effect now or later, not before',
+        );
       const version = await db.transaction(async (tx) => {
         const made = await insertPriceListVersion(tx, {
           listId: list.id,

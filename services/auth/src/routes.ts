@@ -390,7 +390,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   admin.use(createBillingRoutes(deps.db, audit));
   admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
-  admin.use(createBatchAdminRoutes(deps.db));
+  admin.use(createBatchAdminRoutes(deps.db, audit));
   admin.use(createStatsRoutes(deps.db, deps.searchMaxDays));
   admin.use(createCdrRoutes(deps.db, audit, deps.searchMaxDays, deps.logger));
   admin.use(createOperatorViewRoutes({ db: deps.db, audit, searchMaxDays: deps.searchMaxDays }));

@@ -46,6 +46,7 @@ async function acceptBatch(accountId: string, recipients: number): Promise<strin
         route: null,
         connectors: [],
         price: null,
+        price_version: null,
       },
     ],
   });

@@ -10,11 +10,12 @@ import { useLoggedIn } from '../session';
 /** A batch a cancel can stop. */
 const CANCELLABLE = new Set<string>(OPEN_BATCH_STATES);
 
-function CancelBatch({ batch }: { batch: BatchSummary }) {
+/** Cancels an open batch: a customer's own through /secure/, an operator's through the admin API. */
+function CancelBatch({ batch, prefix }: { batch: BatchSummary; prefix: string }) {
   const client = useQueryClient();
   const cancel = useMutation({
     mutationFn: () =>
-      api<unknown>('DELETE', `/secure/batches/${encodeURIComponent(batch.batchId)}`),
+      api<unknown>('DELETE', `${prefix}/batches/${encodeURIComponent(batch.batchId)}`),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['batches'] }),
   });
   return (
@@ -36,11 +37,15 @@ function CancelBatch({ batch }: { batch: BatchSummary }) {
   );
 }
 
-/** Batches, newest first, with their progress: a customer's own (cancel), or every account's. */
+/**
+ * Batches, newest first, with their progress: a customer's own, or every account's; an open one
+ * can be cancelled (by an operator with accounts:write).
+ */
 export function BatchesPage() {
   const session = useLoggedIn();
   const operator = session.kind === 'operator';
   const prefix = operator ? '/admin/v1' : '/secure';
+  const canCancel = !operator || session.scopes.includes('accounts:write');
   const pages = useCursorPages();
   const next = pages.cursor;
   const list = useQuery({
@@ -73,7 +78,7 @@ export function BatchesPage() {
             <Table.Th>Messages</Table.Th>
             <Table.Th>Progress</Table.Th>
             <Table.Th>Cost</Table.Th>
-            {!operator && <Table.Th>Action</Table.Th>}
+            {canCancel && <Table.Th>Action</Table.Th>}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -92,8 +97,10 @@ export function BatchesPage() {
                 />
               </Table.Td>
               <Table.Td>{b.cost}</Table.Td>
-              {!operator && (
-                <Table.Td>{CANCELLABLE.has(b.state) && <CancelBatch batch={b} />}</Table.Td>
+              {canCancel && (
+                <Table.Td>
+                  {CANCELLABLE.has(b.state) && <CancelBatch batch={b} prefix={prefix} />}
+                </Table.Td>
               )}
             </Table.Tr>
           ))}

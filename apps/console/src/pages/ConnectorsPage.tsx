@@ -2,7 +2,7 @@ import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ConnectorView } from '@smsgw/contracts';
-import { Confirm, EditDelete, Failure } from '../parts';
+import { Confirm, ConfirmDelete, EditDelete, Failure } from '../parts';
 import { api } from '../api';
 import { ConnectorForm } from '../ConnectorForm';
 
@@ -51,18 +51,9 @@ function ConfirmChange({
 
 /** The connectors with their state, sessions, window and rate, refreshed live; stop and start. */
 export function ConnectorsPage() {
-  const client = useQueryClient();
   const [change, setChange] = useState<{ name: string; action: 'stop' | 'start' }>();
   const [editing, setEditing] = useState<ConnectorView | 'new' | undefined>();
   const [deleting, setDeleting] = useState<string | undefined>();
-  const remove = useMutation({
-    mutationFn: (name: string) =>
-      api<unknown>('DELETE', `/admin/v1/connectors/${encodeURIComponent(name)}`),
-    onSuccess: () => {
-      setDeleting(undefined);
-      void client.invalidateQueries({ queryKey: ['connectors'] });
-    },
-  });
   const list = useQuery({
     queryKey: ['connectors'],
     queryFn: () => api<{ data: ConnectorView[] }>('GET', '/admin/v1/connectors'),
@@ -134,15 +125,12 @@ export function ConnectorsPage() {
       {list.data?.data.length === 0 && <Text>No connector is configured.</Text>}
       <ConfirmChange change={change} onClose={() => setChange(undefined)} />
       <ConnectorForm editing={editing} onClose={() => setEditing(undefined)} />
-      <Confirm
-        opened={deleting !== undefined}
-        title={`Delete connector ${deleting ?? ''}?`}
+      <ConfirmDelete
+        thing="connector"
+        name={deleting}
         what="Its dispatchers unbind. A connector that routes name, or that messages still wait for, is not deleted: the gateway says which."
-        confirm="Delete it"
-        danger
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => deleting !== undefined && remove.mutate(deleting)}
+        path={(name) => `/admin/v1/connectors/${encodeURIComponent(name)}`}
+        refresh={['connectors']}
         onClose={() => setDeleting(undefined)}
       />
     </Stack>

@@ -1,9 +1,9 @@
 import { Button, Group, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { MoRouteList, MoRouteView, MtRouteView } from '@smsgw/contracts';
 import { api } from '../api';
-import { Confirm, EditDelete, Failure } from '../parts';
+import { ConfirmDelete, EditDelete, Failure } from '../parts';
 import { useLoggedIn } from '../session';
 import { MoRouteForm, MtRouteForm } from './RouteForms';
 import { MoRouteTester, MtRouteTester } from './RouteTesters';
@@ -18,19 +18,6 @@ function filtersText(filters: Record<string, unknown>): string {
   return parts.length === 0 ? 'every message' : parts.join('; ');
 }
 
-/** Deleting a route, after a confirmation: its messages go to the next route that matches. */
-function useDelete(kind: 'routes' | 'mo-routes', onDone: () => void) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) =>
-      api<unknown>('DELETE', `/admin/v1/${kind}/${encodeURIComponent(name)}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: [kind] });
-      onDone();
-    },
-  });
-}
-
 function MtRoutes() {
   const [editing, setEditing] = useState<MtRouteView | 'new' | undefined>();
   const [deleting, setDeleting] = useState<string | undefined>();
@@ -38,7 +25,6 @@ function MtRoutes() {
     queryKey: ['routes'],
     queryFn: () => api<{ data: MtRouteView[] }>('GET', '/admin/v1/routes'),
   });
-  const remove = useDelete('routes', () => setDeleting(undefined));
   const routes = list.data?.data ?? [];
   return (
     <Stack component="section" aria-labelledby="mt-routes">
@@ -96,15 +82,12 @@ function MtRoutes() {
       )}
       <MtRouteTester />
       <MtRouteForm editing={editing} onClose={() => setEditing(undefined)} />
-      <Confirm
-        opened={deleting !== undefined}
-        title={`Delete MT route ${deleting ?? ''}?`}
+      <ConfirmDelete
+        thing="MT route"
+        name={deleting}
         what="Its messages go to the next route that matches them, or are refused when none does."
-        confirm="Delete it"
-        danger
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => deleting !== undefined && remove.mutate(deleting)}
+        path={(name) => `/admin/v1/routes/${encodeURIComponent(name)}`}
+        refresh={['routes']}
         onClose={() => setDeleting(undefined)}
       />
     </Stack>
@@ -118,7 +101,6 @@ function MoRoutes() {
     queryKey: ['mo-routes'],
     queryFn: () => api<MoRouteList>('GET', '/admin/v1/mo-routes'),
   });
-  const remove = useDelete('mo-routes', () => setDeleting(undefined));
   const routes = list.data?.data ?? [];
   return (
     <Stack component="section" aria-labelledby="mo-routes">
@@ -174,15 +156,12 @@ function MoRoutes() {
       )}
       <MoRouteTester />
       <MoRouteForm editing={editing} onClose={() => setEditing(undefined)} />
-      <Confirm
-        opened={deleting !== undefined}
-        title={`Delete MO route ${deleting ?? ''}?`}
+      <ConfirmDelete
+        thing="MO route"
+        name={deleting}
         what="The messages it took go to the next route that matches them, or are kept as unrouted."
-        confirm="Delete it"
-        danger
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => deleting !== undefined && remove.mutate(deleting)}
+        path={(name) => `/admin/v1/mo-routes/${encodeURIComponent(name)}`}
+        refresh={['mo-routes']}
         onClose={() => setDeleting(undefined)}
       />
     </Stack>
