@@ -22,7 +22,7 @@ beforeAll(async () => {
     req.on('end', () => answer(req, res, new URLSearchParams(Buffer.concat(chunks).toString())));
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  base = `http://gw:secret@127.0.0.1:${(upstream.address() as AddressInfo).port}/api?window=2&timeout_ms=300`;
+  base = `http://gw:secret@127.0.0.1:${(upstream.address() as AddressInfo).port}/api?window=2&timeout_ms=1500`;
 });
 
 function answer(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): void {
@@ -38,7 +38,7 @@ function answer(req: IncomingMessage, res: ServerResponse, form: URLSearchParams
   const to = form.get('to') ?? '';
   if (to.startsWith('999')) return void res.writeHead(400).end('Error "Bad destination"');
   if (to.startsWith('500')) return void res.writeHead(500).end('Error "busy"');
-  if (to.startsWith('777')) return void setTimeout(() => res.end(`Success "late"`), 1000);
+  if (to.startsWith('777')) return void setTimeout(() => res.end(`Success "late"`), 4000);
   res.end(`Success "${(next++).toString(16).toUpperCase()}0A"`);
 }
 afterAll(async () => {
