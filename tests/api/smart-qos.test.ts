@@ -12,6 +12,14 @@ describe('smart QoS', () => {
     const match = /^smsgw_qos_rate\{[^}]*\} ([\d.]+)$/m.exec(text);
     return match ? Number(match[1]) : undefined;
   };
+  const decreases = async (reason: 'throttled' | 'slow'): Promise<number> => {
+    const text = (await request(gw.base, 'GET', '/metrics')).text;
+    const pattern = new RegExp(
+      `^smsgw_qos_decreases_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)$`,
+      'm',
+    );
+    return Number(pattern.exec(text)?.[1] ?? 0);
+  };
 
   beforeAll(async () => {
     sim = new SmppSimulator({
@@ -58,11 +66,18 @@ describe('smart QoS', () => {
       100,
     );
     expect(lowered).toBeLessThan(60);
+    expect(await decreases('throttled')).toBeGreaterThan(0);
 
     sim.setThrottleRate(0);
     const recovered = await waitFor(
       async () => {
         const rate = await qosRate();
+        console.log(
+          Date.now() % 100000,
+          rate,
+          await decreases('throttled'),
+          await decreases('slow'),
+        );
         return rate !== undefined && rate >= 98 ? rate : undefined;
       },
       // From a quarter of the ceiling at +5% a second the climb takes 15 s: the margin is for a
@@ -70,7 +85,11 @@ describe('smart QoS', () => {
       60_000,
       'the rate recovered',
       250,
-    );
+    ).catch(async (err: Error) => {
+      // Which decreases held it down tells a throttling SMSC from answers judged slow.
+      const why = `rate ${await qosRate()}, decreases: throttled ${await decreases('throttled')}, slow ${await decreases('slow')}`;
+      throw new Error(`${err.message} (${why})`);
+    });
     expect(recovered).toBeGreaterThanOrEqual(98);
     // Throttled messages were retried, not lost.
     await waitFor(

@@ -19,6 +19,7 @@ export interface DispatcherMetrics {
   throughputWait: Histogram;
   throughputPaused: Gauge;
   qosRate: Gauge<'connector'>;
+  qosDecreases: Counter<'connector' | 'reason'>;
   throughputCap: Gauge<'connector' | 'scope'>;
   dispatchLag: Gauge;
 }
@@ -46,7 +47,9 @@ export interface ConnectorView {
   current:
     | {
         throughput: number;
-        qos: { current(): number } | undefined;
+        qos:
+          | { current(): number; decreasesBy(): Readonly<Record<'throttled' | 'slow', number>> }
+          | undefined;
         sessions(): number;
         load(): { inWindow: number; waiting: number };
       }
@@ -184,6 +187,24 @@ export function createDispatcherMetrics(
         for (const c of connectors()) {
           const qos = c.current?.qos;
           if (qos) this.set({ connector: c.name }, qos.current());
+        }
+      },
+    }),
+    qosDecreases: new Counter({
+      name: 'smsgw_qos_decreases_total',
+      help: 'Times smart QoS lowered the rate, by reason: throttled (ESME_RTHROTTLED) or slow (answers well above their recent floor)',
+      labelNames: ['connector', 'reason'],
+      registers,
+      collect() {
+        // The controller counts; a new session starts it from zero, which Prometheus reads as a
+        // counter reset.
+        this.reset();
+        for (const c of connectors()) {
+          const qos = c.current?.qos;
+          if (!qos) continue;
+          for (const [reason, n] of Object.entries(qos.decreasesBy())) {
+            this.inc({ connector: c.name, reason }, n);
+          }
         }
       },
     }),

@@ -10,6 +10,8 @@ interface LinkModel {
   throttles?: (t: number, n: number) => boolean;
   /** Periods in which our own event loop is stalled: answers due in one arrive at its end. */
   stalls?: (t: number) => number | undefined;
+  /** Our event loop's mean delay at `t` (ms), as the controller's host-delay probe reads it. */
+  loopDelay?: (t: number) => number;
 }
 
 /**
@@ -17,12 +19,14 @@ interface LinkModel {
  * controller's rate, answers after the model's time (later when the host is stalled), and the
  * rate seen every 100 ms. No wall clock, no race.
  */
-function simulate(qos: SmartQos, link: LinkModel, untilMs: number): Array<[number, number]> {
+function simulate(link: LinkModel, untilMs: number): Array<[number, number]> {
+  let t = 0;
+  const qos = new SmartQos(options, 0, () => link.loopDelay?.(t) ?? 0);
   const pending: Array<{ at: number; sent: number; throttled: boolean }> = [];
   const rates: Array<[number, number]> = [];
   let credit = 0;
   let sent = 0;
-  for (let t = 0; t <= untilMs; t += 10) {
+  for (; t <= untilMs; t += 10) {
     credit += (qos.current(t) * 10) / 1000;
     for (; credit >= 1; credit--, sent++) {
       const due = t + link.answerMs(t);
@@ -95,17 +99,12 @@ describe('SmartQos', () => {
   });
 
   it('keeps the ceiling on a busy host whose stalls delay bursts of answers', () => {
-    const rates = simulate(
-      new SmartQos(options, 0),
-      { answerMs: () => 3, stalls: busyHost },
-      60_000,
-    );
+    const rates = simulate({ answerMs: () => 3, stalls: busyHost }, 60_000);
     expect(lowestBetween(rates, 0, 60_000)).toBe(100);
   });
 
   it('backs off while the SMSC throttles and is back at the ceiling 25 s after, on a busy host', () => {
     const rates = simulate(
-      new SmartQos(options, 0),
       {
         answerMs: () => 3,
         throttles: (t, n) => t < 10_000 && n % 2 === 0,
@@ -120,9 +119,21 @@ describe('SmartQos', () => {
     expect(lowestBetween(rates, back!, 60_000)).toBe(100);
   });
 
+  it('does not back off when answers are late because our own event loop is', () => {
+    // From 10 s on the host is saturated: every answer waits 60 ms for our loop, which runs 50 ms
+    // late on average.
+    const saturated = {
+      answerMs: (t: number) => (t < 10_000 ? 3 : 63),
+      loopDelay: (t: number) => (t < 10_000 ? 0.5 : 50),
+    };
+    expect(lowestBetween(simulate(saturated, 30_000), 0, 30_000)).toBe(100);
+    // The same answers with a loop on time are a slower SMSC.
+    const slower = simulate({ ...saturated, loopDelay: () => 0.5 }, 30_000);
+    expect(lowestBetween(slower, 10_000, 14_000)).toBeLessThan(100);
+  });
+
   it('backs off when the SMSC slows down, and takes a lasting new pace as normal', () => {
     const rates = simulate(
-      new SmartQos(options, 0),
       // 3 ms, then from 10 s on 80 ms and it stays so: an SMSC farther away after a failover.
       { answerMs: (t) => (t < 10_000 ? 3 : 80), stalls: busyHost },
       80_000,
@@ -133,11 +144,7 @@ describe('SmartQos', () => {
     expect(back).toBeDefined();
     expect(lowestBetween(rates, back!, 80_000)).toBe(100);
     // A rise above that new pace still backs off.
-    const later = simulate(
-      new SmartQos(options, 0),
-      { answerMs: (t) => (t < 30_000 ? 80 : 300) },
-      40_000,
-    );
+    const later = simulate({ answerMs: (t) => (t < 30_000 ? 80 : 300) }, 40_000);
     expect(lowestBetween(later, 0, 30_000)).toBe(100);
     expect(rateAt(later, 34_000)).toBeLessThan(100);
   });

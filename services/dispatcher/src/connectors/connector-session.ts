@@ -10,6 +10,7 @@ import type { DispatcherMetrics, InboundMetrics } from '../metrics';
 import { ReceiptMatcher } from '../receipt-matcher';
 import type { AccountCaps } from '../throughput/account-caps';
 import type { RateLimiter } from '../throughput/rate-limiter';
+import { EventLoopLag } from '../throughput/event-loop-lag';
 import { SmartQos } from '../throughput/smart-qos';
 import { ThroughputGate } from '../throughput/throughput-gate';
 import { SubmitPacing } from '../throughput/submit-pacing';
@@ -50,6 +51,7 @@ export class ConnectorSession {
   readonly qos: SmartQos | undefined;
   readonly throughput: number;
   private readonly receipts: ReceiptMatcher;
+  private readonly loopLag: EventLoopLag | undefined;
   private readonly inbound: InboundReceiver;
   private failure: { text: string; at: Date } | undefined;
 
@@ -65,8 +67,12 @@ export class ConnectorSession {
     // Smart QoS climbs back to the configured rate: the worker's, else the connector's cap, else a ceiling.
     const ceiling =
       settings.throughputPerWorker || opened.throughput || dispatcherDefaults.uncappedQosRate;
-    this.qos = settings.smartQos
-      ? new SmartQos({ ...dispatcherDefaults.smartQos, maxRate: ceiling })
+    const loopLag = settings.smartQos ? new EventLoopLag() : undefined;
+    this.loopLag = loopLag;
+    this.qos = loopLag
+      ? new SmartQos({ ...dispatcherDefaults.smartQos, maxRate: ceiling }, Date.now(), () =>
+          loopLag.meanMsSinceLast(),
+        )
       : undefined;
     const claims = new MessageClaims(db, name);
     const gate = new ThroughputGate(
@@ -134,6 +140,7 @@ export class ConnectorSession {
     await this.dispatcher.drain();
     this.receipts.stop();
     this.inbound.stop();
+    this.loopLag?.stop();
     await this.connector.stop();
   }
 

@@ -20,7 +20,8 @@ export interface SmartQosOptions {
 /**
  * Adapts the submit rate to the SMSC (docs/architecture.md § Throughput caps): multiplicative
  * back-off on throttling, or when the median answer time of two intervals running is well above
- * its recent floor; additive recovery up to the configured rate; at most one decrease a second.
+ * its recent floor while our own event loop keeps time; additive recovery up to the configured rate;
+ * at most one decrease a second.
  * Every method takes the time, so tests run it on a clock of their own.
  */
 export class SmartQos {
@@ -28,14 +29,17 @@ export class SmartQos {
   private lastDecrease = -Infinity;
   private lastTick: number;
   private readonly latency: SlowAnswers;
+  private readonly decreases = { throttled: 0, slow: 0 };
 
   constructor(
     private readonly options: SmartQosOptions,
     now = Date.now(),
+    /** Our own event loop's mean delay since the last call (ms): answers wait that long for us. */
+    hostDelayMs: () => number = () => 0,
   ) {
     this.rate = options.maxRate;
     this.lastTick = now;
-    this.latency = new SlowAnswers(options, now);
+    this.latency = new SlowAnswers(options, now, hostDelayMs);
   }
 
   current(now = Date.now()): number {
@@ -43,18 +47,24 @@ export class SmartQos {
     return this.rate;
   }
 
+  /** Decreases so far, by their cause. */
+  decreasesBy(): Readonly<Record<'throttled' | 'slow', number>> {
+    return this.decreases;
+  }
+
   onThrottled(now = Date.now()): void {
-    this.decrease(this.options.throttleFactor, now);
+    this.decrease('throttled', this.options.throttleFactor, now);
   }
 
   onResponse(latencyMs: number, now = Date.now()): void {
-    if (this.latency.add(latencyMs, now)) this.decrease(this.options.latencyFactor, now);
+    if (this.latency.add(latencyMs, now)) this.decrease('slow', this.options.latencyFactor, now);
   }
 
-  private decrease(factor: number, now: number): void {
+  private decrease(reason: 'throttled' | 'slow', factor: number, now: number): void {
     this.recover(now);
     if (now - this.lastDecrease < 1000) return;
     this.lastDecrease = now;
+    this.decreases[reason]++;
     this.rate = Math.max(this.options.minRate, this.rate * factor);
   }
 
@@ -91,6 +101,7 @@ class SlowAnswers {
   constructor(
     private readonly options: SmartQosOptions,
     now: number,
+    private readonly hostDelayMs: () => number,
   ) {
     this.intervalStart = now;
     this.windowStart = now;
@@ -109,6 +120,7 @@ class SlowAnswers {
   private closeInterval(now: number): boolean {
     const samples = this.samples;
     const silent = now - this.intervalStart >= 2 * this.options.intervalMs;
+    const hostDelay = this.hostDelayMs();
     this.samples = [];
     this.intervalStart = now;
     if (samples.length < this.options.minSamples) {
@@ -117,7 +129,14 @@ class SlowAnswers {
     }
     const median = medianOf(samples);
     const floor = this.floor(median, now);
-    const slow = median > Math.max(2 * floor, floor + 20);
+    const margin = Math.max(floor, 20);
+    // Answers late because our own loop ran late (a saturated or starved host) say nothing about
+    // the SMSC: backing off would not make them faster, only hold the rate down.
+    if (hostDelay > margin / 2) {
+      this.previousSlow = false;
+      return false;
+    }
+    const slow = median > floor + margin;
     // A silence between two intervals breaks the run: the SMSC may have recovered meanwhile.
     const slowTwice = slow && this.previousSlow && !silent;
     this.previousSlow = slow;
