@@ -257,7 +257,7 @@ describe('statistics', () => {
     await refused(
       '?group=colour',
       400,
-      /^group: expected account, connector, route, country, state/,
+      /^group: expected account, customer_group, connector, route, country, state/,
     );
     await refused('?country=abc', 400, /^country: /);
     await refused('?colour=red', 400, /colour/);

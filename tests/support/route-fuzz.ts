@@ -127,6 +127,8 @@ export const SPECS: Record<string, RouteSpec> = {
   'GET /admin/v1/groups/{name}': {},
   'PUT /admin/v1/groups/{name}': { body: 'CustomerGroupInputSchema' },
   'DELETE /admin/v1/groups/{name}': {},
+  'GET /admin/v1/connector-costs': {},
+  'PUT /admin/v1/connector-costs/{connector}': { body: 'ConnectorCostInputSchema' },
   'GET /admin/v1/accounts/{username}/pricing': {},
   'PUT /admin/v1/accounts/{username}/pricing': { body: 'AccountPricingInputSchema' },
   'GET /secure/messages': { query: 'MessageSearchQuerySchema' },

@@ -58,6 +58,28 @@ export function addPricingCommands(program: Command, d: PricingDeps): void {
       d.print((await d.adminClient().text(`${path(o.list)}/csv${query}`, d.admin())).trimEnd());
     });
 
+  prices
+    .command('costs')
+    .description("each connector's cost list (its supplier's prices)")
+    .action(async () => {
+      d.show(await d.adminClient().call('GET', '/admin/v1/connector-costs', d.admin()));
+    });
+  prices
+    .command('cost <connector>')
+    .description(
+      "give a connector the list of its supplier's prices, so its messages record their cost",
+    )
+    .requiredOption('--list <name>', "the price list; 'none' takes it away")
+    .action(async (connector: string, o: { list: string }) => {
+      d.show(
+        await d
+          .adminClient()
+          .call('PUT', `/admin/v1/connector-costs/${encodeURIComponent(connector)}`, d.admin(), {
+            price_list: o.list === 'none' ? null : o.list,
+          }),
+      );
+    });
+
   const groups = program.command('groups').description('customer groups (admin token)');
   groups.command('list').action(async () => {
     d.show(await d.adminClient().call('GET', '/admin/v1/groups', d.admin()));

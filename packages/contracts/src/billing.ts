@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConnectorNameSchema } from './routing';
 
 /**
  * Selling by destination (docs/billing.md): price lists of prefixes in versions, customer groups
@@ -84,6 +85,23 @@ export const CustomerGroupListSchema = z.object({ data: z.array(CustomerGroupVie
 export const CustomerGroupResultSchema = z.object({ data: CustomerGroupViewSchema });
 export const PriceListResultSchema = z.object({ data: PriceListViewSchema });
 export const PriceListVersionResultSchema = z.object({ data: PriceListVersionViewSchema });
+
+export const ConnectorCostParamsSchema = z.strictObject({ connector: ConnectorNameSchema });
+
+/** PUT /admin/v1/connector-costs/{connector}: the list of the supplier's prices (null: none). */
+export const ConnectorCostInputSchema = z.strictObject({
+  price_list: PricingNameSchema.nullable(),
+});
+
+export const ConnectorCostViewSchema = z.object({
+  connector: z.string(),
+  price_list: z.string(),
+  currency: z.string(),
+  updated_at: z.string(),
+});
+export type ConnectorCostView = z.infer<typeof ConnectorCostViewSchema>;
+export const ConnectorCostListSchema = z.object({ data: z.array(ConnectorCostViewSchema) });
+export type ConnectorCostList = z.infer<typeof ConnectorCostListSchema>;
 
 /** PUT /admin/v1/accounts/{username}/pricing: each field given changes, null takes it away. */
 export const AccountPricingInputSchema = z

@@ -78,6 +78,27 @@ export const CDR_COLUMNS = [
     meaning: 'what was given back of it: all of it, or 0 (per=part: on the first part only)',
     format: 'decimal string',
   },
+  {
+    name: 'price_version',
+    meaning: 'the price list version that priced it (docs/billing.md)',
+    format: "integer; empty when its route's price or its account's rate did",
+  },
+  {
+    name: 'cost',
+    meaning:
+      "what it cost us: the supplier's price per part through the connector that took it, times its parts (per=part: on the first part only)",
+    format: 'decimal string; empty when the connector has no cost list pricing it',
+  },
+  {
+    name: 'cost_version',
+    meaning: "the connector's cost list version that gave the cost",
+    format: 'integer; empty with the cost',
+  },
+  {
+    name: 'margin',
+    meaning: 'charged less refunded less cost (per=part: on the first part only)',
+    format: 'decimal string; empty with the cost',
+  },
   { name: 'route', meaning: 'the MT route that took it', format: 'text; empty for none' },
   {
     name: 'connector',

@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './fields';
+export * from './money';
 export * from './text';
 export * from './message';
 export * from './batch';

@@ -128,6 +128,30 @@ export function billingPaths(p: OpenApiParts): Json {
         responses: { 204: { description: 'Deleted' }, ...p.pick(400, 401, 403, 404, 409) },
       },
     },
+    '/admin/v1/connector-costs': {
+      get: {
+        summary:
+          "Each connector's cost list: the supplier's prices its messages cost us (scope accounts:read)",
+        security: p.admin,
+        responses: {
+          200: { description: 'The cost lists', ...p.json('ConnectorCostList') },
+          ...p.pick(401, 403),
+        },
+      },
+    },
+    '/admin/v1/connector-costs/{connector}': {
+      put: {
+        summary:
+          "Give a connector (by name, configured or not yet) the price list of its supplier's prices; null takes it away (scope credit)",
+        security: p.admin,
+        parameters: [p.pathParam('connector', 'connector')],
+        requestBody: { required: true, ...p.json('ConnectorCostInput') },
+        responses: {
+          200: { description: 'The cost lists', ...p.json('ConnectorCostList') },
+          ...p.pick(400, 401, 403),
+        },
+      },
+    },
     '/admin/v1/accounts/{username}/pricing': {
       get: {
         summary:

@@ -53,7 +53,7 @@ const statsParameters = (groups: readonly string[]): Json[] => [
 ];
 
 const statsSummary = (whose: string): string =>
-  `${whose} messages counted by the hour they were accepted in (UTC), by state and optionally by a group, with totals: messages, parts, what they were charged and what was refunded. Read from an hourly rollup to which the batch-scheduler adds every STATS_ROLLUP_SECONDS the messages accepted up to STATS_LAG_SECONDS ago that have ended, and later those that end after; asOf is the acceptance time up to which the messages are counted, settled whether every hour of the range is counted for good. An answer of more than ${STATS_DEFAULTS.maxRows} rows is refused (400)`;
+  `${whose} messages counted by the hour they were accepted in (UTC), by state and optionally by a group, with totals: messages, parts, what they were charged and what was refunded (and, for operators, what they cost us and the margin). Read from an hourly rollup to which the batch-scheduler adds every STATS_ROLLUP_SECONDS the messages accepted up to STATS_LAG_SECONDS ago that have ended, and later those that end after; asOf is the acceptance time up to which the messages are counted, settled whether every hour of the range is counted for good. An answer of more than ${STATS_DEFAULTS.maxRows} rows is refused (400)`;
 
 export function operationsPaths(p: OpenApiParts): Json {
   return {
@@ -102,7 +102,9 @@ export function operationsPaths(p: OpenApiParts): Json {
       get: {
         summary: `${statsSummary("The account's own")}; connector and route only where the operator sets SHOW_ROUTES_TO_CUSTOMERS`,
         security: p.client,
-        parameters: statsParameters(STATS_GROUPS.filter((g) => g !== 'account')),
+        parameters: statsParameters(
+          STATS_GROUPS.filter((g) => g !== 'account' && g !== 'customer_group'),
+        ),
         responses: {
           200: { description: 'The statistics', ...p.json('StatsResult') },
           ...p.pick(400, 401, 403),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { marginOf } from './money';
 import { UsernameSchema } from './admin';
 import { IsoTimeSchema } from './fields';
 import { ConnectorNameSchema } from './routing';
@@ -8,7 +9,14 @@ export const STATS_PERIODS = ['hour', 'day'] as const;
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
 
 /** What a statistics query may group by, beside the state every row names. */
-export const STATS_GROUPS = ['account', 'connector', 'route', 'country', 'state'] as const;
+export const STATS_GROUPS = [
+  'account',
+  'customer_group',
+  'connector',
+  'route',
+  'country',
+  'state',
+] as const;
 export type StatsGroup = (typeof STATS_GROUPS)[number];
 
 /**
@@ -85,6 +93,8 @@ export const StatsRowSchema = z.object({
   /** The start of the UTC hour or day. */
   period: z.string(),
   account: z.string().optional(),
+  /** The account's customer group as it is now (null: none). */
+  customer_group: z.string().nullable().optional(),
   connector: z.string().nullable().optional(),
   route: z.string().nullable().optional(),
   country: z.string().nullable().optional(),
@@ -97,6 +107,12 @@ export const StatsRowSchema = z.object({
   charged: z.string(),
   /** What of it was given back. */
   refunded: z.string(),
+  /**
+   * Operators only: what they cost us, as their connectors' cost lists priced them (a cost not
+   * known counts 0), and charged less refunded less that.
+   */
+  cost: z.string().optional(),
+  margin: z.string().optional(),
 });
 export type StatsRow = z.infer<typeof StatsRowSchema>;
 
@@ -105,6 +121,8 @@ export const StatsTotalsSchema = z.object({
   parts: z.number().int(),
   charged: z.string(),
   refunded: z.string(),
+  cost: z.string().optional(),
+  margin: z.string().optional(),
 });
 export type StatsTotals = z.infer<typeof StatsTotalsSchema>;
 
@@ -137,6 +155,7 @@ export interface StatsCount {
   parts: string;
   charged: string;
   refunded: string;
+  cost: string;
 }
 
 /** The answer to a statistics query, from the rows, totals and freshness read. */
@@ -149,8 +168,15 @@ export function statsAnswer(read: {
   totals: Omit<StatsCount, 'period' | 'value' | 'state'>;
   asOf: Date | null;
   settled: boolean;
+  /** Cost and margin are the operator's business, not shown to customers. */
+  costs: boolean;
 }): StatsResult {
   const group = read.group;
+  const money = (r: { charged: string; refunded: string; cost: string }) => ({
+    charged: r.charged,
+    refunded: r.refunded,
+    ...(read.costs && { cost: r.cost, margin: marginOf(r.charged, r.refunded, r.cost) }),
+  });
   const named = (value: string | null): Partial<StatsRow> => {
     if (group === undefined || group === 'state') return {};
     if (group === 'account') return { account: value ?? '' };
@@ -168,14 +194,12 @@ export function statsAnswer(read: {
         state: r.state,
         messages: Number(r.messages),
         parts: Number(r.parts),
-        charged: r.charged,
-        refunded: r.refunded,
+        ...money(r),
       })),
       totals: {
         messages: Number(read.totals.messages),
         parts: Number(read.totals.parts),
-        charged: read.totals.charged,
-        refunded: read.totals.refunded,
+        ...money(read.totals),
       },
       asOf: read.asOf?.toISOString() ?? null,
       settled: read.settled,

@@ -116,8 +116,16 @@ export function messageStory(facts: StoryFacts): TimelineEvent[] {
       m.submitted_at,
       'submitted',
       `Accepted by the SMSC of ${m.connector ?? 'its connector'} (submit_sm_resp OK)` +
-        `${m.smsc_id === null ? '' : `, SMSC id ${m.smsc_id}`} after ${plural(m.attempts, 'attempt')}`,
-      { connector: m.connector, smscId: m.smsc_id, attempts: m.attempts, status: 'ESME_ROK' },
+        `${m.smsc_id === null ? '' : `, SMSC id ${m.smsc_id}`} after ${plural(m.attempts, 'attempt')}` +
+        `${m.supplier_cost === null ? '' : `; it cost ${formatDecimal(m.supplier_cost)} by cost list version ${m.cost_version}`}`,
+      {
+        connector: m.connector,
+        smscId: m.smsc_id,
+        attempts: m.attempts,
+        status: 'ESME_ROK',
+        supplierCost: m.supplier_cost,
+        costVersion: m.cost_version,
+      },
     );
   for (const part of facts.parts) {
     add(

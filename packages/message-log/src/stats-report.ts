@@ -18,6 +18,8 @@ export async function statsReport(
   query: Omit<AdminStatsQuery, 'account'>,
   accountId: string | undefined,
   maxDays: number,
+  /** The operator's answer has what messages cost us and the margin; a customer's has not. */
+  audience: 'operator' | 'customer',
 ): Promise<StatsResult> {
   const now = new Date();
   const range = statsRange(query, now, maxDays);
@@ -25,5 +27,11 @@ export async function statsReport(
   const filter = { ...query, ...range, accountId };
   const report = await readStatsReport(db, filter, STATS_DEFAULTS.maxRows, now);
   if (!report) throw HttpError.invalid('period', STATS_TOO_MANY_ROWS);
-  return statsAnswer({ ...filter, rows: report.rows, totals: report.totals, ...report.freshness });
+  return statsAnswer({
+    ...filter,
+    rows: report.rows,
+    totals: report.totals,
+    ...report.freshness,
+    costs: audience === 'operator',
+  });
 }

@@ -47,13 +47,16 @@ export class PricesNotLoadedError extends Error {
 }
 
 /**
- * Which price list prices which account, and each list's versions in effect or to come, held in
+ * Which price list prices which account and which costs each connector, and each list's versions
+ * in effect or to come, held in
  * memory (docs/billing.md): a message's price is a lookup of at most 15 map reads, never a query.
  * Reloaded within `refreshMs` of a change on every process that accepts messages; a version whose
  * start comes takes over at that moment, without a reload.
  */
 export class PriceBook {
   private accounts = new Map<string, string>();
+  /** Each connector's list of supplier prices. */
+  private connectors = new Map<string, string>();
   /** Each list's versions, the latest start first. */
   private lists = new Map<string, PriceTable[]>();
   private version: string | undefined;
@@ -114,6 +117,7 @@ export class PriceBook {
     for (const list of lists.values()) list.sort((a, b) => b.effectiveFrom - a.effectiveFrom);
     this.lists = lists;
     this.accounts = new Map(snapshot.accounts.map((a) => [a.account_id, a.list_id]));
+    this.connectors = new Map(snapshot.connectors.map((c) => [c.connector, c.list_id]));
   }
 
   /**
@@ -146,8 +150,22 @@ export class PriceBook {
     if (!this.loaded) throw new PricesNotLoadedError('the price lists have not been read yet');
     const listId = this.accounts.get(accountId);
     if (listId === undefined) return undefined;
+    return this.lookup(listId, to, at) ?? 'unlisted';
+  }
+
+  /**
+   * What one part of a message to `to` costs us through this connector at `at` (its supplier's
+   * list): undefined when the connector has no cost list or it does not price the destination.
+   */
+  costFor(connector: string, to: string, at: number = Date.now()): ListedPrice | undefined {
+    if (!this.loaded) throw new PricesNotLoadedError('the price lists have not been read yet');
+    const listId = this.connectors.get(connector);
+    return listId === undefined ? undefined : this.lookup(listId, to, at);
+  }
+
+  private lookup(listId: string, to: string, at: number): ListedPrice | undefined {
     const table = this.lists.get(listId)?.find((t) => t.effectiveFrom <= at);
     const price = table?.priceOf(to);
-    return table && price !== undefined ? { price, versionId: table.versionId } : 'unlisted';
+    return table && price !== undefined ? { price, versionId: table.versionId } : undefined;
   }
 }

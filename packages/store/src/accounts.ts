@@ -20,7 +20,7 @@ const MAX_BALANCE = '99999999999999.999999';
  * of each CDR's account).
  * synthetic-history.ts insertSyntheticAccounts, insertSyntheticMessages and syntheticExtent (the
  * accounts of `pnpm bench search`'s history).
- * message-stats.ts statsSource (the name of each account the statistics group by).
+ * message-stats.ts groupJoin (the name of each account the statistics group by, and its group).
  * console-sessions.ts insertConsoleSession and findConsoleSession (a console session's account,
  * its state and credential version).
  * smpp-deliveries.ts smppWaitingByAccount (the name of each account something waits for).

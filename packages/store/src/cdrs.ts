@@ -37,6 +37,11 @@ export interface CdrRow {
   coding: number;
   charged: string;
   refunded: string;
+  /** The price list version that priced it; null when its route's price or its account's rate did. */
+  price_version: string | null;
+  /** What it cost us through the connector that took it, and that cost list's version; null: not known. */
+  supplier_cost: string | null;
+  cost_version: string | null;
   route: string | null;
   connector: string | null;
   smsc_id: string | null;
@@ -62,9 +67,11 @@ const PART_ROWS = `(SELECT jsonb_agg(jsonb_build_object('seq', p.seq, 'smsc_id',
  */
 const liveColumns = (
   time: (column: string) => string = (c) => c,
+  version: (column: string) => string = (c) => c,
 ): string => `m.id, COALESCE(a.username, m.account_id::text) AS username, m.entry, m.from_addr, m.to_addr,
   COALESCE(c1.code, c2.code, c3.code, '') AS country_code, m.segments, m.coding, m.cost AS charged,
-  (${refundedAmountJoined('m', 'r')})::numeric(20, 6) AS refunded, m.route, m.connector, m.smsc_id, m.batch_id,
+  (${refundedAmountJoined('m', 'r')})::numeric(20, 6) AS refunded,
+  ${version('m.price_version')} AS price_version, m.supplier_cost, ${version('m.cost_version')} AS cost_version, m.route, m.connector, m.smsc_id, m.batch_id,
   ${time('m.created_at')} AS accepted_at, ${time('m.submitted_at')} AS submitted_at,
   ${time('m.updated_at')} AS done_at, m.state, m.error`;
 
@@ -77,8 +84,10 @@ const liveFrom = (): string => `messages m LEFT JOIN accounts a ON a.id = m.acco
 
 /** The columns of `cdrs` a CdrRow has, in its order. */
 const ARCHIVED =
-  `id username entry from_addr to_addr country_code segments coding charged refunded route
-  connector smsc_id batch_id accepted_at submitted_at done_at state error`.split(/\s+/);
+  `id username entry from_addr to_addr country_code segments coding charged refunded price_version
+  supplier_cost cost_version route connector smsc_id batch_id accepted_at submitted_at done_at state error`.split(
+    /\s+/,
+  );
 
 const ARCHIVED_COLUMNS = ARCHIVED.join(', ');
 
@@ -92,8 +101,12 @@ const TIMES = new Set<string>(['accepted_at', 'submitted_at', 'done_at']);
 const isoUtc = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The archive's columns as a CdrRow has them: the times as isoUtc text. */
-const ARCHIVED_ROW = ARCHIVED.map((c) => (TIMES.has(c) ? `${isoUtc(c)} AS ${c}` : c)).join(', ');
+const VERSIONS = new Set<string>(['price_version', 'cost_version']);
+
+/** The archive's columns as a CdrRow has them: the times as isoUtc text, versions as text. */
+const ARCHIVED_ROW = ARCHIVED.map((c) =>
+  TIMES.has(c) ? `${isoUtc(c)} AS ${c}` : VERSIONS.has(c) ? `${c}::text AS ${c}` : c,
+).join(', ');
 
 /**
  * Copies the CDRs of the messages of ids [lo, hi) (one period about to be dropped) into `cdrs`,
@@ -139,7 +152,7 @@ export async function readCdrChunk(db: Queryable, q: CdrChunkQuery): Promise<Cdr
   if (!Number.isInteger(q.limit) || q.limit < 1) throw new RangeError(`bad row limit ${q.limit}`);
   const byAccount = q.accountId !== undefined;
   const { rows } = await db.query<CdrRow>(
-    `(SELECT ${liveColumns(isoUtc)}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
+    `(SELECT ${liveColumns(isoUtc, (c) => `${c}::text`)}, ${q.parts ? PART_ROWS : 'NULL::jsonb'} AS part_rows
         FROM ${liveFrom()}
        WHERE m.id >= $1::uuid AND m.id < $2::uuid AND m.id > $3::uuid AND m.state IN (${FINAL})
              ${byAccount ? 'AND NOT m.unsent AND m.account_id = $4::uuid' : ''}

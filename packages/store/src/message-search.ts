@@ -164,6 +164,9 @@ export interface MessageStoryRow extends MessageSearchRow {
   /** The price list version that priced it, and that list's name; null: its route's price or rate. */
   price_version: string | null;
   price_list: string | null;
+  /** What it cost us through the connector that took it, and that cost list's version; null: not known. */
+  supplier_cost: string | null;
+  cost_version: string | null;
 }
 
 /** One message, whoever's it is, with what its story is told from. */
@@ -176,7 +179,8 @@ export async function messageStory(
             m.unanswered_submits, m.submit_started_at, m.callback_error, m.report_mask, m.report_url,
             m.report_style, m.price_version::text AS price_version,
             (SELECT l.name FROM price_list_versions v JOIN price_lists l ON l.id = v.list_id
-              WHERE v.id = m.price_version) AS price_list
+              WHERE v.id = m.price_version) AS price_list,
+            m.supplier_cost::text AS supplier_cost, m.cost_version::text AS cost_version
        FROM messages m JOIN accounts a ON a.id = m.account_id
       WHERE m.id = $1`,
     [id],

@@ -18,7 +18,7 @@ import { sqlList } from './sql-list';
  * settles); the query reads only these tables, never the messages.
  * countStatsSlice and countPendingStats read `messages` (and, through refundedAmount,
  * `credit_ledger` and `message_parts`); firstMessageHour reads the oldest message id; statsSource
- * reads the names of `accounts`.
+ * reads the names of `accounts` and of their `customer_groups`.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -57,39 +57,42 @@ export async function statsWatermark(db: Queryable): Promise<Date | undefined> {
  * Adds counted messages to their hours' rows, their accounts' hourly rows and their days' rows, in
  * one statement: `source`
  * names rows of (hour, account_id, connector, route, prefix, state, messages, parts, charged,
- * refunded), grouped by them. The country is named once per group of the destinations' first three
+ * refunded, supplier_cost), grouped by them. The country is named once per group of the destinations' first three
  * digits (all a calling code can span), not once per message; an existing row is added to.
  */
 function addToStats(source: string): string {
   return `counted AS (
          SELECT hour, account_id, connector, route, smsgw_calling_code(prefix) AS country, state,
                 sum(messages)::bigint AS messages, sum(parts)::bigint AS parts,
-                sum(charged) AS charged, sum(refunded) AS refunded
+                sum(charged) AS charged, sum(refunded) AS refunded, sum(supplier_cost) AS supplier_cost
            FROM ${source}
           GROUP BY 1, 2, 3, 4, 5, 6
        ), stored AS (
-         INSERT INTO message_stats AS s (hour, account_id, connector, route, country, state, messages, parts, charged, refunded)
-         SELECT hour, account_id, connector, route, country, state, messages, parts, charged, refunded FROM counted
+         INSERT INTO message_stats AS s (hour, account_id, connector, route, country, state, messages, parts, charged, refunded, supplier_cost)
+         SELECT hour, account_id, connector, route, country, state, messages, parts, charged, refunded, supplier_cost FROM counted
          ON CONFLICT (hour, account_id, connector, route, country, state) DO UPDATE
             SET messages = s.messages + EXCLUDED.messages, parts = s.parts + EXCLUDED.parts,
-                charged = s.charged + EXCLUDED.charged, refunded = s.refunded + EXCLUDED.refunded
+                charged = s.charged + EXCLUDED.charged, refunded = s.refunded + EXCLUDED.refunded,
+                supplier_cost = s.supplier_cost + EXCLUDED.supplier_cost
        ), stored_accounts AS (
-         INSERT INTO message_stats_accounts AS t (hour, account_id, state, messages, parts, charged, refunded)
-         SELECT hour, account_id, state, sum(messages), sum(parts), sum(charged), sum(refunded)
+         INSERT INTO message_stats_accounts AS t (hour, account_id, state, messages, parts, charged, refunded, supplier_cost)
+         SELECT hour, account_id, state, sum(messages), sum(parts), sum(charged), sum(refunded), sum(supplier_cost)
            FROM counted
           GROUP BY 1, 2, 3
          ON CONFLICT (hour, account_id, state) DO UPDATE
             SET messages = t.messages + EXCLUDED.messages, parts = t.parts + EXCLUDED.parts,
-                charged = t.charged + EXCLUDED.charged, refunded = t.refunded + EXCLUDED.refunded
+                charged = t.charged + EXCLUDED.charged, refunded = t.refunded + EXCLUDED.refunded,
+                supplier_cost = t.supplier_cost + EXCLUDED.supplier_cost
        ), stored_daily AS (
-         INSERT INTO message_stats_daily AS d (day, connector, route, country, state, messages, parts, charged, refunded)
+         INSERT INTO message_stats_daily AS d (day, connector, route, country, state, messages, parts, charged, refunded, supplier_cost)
          SELECT date_trunc('day', hour, 'UTC'), connector, route, country, state,
-                sum(messages), sum(parts), sum(charged), sum(refunded)
+                sum(messages), sum(parts), sum(charged), sum(refunded), sum(supplier_cost)
            FROM counted
           GROUP BY 1, 2, 3, 4, 5
          ON CONFLICT (day, connector, route, country, state) DO UPDATE
             SET messages = d.messages + EXCLUDED.messages, parts = d.parts + EXCLUDED.parts,
-                charged = d.charged + EXCLUDED.charged, refunded = d.refunded + EXCLUDED.refunded
+                charged = d.charged + EXCLUDED.charged, refunded = d.refunded + EXCLUDED.refunded,
+                supplier_cost = d.supplier_cost + EXCLUDED.supplier_cost
        )`;
 }
 
@@ -146,7 +149,7 @@ export async function countStatsSlice(
     const { rows } = await tx.query<{ counted: string; pending: string }>(
       `WITH slice AS MATERIALIZED (
          SELECT m.id, m.account_id, m.connector, m.route, m.to_addr, m.state, m.error, m.segments,
-                m.cost, m.unanswered_submits, m.state IN (${ENDED}) AS ended
+                m.cost, m.supplier_cost, m.unanswered_submits, m.state IN (${ENDED}) AS ended
            FROM messages m
           WHERE m.id >= $2::uuid AND m.id < $3::uuid
        ), pending AS (
@@ -157,7 +160,8 @@ export async function countStatsSlice(
        ), by_prefix AS (
          SELECT $1::timestamptz AS hour, m.account_id, ${GROUPED},
                 count(*) AS messages, COALESCE(sum(m.segments), 0) AS parts,
-                COALESCE(sum(m.cost), 0) AS charged, COALESCE(sum(${refundedAmount('m')}), 0) AS refunded
+                COALESCE(sum(m.cost), 0) AS charged, COALESCE(sum(${refundedAmount('m')}), 0) AS refunded,
+                COALESCE(sum(m.supplier_cost), 0) AS supplier_cost
            FROM slice m
           WHERE m.ended
           GROUP BY 1, 2, 3, 4, 5, 6
@@ -220,12 +224,13 @@ export async function countPendingStats(
          DELETE FROM message_stats_pending p USING messages m
           WHERE m.id = p.id
             AND (p.hour < $1 OR (${PENDING_DUE} AND m.state IN (${ENDED})))
-         RETURNING p.hour, m.account_id, ${GROUPED}, m.segments, m.cost,
+         RETURNING p.hour, m.account_id, ${GROUPED}, m.segments, m.cost, m.supplier_cost,
                    ${refundedAmount('m')} AS refunded, m.state IN (${ENDED}) AS ended
        ), by_prefix AS (
          SELECT hour, account_id, connector, route, prefix, state,
                 count(*) AS messages, COALESCE(sum(segments), 0) AS parts,
-                COALESCE(sum(cost), 0) AS charged, COALESCE(sum(refunded), 0) AS refunded
+                COALESCE(sum(cost), 0) AS charged, COALESCE(sum(refunded), 0) AS refunded,
+                COALESCE(sum(supplier_cost), 0) AS supplier_cost
            FROM claimed
           GROUP BY 1, 2, 3, 4, 5, 6
        ), ${addToStats('by_prefix')}
@@ -340,7 +345,10 @@ function hoursTable(f: StatsFilter): string {
     f.connector === undefined &&
     f.route === undefined &&
     f.country === undefined &&
-    (f.group === undefined || f.group === 'state' || f.group === 'account');
+    (f.group === undefined ||
+      f.group === 'state' ||
+      f.group === 'account' ||
+      f.group === 'customer_group');
   return byAccount ? 'message_stats_accounts' : 'message_stats';
 }
 
@@ -356,7 +364,13 @@ function hoursWhere(f: StatsFilter, from: Date, to: Date, params: unknown[]): st
  * hours at either end outside them are read off `message_stats`. Undefined when the hours serve.
  */
 function dailySpan(f: StatsFilter): { from: Date; to: Date } | undefined {
-  if (f.period !== 'day' || f.accountId !== undefined || f.group === 'account') return undefined;
+  if (
+    f.period !== 'day' ||
+    f.accountId !== undefined ||
+    f.group === 'account' ||
+    f.group === 'customer_group'
+  )
+    return undefined;
   const from = Math.ceil(f.since.getTime() / DAY_MS) * DAY_MS;
   const to = Math.floor(f.until.getTime() / DAY_MS) * DAY_MS;
   return from < to ? { from: new Date(from), to: new Date(to) } : undefined;
@@ -365,20 +379,29 @@ function dailySpan(f: StatsFilter): { from: Date; to: Date } | undefined {
 /** The column a statistics row names for the group, as read by statsSource. */
 function groupValue(group: StatsGroup | undefined): string {
   if (group === undefined || group === 'state') return 'NULL::text';
+  if (group === 'customer_group') return `COALESCE(g.name, '')`;
   return group === 'account' ? `COALESCE(a.username, s.account_id::text)` : `s.${group}`;
 }
 
+/** The names a group needs joined to the hourly rows `s`: an account's, or its group's now. */
+function groupJoin(group: StatsGroup | undefined): string {
+  if (group === 'account') return ' LEFT JOIN accounts a ON a.id = s.account_id';
+  if (group === 'customer_group')
+    return ' LEFT JOIN accounts a ON a.id = s.account_id LEFT JOIN customer_groups g ON g.id = a.group_id';
+  return '';
+}
+
 /**
- * The rows a query sums, as (period, value, state, messages, parts, charged, refunded): the hours'
+ * The rows a query sums, as (period, value, state, messages, parts, charged, refunded, cost): the hours'
  * rows, or for a query by day over every account the days' rows and the hours at the ends.
  */
 function statsSource(f: StatsFilter, params: unknown[]): string {
   const value = groupValue(f.group);
-  const sums = 's.messages, s.parts, s.charged, s.refunded';
+  const sums = 's.messages, s.parts, s.charged, s.refunded, s.supplier_cost';
   const hours = (from: Date, to: Date) =>
     `SELECT ${f.period === 'day' ? `date_trunc('day', s.hour, 'UTC')` : 's.hour'} AS period,
             ${value} AS value, s.state, ${sums}
-       FROM ${hoursTable(f)} s${f.group === 'account' ? ' LEFT JOIN accounts a ON a.id = s.account_id' : ''}
+       FROM ${hoursTable(f)} s${groupJoin(f.group)}
       WHERE ${hoursWhere(f, from, to, params)}`;
   const days = dailySpan(f);
   if (days === undefined) return hours(f.since, f.until);
@@ -408,7 +431,8 @@ export async function statsRows(
   const { rows } = await db.query<StatsCountRow>(
     `SELECT period, value, state,
             sum(messages)::text AS messages, sum(parts)::text AS parts,
-            sum(charged)::text AS charged, sum(refunded)::text AS refunded
+            sum(charged)::text AS charged, sum(refunded)::text AS refunded,
+            sum(supplier_cost)::text AS cost
        FROM (${source}) s
       GROUP BY 1, 2, 3
       ORDER BY 1, 2, 3
@@ -423,6 +447,7 @@ export interface StatsSums {
   parts: string;
   charged: string;
   refunded: string;
+  cost: string;
 }
 
 /** The totals of a query's rows, all of them: the sums as exact decimal text. */
@@ -433,6 +458,7 @@ export function sumStatsRows(rows: readonly StatsCountRow[]): StatsSums {
     parts: total((r) => r.parts),
     charged: total((r) => r.charged),
     refunded: total((r) => r.refunded),
+    cost: total((r) => r.cost),
   };
 }
 
@@ -460,7 +486,8 @@ export async function statsTotals(db: Queryable, f: StatsFilter): Promise<StatsS
   const where = hoursWhere(f, f.since, f.until, params);
   const { rows } = await db.query<StatsSums>(
     `SELECT COALESCE(sum(s.messages), 0)::text AS messages, COALESCE(sum(s.parts), 0)::text AS parts,
-            COALESCE(sum(s.charged), 0)::text AS charged, COALESCE(sum(s.refunded), 0)::text AS refunded
+            COALESCE(sum(s.charged), 0)::text AS charged, COALESCE(sum(s.refunded), 0)::text AS refunded,
+            COALESCE(sum(s.supplier_cost), 0)::text AS cost
        FROM ${hoursTable(f)} s WHERE ${where}`,
     params,
   );

@@ -440,11 +440,14 @@ export async function messageSubmitState(
 export interface SubmittedMessage {
   id: string;
   smscIds: readonly string[];
+  /** What a part costs through the connector that took it, and the cost list version; none known: undefined. */
+  cost?: { price: string; versionId: string } | undefined;
 }
 
 /**
  * Records the SMSC's answers of a group in one statement: each message's first id, and for a
- * message of several parts every part's id, for receipt matching, and the message.result events
+ * message of several parts every part's id, for receipt matching; what it cost us (per part times
+ * its parts, docs/billing.md § Costs and margins); and the message.result events
  * someone waits for. A message of one part is matched by its own smsc_id: a part row for it
  * would be most of this statement's cost. Answers the messages that moved (a redelivered job's
  * did not), each with its result event (null when nobody waits for one).
@@ -462,8 +465,8 @@ export async function markSubmitted(
   const { rows } = await db.query<{ id: string; payload: MessageResultEvent | null }>(
     `WITH submitted AS (
          UPDATE ${target.table} m SET state = 'submitted', smsc_id = i.smsc_id, submitted_at = now(), updated_at = now(), error = NULL,
-                               connector = $6
-           FROM unnest($1::uuid[], $2::text[]) AS i(id, smsc_id)
+                               connector = $6, supplier_cost = i.unit_cost * m.segments, cost_version = i.cost_version
+           FROM unnest($1::uuid[], $2::text[], $7::numeric[], $8::bigint[]) AS i(id, smsc_id, unit_cost, cost_version)
           WHERE m.id = i.id AND ${target.pruned} AND ${notIndexed('m.state')} = 'submitting'
          RETURNING m.id, m.account_id, m.batch_id, m.to_addr, m.smsc_id, m.report_mask, m.report_url, m.report_method, m.report_style
        ), parts AS (
@@ -482,6 +485,8 @@ export async function markSubmitted(
       parts.map((p) => p.seq),
       parts.map((p) => p.smscId),
       connector,
+      messages.map((m) => m.cost?.price ?? null),
+      messages.map((m) => m.cost?.versionId ?? null),
     ],
     target.options,
   );

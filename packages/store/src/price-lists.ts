@@ -1,10 +1,11 @@
 import type { Db, Queryable } from '@smsgw/kit';
 
 /**
- * Statements on `price_lists`, `price_list_versions`, `price_list_rows`, `customer_groups` and
- * `pricing_changes` (migration 040, docs/billing.md). readPricing also reads `accounts` (each
- * account's group and list), named in accounts.ts. message-search.ts messageStory reads the name
- * and version of the list that priced a message.
+ * Statements on `price_lists`, `price_list_versions`, `price_list_rows`, `customer_groups`,
+ * `connector_costs` and `pricing_changes` (migrations 040 and 042, docs/billing.md). readPricing
+ * also reads `accounts` (each account's group and list), named in accounts.ts;
+ * message-stats.ts groupJoin reads the names of `customer_groups`;
+ * message-search.ts messageStory reads the name and version of the list that priced a message.
  */
 
 export interface PriceListRow {
@@ -207,17 +208,55 @@ export async function deleteCustomerGroup(tx: Queryable, name: string): Promise<
   return rowCount === 1;
 }
 
-/** What every price book holds: the versions in effect or to come, and which list prices whom. */
+/** A connector's supplier prices: the list that gives what its messages cost us. */
+export interface ConnectorCostRow {
+  connector: string;
+  price_list: string;
+  currency: string;
+  updated_at: Date;
+}
+
+export async function listConnectorCosts(db: Queryable): Promise<ConnectorCostRow[]> {
+  const { rows } = await db.query<ConnectorCostRow>(
+    `SELECT c.connector, l.name AS price_list, l.currency, c.updated_at
+       FROM connector_costs c JOIN price_lists l ON l.id = c.price_list_id ORDER BY c.connector`,
+  );
+  return rows;
+}
+
+/** Gives the connector this list of supplier prices (null: none), and notes the change. */
+export async function putConnectorCost(
+  tx: Queryable,
+  connector: string,
+  priceListId: string | null,
+): Promise<void> {
+  if (priceListId === null) {
+    await tx.query('DELETE FROM connector_costs WHERE connector = $1', [connector]);
+  } else {
+    await tx.query(
+      `INSERT INTO connector_costs (connector, price_list_id) VALUES ($1, $2)
+       ON CONFLICT (connector) DO UPDATE SET price_list_id = EXCLUDED.price_list_id, updated_at = now()`,
+      [connector, priceListId],
+    );
+  }
+  await notePricingChange(tx);
+}
+
+/**
+ * What every price book holds: the versions in effect or to come, which list prices whom, and
+ * which list gives each connector's costs.
+ */
 export interface PricingSnapshot {
   versions: { id: string; list_id: string; effective_from: Date }[];
   rows: { version_id: string; prefix: string; price: string }[];
   accounts: { account_id: string; list_id: string }[];
+  connectors: { connector: string; list_id: string }[];
 }
 
 /**
- * The version each list that prices someone has in effect now, those that begin later, their
- * rows, and each account a list prices (its own, else its group's). Read in one snapshot, so the
- * three agree.
+ * The version each list that prices someone or costs a connector has in effect now, those that
+ * begin later, their rows, each account a list prices (its own, else its group's) and each
+ * connector's cost list. Read in one snapshot, so they agree.
  */
 export async function loadPricing(db: Db): Promise<PricingSnapshot> {
   return db.transaction(async (tx) => {
@@ -230,7 +269,8 @@ async function readPricing(db: Queryable): Promise<PricingSnapshot> {
   const versions = await db.query<PricingSnapshot['versions'][number]>(
     `SELECT v.id::text, v.list_id::text, v.effective_from FROM price_list_versions v
       WHERE v.list_id IN (SELECT price_list_id FROM accounts WHERE price_list_id IS NOT NULL
-                          UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL)
+                          UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL
+                          UNION SELECT price_list_id FROM connector_costs)
         AND (v.effective_from > now()
              OR v.effective_from = (SELECT max(w.effective_from) FROM price_list_versions w
                                      WHERE w.list_id = v.list_id AND w.effective_from <= now()))`,
@@ -257,5 +297,13 @@ async function readPricing(db: Queryable): Promise<PricingSnapshot> {
        FROM accounts a LEFT JOIN customer_groups g ON g.id = a.group_id
       WHERE a.price_list_id IS NOT NULL OR g.price_list_id IS NOT NULL`,
   );
-  return { versions: versions.rows, rows: rows.rows, accounts: accounts.rows };
+  const connectors = await db.query<PricingSnapshot['connectors'][number]>(
+    'SELECT connector, price_list_id::text AS list_id FROM connector_costs',
+  );
+  return {
+    versions: versions.rows,
+    rows: rows.rows,
+    accounts: accounts.rows,
+    connectors: connectors.rows,
+  };
 }

@@ -113,8 +113,14 @@ describe.each(migratedDatabases())('CDRs on %s', (_name, open) => {
   /** A day of messages: final ones of each kind, one not yet final, one on the next day. */
   async function day(): Promise<Record<string, string>> {
     await addMessagePartition(suite.db, DAY, NEXT_DAY);
+    const delivered = await insert({ at: at(1), state: 'delivered', to: '4179123', from: 'a,"b"' });
+    // Priced by a list's version and costed by a connector's (docs/billing.md).
+    await suite.db.query(
+      'UPDATE messages SET price_version = 3, supplier_cost = 0.4, cost_version = 7 WHERE id = $1',
+      [delivered],
+    );
     return {
-      delivered: await insert({ at: at(1), state: 'delivered', to: '4179123', from: 'a,"b"' }),
+      delivered,
       refunded: await insert({ at: at(2), state: 'failed', refund: true, error: 'no route' }),
       cancelled: await insert({ at: at(3), state: 'cancelled', to: '33612', from: null }),
       heldCancel: await insert({ at: at(4), state: 'cancelled', unansweredSubmits: 1 }),
@@ -157,6 +163,9 @@ describe.each(migratedDatabases())('CDRs on %s', (_name, open) => {
       coding: 8,
       charged: '1.500000',
       refunded: '0.000000',
+      price_version: '3',
+      supplier_cost: '0.400000',
+      cost_version: '7',
       route: 'r1',
       connector: 'c1',
       smsc_id: `smsc-${ids.delivered}`,

@@ -125,6 +125,7 @@ describe.each(migratedDatabases())('message statistics on %s', (_engine, open) =
       parts: '8',
       charged: '16.500000',
       refunded: '4.000000',
+      cost: '0.000000',
     });
   });
 

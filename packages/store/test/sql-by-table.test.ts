@@ -55,6 +55,7 @@ const MODULE_OF: Record<string, string> = {
   price_list_versions: 'price-lists.ts',
   price_list_rows: 'price-lists.ts',
   customer_groups: 'price-lists.ts',
+  connector_costs: 'price-lists.ts',
   pricing_changes: 'price-lists.ts',
 };
 

@@ -1,5 +1,10 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
-import { FINISHED_BATCH_STATES, formatDecimal, type BatchStatus } from '@smsgw/contracts';
+import {
+  FINISHED_BATCH_STATES,
+  formatDecimal,
+  toMillionths,
+  type BatchStatus,
+} from '@smsgw/contracts';
 import type { Db } from '@smsgw/kit';
 import {
   acceptBatch,
@@ -11,7 +16,7 @@ import {
   lockBatch,
 } from '@smsgw/store';
 import type { BatchPlan } from './batch-plan';
-import { toMillionths, type CreditSnapshot } from './credit-snapshot';
+import type { CreditSnapshot } from './credit-snapshot';
 
 /**
  * Recipients per batch_entries row: a message with more recipients is stored as several rows in a

@@ -6,15 +6,6 @@ export interface CreditSnapshot {
   rate: bigint;
 }
 
-/** "10.5" → 10500000n; the store's numerics have at most six decimals. */
-export function toMillionths(decimal: string): bigint {
-  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(decimal.trim());
-  if (!match) throw new RangeError(`not a decimal: ${decimal}`);
-  const [, sign, whole, fraction = ''] = match;
-  const value = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
-  return sign === '-' ? -value : value;
-}
-
 /**
  * What refuses `segments` segments now, if anything. A batch's recipients are a lower bound of its
  * segments, so a batch whose recipients so far cannot be paid for will never be.

@@ -34,6 +34,7 @@ export function createStatsRoutes(deps: StatsRoutesDeps): Router {
         q,
         deps.accountId(res),
         deps.searchMaxDays,
+        'customer',
       );
       res.json(body);
     }),

@@ -1,4 +1,4 @@
-import type { CdrPer, CdrRecord } from '@smsgw/contracts';
+import { marginOf, type CdrPer, type CdrRecord } from '@smsgw/contracts';
 import { CODING_NAMES } from '@smsgw/smsc';
 import type { CdrPart, CdrRow } from '@smsgw/store';
 
@@ -22,6 +22,10 @@ function messageRecord(r: CdrRow): CdrRecord {
     encoding: CODING_NAMES[r.coding] ?? String(r.coding),
     charged: r.charged,
     refunded: r.refunded,
+    price_version: r.price_version,
+    cost: r.supplier_cost,
+    cost_version: r.cost_version,
+    margin: r.supplier_cost === null ? null : marginOf(r.charged, r.refunded, r.supplier_cost),
     route: r.route,
     connector: r.connector,
     smsc_id: r.smsc_id,
@@ -36,7 +40,8 @@ function messageRecord(r: CdrRow): CdrRecord {
 
 /**
  * The rows a CDR makes: one per message, or, per part, one per part it was sent in (one, part 1,
- * for a message with no parts recorded). The money of a message is on its first part's row and
+ * for a message with no parts recorded). The money of a message (charged, refunded, cost and
+ * margin) is on its first part's row and
  * the other parts show 0, so the sums of an export per part are those of one per message exactly:
  * a message is charged and refunded whole, and not every part of it may have been recorded.
  */
@@ -50,6 +55,10 @@ export function cdrRecords(r: CdrRow, per: CdrPer): CdrRecord[] {
     smsc_id: p.smsc_id,
     state: p.state,
     error: partError(p),
-    ...(i > 0 && { charged: NO_MONEY, refunded: NO_MONEY }),
+    ...(i > 0 && {
+      charged: NO_MONEY,
+      refunded: NO_MONEY,
+      ...(r.supplier_cost !== null && { cost: NO_MONEY, margin: NO_MONEY }),
+    }),
   }));
 }

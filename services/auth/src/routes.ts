@@ -30,6 +30,7 @@ import type { AccountAnnouncer } from './account-announcer';
 import { AdminAudit } from './admin-audit';
 import type { ConsoleSessions } from '@smsgw/console-session';
 import { createBillingRoutes, createPriceImportRoute } from './billing-routes';
+import { createConnectorCostRoutes } from './connector-cost-routes';
 import { createConsoleSessionRoutes } from './console-session-routes';
 import { newApplicationCredentials } from './application-credentials';
 import {
@@ -112,7 +113,11 @@ function formBody(maxBodyBytes: number): Array<RequestHandler | express.ErrorReq
       );
       return;
     }
-    if (err instanceof Error && /Multipart|Unexpected end of form|boundary/i.test(err.message)) {
+    // busboy's own errors of a malformed body (a part header with control characters, say).
+    if (
+      err instanceof Error &&
+      /Multipart|Malformed|Unexpected end of form|Part terminated|boundary/i.test(err.message)
+    ) {
       next(new HttpError('INVALID_PARAMETER', `form data: ${err.message}`));
       return;
     }
@@ -388,6 +393,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   admin.use(createSenderRoutes(deps.senders, audit));
   admin.use(createBillingRoutes(deps.db, audit));
+  admin.use(createConnectorCostRoutes(deps.db, audit));
   admin.use(createAdminTokenRoutes(deps.db, audit));
   admin.use(createInboundAdminRoutes(deps.db));
   admin.use(createBatchAdminRoutes(deps.db, audit));

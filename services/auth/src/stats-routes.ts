@@ -38,7 +38,7 @@ export function createStatsRoutes(db: Db, searchMaxDays: number): Router {
       const q = parseInput(AdminStatsQuerySchema, req.query);
       const accountId = await accountIdByName(db, q.account);
       const { account: _account, ...query } = q;
-      const body: StatsResult = await statsReport(db, query, accountId, searchMaxDays);
+      const body: StatsResult = await statsReport(db, query, accountId, searchMaxDays, 'operator');
       res.json(body);
     }),
   );

@@ -19,7 +19,7 @@ describe('CDR writer', () => {
     const csv = await written('csv');
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(columns.join(','));
-    expect(lines[1]).toBe('m1,ann,,"a,""b""",41790000001,,1,,,,,,,,,,,,');
+    expect(lines[1]).toBe('m1,ann,,"a,""b""",41790000001,,1,,,,,,,,,,,,,,,,');
     expect(csv.endsWith('\r\n')).toBe(true);
     const parsed = parse<Record<string, string>>(csv, { columns: true });
     expect(parsed.map((r) => [r.id, r.sender, r.parts, r.error])).toEqual([

@@ -1,6 +1,6 @@
 import { DEFAULT_CONNECTOR } from '@smsgw/contracts';
 import { SecretBox, UrlGuard, type Bus, type Db, type Logger } from '@smsgw/kit';
-import { MtRouter } from '@smsgw/routing';
+import { MtRouter, PriceBook } from '@smsgw/routing';
 import { ensureConnector, oldestWaitingAge, sealConnectorPasswords } from '@smsgw/store';
 import type { Registry } from 'prom-client';
 import { AccountCaps } from './throughput/account-caps';
@@ -152,6 +152,8 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     (connector) => router.current.routesUsing(connector),
   );
   const router = new MtRouter(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
+  // The same lists the acceptance side prices by, for what each connector's messages cost us.
+  const costs = new PriceBook(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
   const retryDelaysMs = submitRetryDelays(options.maxAttempts);
   const sessionDeps: SessionDeps = {
     db,
@@ -164,6 +166,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     router,
     access: connectorAccess(options),
     tlvs: new SubmitTlvs(db, dispatcherDefaults.connectors.refreshMs),
+    costs,
     settings: {
       maxAttempts: options.maxAttempts,
       submitStaleMs: options.submitStaleMs,
@@ -227,6 +230,12 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
           options.defaultConnectorBinds,
         );
       router.start();
+      // Loaded before the first submit, so no message accepted by an SMSC goes without its cost
+      // for want of the lists (the loop retries a failed read).
+      await costs
+        .refresh()
+        .catch((err: unknown) => logger.warn({ err }, "could not read the connectors' costs yet"));
+      costs.start();
       await running.start();
       await sweeper.start();
     },
@@ -234,6 +243,7 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
       await sweeper.stop();
       await running.stop();
       await router.stop();
+      await costs.stop();
       await options.rateLimiter.close();
       await options.leases.close();
     },

@@ -4,7 +4,7 @@ import type { SmscConnector } from '@smsgw/smsc';
 import { ClaimedGroup, type GroupedJob } from './claimed-group';
 import type { MessageClaims } from './message-claims';
 import type { DispatcherMetrics } from './metrics';
-import { SubmitOutcomes, type Failover } from './submit-outcomes';
+import { SubmitOutcomes, type Failover, type SupplierCosts } from './submit-outcomes';
 import type { SubmitTlvs } from './submit-tlvs';
 import type { SubmitPacing } from './throughput/submit-pacing';
 import { dispatcherDefaults } from './defaults';
@@ -18,6 +18,8 @@ export interface DispatcherOptions {
   submitStaleMs: number;
   /** Connector and route TLVs to add to each submit_sm (none: only the message's own). */
   tlvs?: SubmitTlvs;
+  /** The connectors' supplier prices, so each accepted message records what it cost us. */
+  costs?: SupplierCosts;
 }
 
 interface Waiting extends GroupedJob {
@@ -77,6 +79,7 @@ export class MessageDispatcher {
         submitStaleMs: options.submitStaleMs,
       },
       failover,
+      options.costs,
     );
     connector.onRoom(() => this.claimNext());
   }

@@ -21,6 +21,11 @@ export class RetryLater extends Error {
   override name = 'RetryLater';
 }
 
+/** What a part costs us through a connector (PriceBook.costFor). */
+export interface SupplierCosts {
+  costFor(connector: string, to: string): { price: string; versionId: string } | undefined;
+}
+
 export interface OutcomeSettings {
   connector: string;
   onNoAnswer: NoAnswerPolicy;
@@ -52,6 +57,7 @@ export class SubmitOutcomes {
     private readonly metrics: DispatcherMetrics,
     private readonly settings: OutcomeSettings,
     private readonly failover?: Failover,
+    private readonly costs?: SupplierCosts,
   ) {
     this.submitted = new GroupCommit(
       async (messages) => {
@@ -75,8 +81,9 @@ export class SubmitOutcomes {
 
   /** The SMSC accepted every part: its ids are recorded with others' in one statement. */
   async accepted(message: ClaimedMessage, smscIds: string[], pdus: number): Promise<void> {
+    const cost = this.costOf(message);
     const { moved, event } = await this.untilRecorded(message.id, () =>
-      this.submitted.add({ id: message.id, smscIds }),
+      this.submitted.add({ id: message.id, smscIds, cost }),
     );
     if (moved) {
       this.acceptedCount++;
@@ -84,6 +91,16 @@ export class SubmitOutcomes {
       this.metrics.submittedPdus.inc({ connector: this.settings.connector }, pdus);
     }
     if (event) this.publishResult(event);
+  }
+
+  /** The cost through this connector; undefined when none is known (nor its lists loaded yet). */
+  private costOf(message: ClaimedMessage): { price: string; versionId: string } | undefined {
+    try {
+      return this.costs?.costFor(this.settings.connector, message.to_addr);
+    } catch (err) {
+      this.logger.warn({ err, messageId: message.id }, 'the cost of a message is not known');
+      return undefined;
+    }
   }
 
   /**

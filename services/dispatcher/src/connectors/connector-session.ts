@@ -15,6 +15,7 @@ import { SmartQos } from '../throughput/smart-qos';
 import { ThroughputGate } from '../throughput/throughput-gate';
 import { SubmitPacing } from '../throughput/submit-pacing';
 import type { SubmitTlvs } from '../submit-tlvs';
+import type { SupplierCosts } from '../submit-outcomes';
 import { openConnector, type ConnectorAccess, type ConnectorConfig } from './open-connector';
 
 export interface SessionSettings {
@@ -38,6 +39,8 @@ export interface SessionDeps {
   access: ConnectorAccess;
   /** Connector and route TLVs, shared by every session of this dispatcher. */
   tlvs?: SubmitTlvs;
+  /** The connectors' supplier prices, shared likewise. */
+  costs?: SupplierCosts;
 }
 
 /**
@@ -93,6 +96,7 @@ export class ConnectorSession {
         maxAttempts: settings.maxAttempts,
         submitStaleMs: settings.submitStaleMs,
         ...(deps.tlvs && { tlvs: deps.tlvs }),
+        ...(deps.costs && { costs: deps.costs }),
       },
       new SubmitPacing({
         gate,
