@@ -8,6 +8,7 @@ import { SINK_CALLBACK_ENV, reportedAtSink, startCallbackSink } from './callback
 import { CONNECTIONS } from './http-load';
 import { ensureKannelInstalled, startKannel, type KannelBoxes } from './kannel-boxes';
 import { embeddedSide } from './kannel-embedded';
+import { pricedAccount } from './price-list-account';
 import { KANNEL_DLR_TABLE, KANNEL_WINDOW, type KannelDlrStorage } from './kannel-config';
 import {
   KANNEL_DLR_MASK,
@@ -155,10 +156,16 @@ export async function benchKannel(): Promise<void> {
       const anchor = {
         authorization: await ours.cluster.createAccount('anchor', { balance: null }),
       };
+      // The same sends by an account priced by a list of 100,000 prefixes (docs/billing.md).
+      const priced = await pricedAccount(ours.cluster, 'priced');
       const result = await runSendRounds([
         ...kannel.map((k) => k.side),
         { ...gatewaySide(ours), headers: anchor },
         { ...reportedAtSink(gatewaySide(ours, 'receiptsReported'), reports), headers: anchor },
+        {
+          ...gatewaySide(ours, 'receiptsPriced'),
+          headers: { authorization: priced.authorization },
+        },
         ...(bare
           ? [
               {
@@ -176,7 +183,8 @@ export async function benchKannel(): Promise<void> {
       const batch = batchSize > 0 ? await measureBatch(ours, batchSize) : undefined;
       const bareBatch = batchSize > 0 && bare ? await measureBatch(bare, batchSize) : undefined;
       const bareSide = result.sides['receiptsWithoutSearchIndexes'];
-      const { kannelInternal, kannelPgsql, receipts, receiptsReported } = result.sides;
+      const { kannelInternal, kannelPgsql, receipts, receiptsReported, receiptsPriced } =
+        result.sides;
       const embeddedFigures = result.sides['embedded'];
       const cpu = (s: typeof receipts) => s.targetMicrosPerMessage ?? NaN;
       const ratios = {
@@ -189,6 +197,9 @@ export async function benchKannel(): Promise<void> {
         reportedCpuVsKannelInternal: ratio(cpu(receiptsReported), cpu(kannelInternal)),
         reportedRateVsKannelInternal: ratio(receiptsReported.doneRate, kannelInternal.doneRate),
         warmUpCpuVsSteady: ratio(receipts.warmUp.targetMicrosPerMessage ?? NaN, cpu(receipts)),
+        // Target: at most 1.03.
+        priceListCpu: ratio(cpu(receiptsPriced), cpu(receipts)),
+        priceListRate: ratio(receiptsPriced.doneRate, receipts.doneRate),
         // Target: at most 0.25.
         ...(batch && {
           batchCpuVsKannelInternal: ratio(batch.targetMicrosPerMessage, cpu(kannelInternal)),
@@ -220,6 +231,7 @@ export async function benchKannel(): Promise<void> {
           dlrMask: KANNEL_DLR_MASK,
           receiptDelayMs: process.env['BENCH_RECEIPT_DELAY_MS'] ?? '50-500',
           autovacuum,
+          priceListRows: priced.rows,
           postgresStatistics: ours.analyze,
           ...result,
           ...(batch && { batch: { count: batchSize, ...batch } }),
@@ -232,6 +244,7 @@ export async function benchKannel(): Promise<void> {
             ['kannelPgsql', 'Kannel, `dlr-storage = pgsql`'],
             ['receipts', 'ours, distributed (`/secure/send`)'],
             ['receiptsReported', 'ours, distributed, report to `dlr_url`'],
+            ['receiptsPriced', 'ours, distributed, priced by a list of 100,000 prefixes'],
             ['receiptsWithoutSearchIndexes', 'ours, distributed, without the search indexes'],
             ['embedded', 'ours, embedded (PGlite)'],
           ]),
@@ -246,6 +259,9 @@ export async function benchKannel(): Promise<void> {
             cpuVsKannelPgsql: 'CPU per message, ours / Kannel pgsql',
             rateVsKannelPgsql: 'delivered rate, ours / Kannel pgsql',
             warmUpCpuVsSteady: 'CPU, warm-up on a fresh database / steady state (target ≤ 1.2)',
+            priceListCpu:
+              'CPU per message, priced by a list of 100,000 prefixes / by the rate (target ≤ 1.03)',
+            priceListRate: 'delivered rate, priced by a list of 100,000 prefixes / by the rate',
             batchCpuVsKannelInternal:
               'CPU per batch message, with its receipt / Kannel internal per message (target ≤ 0.25)',
             embeddedRateVsKannelInternal:

@@ -428,4 +428,92 @@ describe('price lists', () => {
       JSON.parse(await runSmsgw(gw.base, ['accounts', 'pricing', 'dan', '--group', 'none'])).data,
     ).toMatchObject({ group: null, priced_by: null });
   });
+
+  it('takes the accounts of a group by the routes that serve it, and follows a move to another', async () => {
+    for (const user of ['gil', 'hal'] as const)
+      expect(
+        (
+          await call('POST', '/accounts', {
+            username: user,
+            password: `${user}-password`,
+            balance: '10',
+            rate: '0.1',
+          })
+        ).status,
+      ).toBe(201);
+    expect((await call('PUT', '/groups/gold', { price_list: null })).status).toBe(200);
+    expect((await call('PUT', '/accounts/gil/pricing', { group: 'gold' })).status).toBe(200);
+    const route = (name: string, position: number, filters: Record<string, unknown>) =>
+      call('PUT', `/routes/${name}`, {
+        position,
+        kind: 'static',
+        connectors: [{ connector: 'default' }],
+        filters,
+      });
+    expect((await route('fr-gold', 5, { prefixes: ['33'], groups: ['gold'] })).status).toBe(200);
+    expect((await route('fr', 10, { prefixes: ['33'] })).status).toBe(200);
+    expect((await route('rest', 100, {})).status).toBe(200);
+    // A group filter is a list of names, and tags may be kept for groups as for accounts.
+    expect((await route('bad', 1, { groups: [] })).status).toBe(400);
+    expect((await route('bad', 1, { groups: ['gold'], tags: ['vip'] })).status).toBe(200);
+    expect((await call('DELETE', '/routes/bad')).status).toBe(204);
+
+    const matched = async (account: string) =>
+      (await call('GET', `/routes/match?to=33612345678&account=${account}`)).body.data.route?.name;
+    expect(await matched('gil')).toBe('fr-gold');
+    expect(await matched('hal')).toBe('fr');
+    /** The route of a message sent now, once the gateway has the routes and the groups. */
+    const routeOf = async (user: 'gil' | 'hal', expected: string) =>
+      waitFor(
+        async () => {
+          const reply = await request(gw.base, 'POST', '/secure/send', {
+            auth: auth(user),
+            json: { to: '33612345678', content: 'hi' },
+          });
+          expect(reply.status).toBe(200);
+          const id = /[0-9a-f-]{36}/.exec(String(reply.body.data))![0];
+          const taken = (await call('GET', `/messages/${id}`)).body.data.message.route;
+          return taken === expected ? taken : undefined;
+        },
+        20_000,
+        `${user}'s messages taking ${expected}`,
+        250,
+      );
+    expect(await routeOf('gil', 'fr-gold')).toBe('fr-gold');
+    expect(await routeOf('hal', 'fr')).toBe('fr');
+    // The group's sender rules are its accounts' when they have none of their own.
+    for (const bad of [{ throughput: -1 }, { senders: { senders: ['no spaces allowed here'] } }])
+      expect((await call('PUT', '/groups/gold', bad)).status).toBe(400);
+    expect(
+      (
+        await call('PUT', '/groups/gold', {
+          throughput: 20,
+          senders: { senders: ['GoldBrand'], policy: 'refuse' },
+        })
+      ).body.data,
+    ).toMatchObject({ throughput: 20, senders: { policy: 'refuse', senders: ['GoldBrand'] } });
+    expect((await call('GET', '/accounts/gil/senders')).body.data).toMatchObject({
+      configured: true,
+      senders: ['GoldBrand'],
+      from_group: 'gold',
+    });
+    const from = (sender: string) =>
+      waitFor(
+        async () => {
+          const reply = await request(gw.base, 'POST', '/secure/send', {
+            auth: auth('gil'),
+            json: { to: '33612345678', content: 'hi', from: sender },
+          });
+          return reply.status === (sender === 'GoldBrand' ? 200 : 403) ? reply : undefined;
+        },
+        10_000,
+        `the group's sender rules for ${sender}`,
+        250,
+      );
+    expect((await from('Other')).body.detail.code).toBe('SENDER_NOT_ALLOWED');
+    expect((await from('GoldBrand')).status).toBe(200);
+    expect((await call('PUT', '/accounts/gil/pricing', { group: null })).status).toBe(200);
+    expect(await routeOf('gil', 'fr')).toBe('fr');
+    expect(await matched('gil')).toBe('fr');
+  });
 });

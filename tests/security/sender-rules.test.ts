@@ -144,6 +144,7 @@ describe('sender rules', () => {
       senders: [],
       policy: null,
       default_from: 'Bank',
+      from_group: null,
     });
     const bad = await setRules(username, ['(a|b)+$'], 'refuse');
     expect(bad.status).toBe(400);

@@ -86,17 +86,29 @@ export function addPricingCommands(program: Command, d: PricingDeps): void {
   });
   groups
     .command('put <name>')
-    .description('make a group, or change its price list')
+    .description("make a group, or change it: its price list and its accounts' defaults")
     .option('--price-list <name>', 'the list that prices its accounts; absent: none')
-    .action(async (name: string, o: { priceList?: string }) => {
-      d.show(
-        await d
-          .adminClient()
-          .call('PUT', `/admin/v1/groups/${encodeURIComponent(name)}`, d.admin(), {
-            price_list: o.priceList ?? null,
-          }),
-      );
-    });
+    .option('--throughput <n>', 'messages per second each account without its own cap may send')
+    .option('--senders <list>', 'comma-separated sender patterns for accounts without their own')
+    .option('--sender-policy <policy>', 'refuse or replace a sender not on the list', 'refuse')
+    .action(
+      async (
+        name: string,
+        o: { priceList?: string; throughput?: string; senders?: string; senderPolicy: string },
+      ) => {
+        d.show(
+          await d
+            .adminClient()
+            .call('PUT', `/admin/v1/groups/${encodeURIComponent(name)}`, d.admin(), {
+              price_list: o.priceList ?? null,
+              ...(o.throughput !== undefined && { throughput: Number(o.throughput) }),
+              ...(o.senders !== undefined && {
+                senders: { senders: o.senders.split(','), policy: o.senderPolicy },
+              }),
+            }),
+        );
+      },
+    );
 }
 
 /** `smsgw accounts pricing <username>`: its group, own list and credit limit, shown or changed. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConnectorNameSchema } from './routing';
+import { SENDER_POLICIES, SenderRulesSchema } from './senders';
 
 /**
  * Selling by destination (docs/billing.md): price lists of prefixes in versions, customer groups
@@ -70,12 +71,18 @@ export type PriceListList = z.infer<typeof PriceListListSchema>;
 export const CustomerGroupInputSchema = z.strictObject({
   /** The list that prices its accounts' messages; null or absent: none (the route's price or rate). */
   price_list: PricingNameSchema.nullable().default(null),
+  /** Messages per second each of its accounts without a cap of its own may send; 0: none. */
+  throughput: z.number().nonnegative().max(100000).default(0),
+  /** The sender rules of its accounts without a list of their own; null or absent: none. */
+  senders: SenderRulesSchema.nullable().default(null),
 });
 
 export const CustomerGroupViewSchema = z.object({
   name: z.string(),
   price_list: z.string().nullable(),
   accounts: z.number().int(),
+  throughput: z.number(),
+  senders: z.object({ policy: z.enum(SENDER_POLICIES), senders: z.array(z.string()) }).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -112,7 +112,8 @@ export function billingPaths(p: OpenApiParts): Json {
         },
       },
       put: {
-        summary: 'Make a customer group or change its price list (scope credit)',
+        summary:
+          "Make a customer group or change it: its price list, and its accounts' default throughput and sender rules (scope credit)",
         security: p.admin,
         parameters: [name('the group')],
         requestBody: { required: true, ...p.json('CustomerGroupInput') },

@@ -71,6 +71,8 @@ export const RouteFiltersSchema = z
       .optional(),
     /** Account usernames. */
     accounts: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
+    /** Customer groups (docs/billing.md): the route serves the accounts in one of them. */
+    groups: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
     /** Sender ids, exactly as sent. */
     senders: z.array(z.string().min(1).max(20)).min(1).max(1000).optional(),
     /**
@@ -104,18 +106,18 @@ export const RouteFiltersSchema = z
   })
   .strict()
   .superRefine((f, ctx) => {
-    if (f.tags && !f.accounts && !f.any_account)
+    if (f.tags && !f.accounts && !f.groups && !f.any_account)
       ctx.addIssue({
         code: 'custom',
         path: ['accounts'],
         message:
-          'a route chosen by tags names the accounts that may use it (accounts), or says that any may (any_account: true)',
+          'a route chosen by tags names the accounts that may use it (accounts or groups), or says that any may (any_account: true)',
       });
-    if (f.any_account && (!f.tags || f.accounts))
+    if (f.any_account && (!f.tags || f.accounts || f.groups))
       ctx.addIssue({
         code: 'custom',
         path: ['any_account'],
-        message: 'any_account applies to a route with tags and without accounts',
+        message: 'any_account applies to a route with tags and without accounts or groups',
       });
   });
 export type RouteFilters = z.infer<typeof RouteFiltersSchema>;

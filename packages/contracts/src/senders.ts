@@ -30,11 +30,13 @@ export type SenderRules = z.output<typeof SenderRulesSchema>;
 
 export const SenderRulesViewSchema = z.object({
   username: z.string(),
-  /** false: the account has no list, and UNLISTED_SENDERS decides. */
+  /** false: neither the account nor its group has a list, and UNLISTED_SENDERS decides. */
   configured: z.boolean(),
   senders: z.array(z.string()),
   policy: z.enum(SENDER_POLICIES).nullable(),
   default_from: z.string().nullable(),
+  /** The customer group whose list applies, when the account has none of its own. */
+  from_group: z.string().nullable(),
 });
 export type SenderRulesView = z.infer<typeof SenderRulesViewSchema>;
 

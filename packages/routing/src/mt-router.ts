@@ -81,14 +81,22 @@ export class MtRouter {
    */
   decide(message: RoutedMessage, at?: Date): RouteDecision | undefined {
     if (!this.loaded) throw new RoutesNotLoadedError('the MT routes have not been read yet');
-    const decision = this.table.decide(message, at);
     const prices = this.options.prices;
+    const decision = this.table.decide(this.withGroup(message), at);
     if (!decision || !prices || message.accountId === undefined) return decision;
     const listed = prices.priceFor(message.accountId, message.to, at?.getTime());
     if (listed === undefined) return decision;
     if (listed === 'unlisted')
       throw new NoPriceError(`No price is listed for messages to ${message.to}`);
     return this.pricedDecision(decision, listed.price, listed.versionId);
+  }
+
+  /** The message with its account's group, when a route serves groups and the caller did not say. */
+  private withGroup(message: RoutedMessage): RoutedMessage {
+    const prices = this.options.prices;
+    if (!this.table.filtersByGroup || message.accountGroup !== undefined) return message;
+    if (!prices || message.accountId === undefined) return message;
+    return { ...message, accountGroup: prices.groupOf(message.accountId) };
   }
 
   /**

@@ -57,6 +57,8 @@ export class PriceBook {
   private accounts = new Map<string, string>();
   /** Each connector's list of supplier prices. */
   private connectors = new Map<string, string>();
+  /** Each account's customer group by name, for routes that serve groups. */
+  private groups = new Map<string, string>();
   /** Each list's versions, the latest start first. */
   private lists = new Map<string, PriceTable[]>();
   private version: string | undefined;
@@ -66,7 +68,11 @@ export class PriceBook {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-    private readonly options: { refreshMs: number },
+    private readonly options: {
+      refreshMs: number;
+      /** `costs`: the connectors' cost lists alone, for a dispatcher. */
+      scope?: 'all' | 'costs';
+    },
   ) {
     this.loop = new PollingLoop(() => this.refresh(), logger, 'reloading the price lists');
   }
@@ -87,7 +93,7 @@ export class PriceBook {
     const version = await pricingVersion(this.db);
     if (version === this.version) return;
     const started = Date.now();
-    this.install(await loadPricing(this.db));
+    this.install(await loadPricing(this.db, this.options.scope));
     this.version = version;
     this.loaded = true;
     this.logger.info(
@@ -118,6 +124,13 @@ export class PriceBook {
     this.lists = lists;
     this.accounts = new Map(snapshot.accounts.map((a) => [a.account_id, a.list_id]));
     this.connectors = new Map(snapshot.connectors.map((c) => [c.connector, c.list_id]));
+    this.groups = new Map(snapshot.groups.map((g) => [g.account_id, g.group]));
+  }
+
+  /** The account's customer group, or null; the routes that serve groups read it. */
+  groupOf(accountId: string): string | null {
+    if (!this.loaded) throw new PricesNotLoadedError('the price lists have not been read yet');
+    return this.groups.get(accountId) ?? null;
   }
 
   /**

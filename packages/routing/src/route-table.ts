@@ -18,6 +18,8 @@ export interface RoutedMessage {
   tags?: readonly (string | number)[] | undefined;
   /** The sending account, for the price list that prices it (docs/billing.md); absent: none. */
   accountId?: string | undefined;
+  /** The account's customer group, for routes that serve groups; null or absent: none. */
+  accountGroup?: string | null | undefined;
 }
 
 /**
@@ -60,6 +62,7 @@ export interface CompiledRoute {
   /** Whether the whole destination matches the route's pattern (RE2: linear time). */
   pattern: ((destination: string) => boolean) | undefined;
   accounts: ReadonlySet<string> | undefined;
+  groups: ReadonlySet<string> | undefined;
   senders: ReadonlySet<string> | undefined;
   tags: ReadonlySet<string> | undefined;
 }
@@ -92,6 +95,7 @@ function compile(row: MtRouteRow): CompiledRoute {
     filters,
     pattern: filters.pattern === undefined ? undefined : compileRoutePattern(filters.pattern),
     accounts: filters.accounts && new Set(filters.accounts),
+    groups: filters.groups && new Set(filters.groups),
     senders: filters.senders && new Set(filters.senders),
     tags: filters.tags && new Set(filters.tags),
   };
@@ -116,6 +120,8 @@ export class RouteTable {
   private readonly byName = new Map<string, CompiledRoute>();
   /** The lengths the prefixes have, longest last: a destination looks up only those. */
   private readonly prefixLengths: number[];
+  /** Whether a route serves customer groups: only then does a message need its account's group. */
+  readonly filtersByGroup: boolean;
 
   constructor(
     rows: readonly MtRouteRow[],
@@ -129,6 +135,7 @@ export class RouteTable {
         this.unusable.push({ name: row.name, reason: (err as Error).message });
       }
     }
+    this.filtersByGroup = this.routes.some((r) => r.groups !== undefined);
     this.routes.forEach((route, i) => {
       this.byName.set(route.name, route);
       const prefixes = route.filters.prefixes;
@@ -214,6 +221,8 @@ export class RouteTable {
   private matches(route: CompiledRoute, message: RoutedMessage, at: Date): boolean {
     if (route.pattern && !route.pattern(message.to)) return false;
     if (route.accounts && !route.accounts.has(message.accountUsername)) return false;
+    if (route.groups && (!message.accountGroup || !route.groups.has(message.accountGroup)))
+      return false;
     if (route.senders && (message.from === null || !route.senders.has(message.from))) return false;
     if (route.tags) {
       const tags = route.tags;

@@ -25,6 +25,19 @@ describe('RouteTable', () => {
     });
   });
 
+  it("serves a customer group's accounts by the routes that name the group, and no one else", () => {
+    const table = new RouteTable([
+      route('france', 20, { filters: { prefixes: ['33'] } }),
+      route('france-gold', 10, { filters: { prefixes: ['33'], groups: ['gold'] } }),
+    ]);
+    expect(table.filtersByGroup).toBe(true);
+    expect(table.decide({ ...message, accountGroup: 'gold' })?.route).toBe('france-gold');
+    expect(table.decide({ ...message, accountGroup: 'silver' })?.route).toBe('france');
+    expect(table.decide({ ...message, accountGroup: null })?.route).toBe('france');
+    expect(table.decide(message)?.route).toBe('france');
+    expect(new RouteTable([route('france', 20)]).filtersByGroup).toBe(false);
+  });
+
   it('takes the first route by position whose filters all match, prefix or not', () => {
     const table = new RouteTable([
       route('catch-all', 100),

@@ -287,13 +287,18 @@ export async function isShortOfCredit(
   return rows[0]?.short_of_credit;
 }
 
-/** The account's own cap in messages per second (0: none); undefined when there is no such account. */
+/**
+ * The account's cap in messages per second: its own, else its customer group's (0: none);
+ * undefined when there is no such account.
+ */
 export async function accountThroughput(
   db: Queryable,
   accountId: string,
 ): Promise<number | undefined> {
   const { rows } = await db.query<{ throughput: number }>(
-    'SELECT throughput FROM accounts WHERE id = $1',
+    `SELECT COALESCE(NULLIF(a.throughput, 0), g.throughput, 0) AS throughput
+       FROM accounts a LEFT JOIN customer_groups g ON g.id = a.group_id
+      WHERE a.id = $1`,
     [accountId],
   );
   return rows[0]?.throughput;

@@ -5,6 +5,7 @@ import type { Db, Queryable } from '@smsgw/kit';
  * `connector_costs` and `pricing_changes` (migrations 040 and 042, docs/billing.md). readPricing
  * also reads `accounts` (each account's group and list), named in accounts.ts;
  * message-stats.ts groupJoin reads the names of `customer_groups`;
+ * accounts.ts accountThroughput and sender-rules.ts findSenderRules read a group's defaults;
  * message-search.ts messageStory reads the name and version of the list that priced a message.
  */
 
@@ -36,8 +37,19 @@ export interface CustomerGroupRow {
   price_list_id: string | null;
   price_list: string | null;
   accounts: number;
+  /** Messages per second each of its accounts without a cap of its own may send (0: none). */
+  throughput: number;
+  /** The sender rules of its accounts without a list of their own; null: none. */
+  sender_policy: 'refuse' | 'replace' | null;
+  senders: string[];
   created_at: Date;
   updated_at: Date;
+}
+
+/** What a group gives its accounts that have none of their own (migration 043). */
+export interface GroupDefaults {
+  throughput: number;
+  senders: { policy: 'refuse' | 'replace'; patterns: string[] } | null;
 }
 
 /** Rows a statement writes at most: 100,000 rows go in ten statements of one transaction. */
@@ -181,19 +193,30 @@ export async function findCustomerGroup(
 }
 
 const GROUPS = `SELECT g.id::text, g.name, g.price_list_id::text, l.name AS price_list,
-       (SELECT count(*)::int FROM accounts a WHERE a.group_id = g.id) AS accounts, g.created_at, g.updated_at
+       (SELECT count(*)::int FROM accounts a WHERE a.group_id = g.id) AS accounts,
+       g.throughput, g.sender_policy, g.senders, g.created_at, g.updated_at
   FROM customer_groups g LEFT JOIN price_lists l ON l.id = g.price_list_id`;
 
-/** Makes the group or gives it this list (null: none), and notes the change. */
+/** Makes the group or gives it this list (null: none) and these defaults, and notes the change. */
 export async function putCustomerGroup(
   tx: Queryable,
   name: string,
   priceListId: string | null,
+  defaults: GroupDefaults = { throughput: 0, senders: null },
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO customer_groups (name, price_list_id) VALUES ($1, $2)
-     ON CONFLICT (name) DO UPDATE SET price_list_id = EXCLUDED.price_list_id, updated_at = now()`,
-    [name, priceListId],
+    `INSERT INTO customer_groups (name, price_list_id, throughput, sender_policy, senders)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (name) DO UPDATE SET price_list_id = EXCLUDED.price_list_id,
+        throughput = EXCLUDED.throughput, sender_policy = EXCLUDED.sender_policy,
+        senders = EXCLUDED.senders, updated_at = now()`,
+    [
+      name,
+      priceListId,
+      defaults.throughput,
+      defaults.senders?.policy ?? null,
+      defaults.senders?.patterns ?? [],
+    ],
   );
   await notePricingChange(tx);
 }
@@ -251,26 +274,33 @@ export interface PricingSnapshot {
   rows: { version_id: string; prefix: string; price: string }[];
   accounts: { account_id: string; list_id: string }[];
   connectors: { connector: string; list_id: string }[];
+  /** Each account in a group, with the group's name (routes may serve groups). */
+  groups: { account_id: string; group: string }[];
 }
 
 /**
  * The version each list that prices someone or costs a connector has in effect now, those that
- * begin later, their rows, each account a list prices (its own, else its group's) and each
- * connector's cost list. Read in one snapshot, so they agree.
+ * begin later, their rows, each account a list prices (its own, else its group's), each account's
+ * group and each connector's cost list. Read in one snapshot, so they agree.
  */
-export async function loadPricing(db: Db): Promise<PricingSnapshot> {
+export async function loadPricing(
+  db: Db,
+  /** `costs`: the connectors' cost lists alone (a dispatcher prices nobody). */
+  scope: 'all' | 'costs' = 'all',
+): Promise<PricingSnapshot> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    return readPricing(tx);
+    return readPricing(tx, scope);
   });
 }
 
-async function readPricing(db: Queryable): Promise<PricingSnapshot> {
+async function readPricing(db: Queryable, scope: 'all' | 'costs'): Promise<PricingSnapshot> {
+  const sold = `SELECT price_list_id FROM accounts WHERE price_list_id IS NOT NULL
+                UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL
+                UNION `;
   const versions = await db.query<PricingSnapshot['versions'][number]>(
     `SELECT v.id::text, v.list_id::text, v.effective_from FROM price_list_versions v
-      WHERE v.list_id IN (SELECT price_list_id FROM accounts WHERE price_list_id IS NOT NULL
-                          UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL
-                          UNION SELECT price_list_id FROM connector_costs)
+      WHERE v.list_id IN (${scope === 'all' ? sold : ''}SELECT price_list_id FROM connector_costs)
         AND (v.effective_from > now()
              OR v.effective_from = (SELECT max(w.effective_from) FROM price_list_versions w
                                      WHERE w.list_id = v.list_id AND w.effective_from <= now()))`,
@@ -292,11 +322,21 @@ async function readPricing(db: Queryable): Promise<PricingSnapshot> {
         .map((prefix, i) => ({ version_id: v.version_id, prefix, price: prices[i] }));
     }),
   };
-  const accounts = await db.query<PricingSnapshot['accounts'][number]>(
-    `SELECT a.id::text AS account_id, COALESCE(a.price_list_id, g.price_list_id)::text AS list_id
-       FROM accounts a LEFT JOIN customer_groups g ON g.id = a.group_id
-      WHERE a.price_list_id IS NOT NULL OR g.price_list_id IS NOT NULL`,
-  );
+  const accounts =
+    scope === 'costs'
+      ? { rows: [] }
+      : await db.query<PricingSnapshot['accounts'][number]>(
+          `SELECT a.id::text AS account_id, COALESCE(a.price_list_id, g.price_list_id)::text AS list_id
+             FROM accounts a LEFT JOIN customer_groups g ON g.id = a.group_id
+            WHERE a.price_list_id IS NOT NULL OR g.price_list_id IS NOT NULL`,
+        );
+  const groups =
+    scope === 'costs'
+      ? { rows: [] }
+      : await db.query<PricingSnapshot['groups'][number]>(
+          `SELECT a.id::text AS account_id, g.name AS "group"
+             FROM accounts a JOIN customer_groups g ON g.id = a.group_id`,
+        );
   const connectors = await db.query<PricingSnapshot['connectors'][number]>(
     'SELECT connector, price_list_id::text AS list_id FROM connector_costs',
   );
@@ -305,5 +345,6 @@ async function readPricing(db: Queryable): Promise<PricingSnapshot> {
     rows: rows.rows,
     accounts: accounts.rows,
     connectors: connectors.rows,
+    groups: groups.rows,
   };
 }

@@ -3,22 +3,30 @@ import type { Queryable } from '@smsgw/kit';
 /** Statements on `sender_policies` and `account_senders` (migration 014). */
 
 export interface SenderRulesRow {
-  /** null: the account has no list. */
+  /** null: neither the account nor its group has a list. */
   policy: 'refuse' | 'replace' | null;
   patterns: string[];
   default_from: string | null;
+  /** The customer group whose list these are, when the account has none of its own. */
+  from_group: string | null;
 }
 
-/** The account's rules and default sender; undefined when there is no such account. */
+/**
+ * The account's rules (its own list, else its customer group's, migration 043) and default
+ * sender; undefined when there is no such account.
+ */
 export async function findSenderRules(
   db: Queryable,
   accountId: string,
 ): Promise<SenderRulesRow | undefined> {
   const { rows } = await db.query<SenderRulesRow>(
-    `SELECT p.policy, a.default_from,
-            COALESCE((SELECT array_agg(s.pattern ORDER BY s.pattern) FROM account_senders s
-                       WHERE s.account_id = a.id), ARRAY[]::text[]) AS patterns
+    `SELECT COALESCE(p.policy, g.sender_policy) AS policy, a.default_from,
+            CASE WHEN p.policy IS NULL AND g.sender_policy IS NOT NULL THEN g.senders
+                 ELSE COALESCE((SELECT array_agg(s.pattern ORDER BY s.pattern) FROM account_senders s
+                                 WHERE s.account_id = a.id), ARRAY[]::text[]) END AS patterns,
+            CASE WHEN p.policy IS NULL AND g.sender_policy IS NOT NULL THEN g.name END AS from_group
        FROM accounts a LEFT JOIN sender_policies p ON p.account_id = a.id
+            LEFT JOIN customer_groups g ON g.id = a.group_id
       WHERE a.id = $1`,
     [accountId],
   );

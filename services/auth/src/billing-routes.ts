@@ -48,6 +48,8 @@ const groupView = (g: CustomerGroupRow): CustomerGroupView => ({
   name: g.name,
   price_list: g.price_list,
   accounts: g.accounts,
+  throughput: g.throughput,
+  senders: g.sender_policy === null ? null : { policy: g.sender_policy, senders: g.senders },
   created_at: g.created_at.toISOString(),
   updated_at: g.updated_at.toISOString(),
 });
@@ -256,7 +258,13 @@ export function createBillingRoutes(db: Db, audit: AdminAudit): Router {
       if (list === undefined)
         throw HttpError.invalid('price_list', `no price list ${input.price_list}`);
       await db.transaction(async (tx) => {
-        await putCustomerGroup(tx, name, list?.id ?? null);
+        await putCustomerGroup(tx, name, list?.id ?? null, {
+          throughput: input.throughput,
+          senders: input.senders && {
+            policy: input.senders.policy,
+            patterns: [...new Set(input.senders.senders)],
+          },
+        });
         await audit.hook(req, res)(tx);
       });
       res.json({ data: groupView((await findCustomerGroup(db, name))!) });

@@ -27,6 +27,8 @@ import {
 } from '@smsgw/smsc';
 import {
   countWaitingForConnector,
+  findAccountByUsername,
+  listCustomerGroups,
   deleteConnector,
   deleteMtRoute,
   getConnector,
@@ -108,6 +110,14 @@ function nameInPath(schema: typeof ConnectorNameSchema, req: Request) {
  * (docs/routing.md). Dispatchers and gateways read the tables within seconds of a change. A
  * connector's password is never returned.
  */
+/** The customer group of the account a route match names, for routes that serve groups. */
+async function groupOfAccount(db: Db, username: string | undefined): Promise<string | null> {
+  if (username === undefined) return null;
+  const account = await findAccountByUsername(db, username);
+  if (!account?.group_id) return null;
+  return (await listCustomerGroups(db)).find((g) => g.id === account.group_id)?.name ?? null;
+}
+
 export function createConnectorAdminRoutes(
   db: Db,
   settings: ConnectorAdminSettings,
@@ -244,7 +254,13 @@ export function createConnectorAdminRoutes(
       const rows = await listMtRoutes(db);
       const table = new RouteTable(rows);
       const taken = table.routeFor(
-        { to: q.to, accountUsername: q.account, from: q.from ?? null, tags: q.tags },
+        {
+          to: q.to,
+          accountUsername: q.account,
+          accountGroup: await groupOfAccount(db, q.account),
+          from: q.from ?? null,
+          tags: q.tags,
+        },
         q.at === undefined ? new Date() : new Date(q.at),
       );
       const row = taken && rows.find((r) => r.name === taken.name);

@@ -25,6 +25,7 @@ export class SenderRulesStore {
       senders: rules.patterns,
       policy: rules.policy,
       default_from: rules.default_from,
+      from_group: rules.from_group,
     };
   }
 

@@ -152,8 +152,11 @@ export function createDispatcherService(options: DispatcherServiceOptions): Disp
     (connector) => router.current.routesUsing(connector),
   );
   const router = new MtRouter(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
-  // The same lists the acceptance side prices by, for what each connector's messages cost us.
-  const costs = new PriceBook(db, logger, { refreshMs: dispatcherDefaults.connectors.refreshMs });
+  // The connectors' cost lists, for what each message costs us when its SMSC accepts it.
+  const costs = new PriceBook(db, logger, {
+    refreshMs: dispatcherDefaults.connectors.refreshMs,
+    scope: 'costs',
+  });
   const retryDelaysMs = submitRetryDelays(options.maxAttempts);
   const sessionDeps: SessionDeps = {
     db,
