@@ -12,12 +12,17 @@ const PRICE_ROWS = Number(process.env['BENCH_PRICE_ROWS'] ?? 100_000);
 export function rateCard(rows: number): string {
   const lines = ['prefix,price', '*,0.09', '4179,0.04'];
   const seen = new Set(['4179']);
-  // A fixed sequence (no Math.random), so every run prices against the same list.
-  let x = 123_456_789;
-  while (seen.size < rows) {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+  // A fixed sequence (xorshift32, exact in 32-bit integers), so every run prices the same list.
+  let x = 2_463_534_242;
+  for (let tries = 0; seen.size < rows; tries++) {
+    if (tries > rows * 10) throw new Error(`could not make ${rows} distinct prefixes`);
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     const length = 3 + (x % 7);
-    const prefix = String(1 + (x % 9)) + String(x).padStart(9, '0').slice(1, length);
+    const rest = String(Math.floor(x / 9) % 10 ** (length - 1)).padStart(length - 1, '0');
+    const prefix = `${1 + (x % 9)}${rest}`;
     // Longer prefixes of the destination's network would price it instead of 4179.
     if (seen.has(prefix) || prefix.startsWith('4179')) continue;
     seen.add(prefix);

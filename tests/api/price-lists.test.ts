@@ -456,7 +456,7 @@ describe('price lists', () => {
     // A group filter is a list of names, and tags may be kept for groups as for accounts.
     expect((await route('bad', 1, { groups: [] })).status).toBe(400);
     expect((await route('bad', 1, { groups: ['gold'], tags: ['vip'] })).status).toBe(200);
-    expect((await call('DELETE', '/routes/bad')).status).toBe(204);
+    expect((await call('DELETE', '/routes/bad')).status).toBe(200);
 
     const matched = async (account: string) =>
       (await call('GET', `/routes/match?to=33612345678&account=${account}`)).body.data.route?.name;
@@ -492,7 +492,7 @@ describe('price lists', () => {
         })
       ).body.data,
     ).toMatchObject({ throughput: 20, senders: { policy: 'refuse', senders: ['GoldBrand'] } });
-    expect((await call('GET', '/accounts/gil/senders')).body.data).toMatchObject({
+    expect((await call('GET', '/accounts/gil/senders')).body).toMatchObject({
       configured: true,
       senders: ['GoldBrand'],
       from_group: 'gold',
