@@ -1,6 +1,8 @@
 import { cpuUsage } from 'node:process';
 import type { MtRouteRow } from '@smsgw/store';
-import { RouteTable, type RoutedMessage } from '@smsgw/routing';
+import type { Db, Logger } from '@smsgw/kit';
+import { PriceBook, RouteTable, type RoutedMessage } from '@smsgw/routing';
+import { rateCard } from './rate-card';
 import { report } from './report';
 
 /** Route tables the benchmarks use: the baseline is a gateway without routes. */
@@ -66,10 +68,50 @@ function measure(
   };
 }
 
+const PRICE_PREFIXES = 100_000;
+
+/** What a message's price costs with an account priced by the kannel bench's rate card. */
+function measurePrices(messages: RoutedMessage[]): {
+  nsPerMessage: number;
+  cpuUsPerMessage: number;
+} {
+  const rows = rateCard(PRICE_PREFIXES)
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [prefix, price] = line.split(',');
+      return { version_id: '1', prefix: prefix!, price: price! };
+    });
+  const book = new PriceBook({} as Db, { info() {} } as unknown as Logger, { refreshMs: 1000 });
+  book.install({
+    versions: [{ id: '1', list_id: 'bench', effective_from: new Date(0) }],
+    rows,
+    accounts: [{ account_id: 'bench', list_id: 'bench' }],
+    connectors: [],
+    groups: [],
+  });
+  const at = Date.now();
+  const price = (m: RoutedMessage) => book.priceFor('bench', m.to, at);
+  for (let i = 0; i < 50_000; i++) price(messages[i % messages.length]!);
+  const cpu = cpuUsage();
+  const started = process.hrtime.bigint();
+  let listed = 0;
+  for (const m of messages) if (typeof price(m) === 'object') listed++;
+  const ns = Number(process.hrtime.bigint() - started);
+  const used = cpuUsage(cpu);
+  if (listed !== messages.length) throw new Error(`only ${listed} of ${messages.length} priced`);
+  return {
+    nsPerMessage: Math.round(ns / messages.length),
+    cpuUsPerMessage: Math.round(((used.user + used.system) / messages.length) * 1000) / 1000,
+  };
+}
+
 /**
  * `pnpm bench routing`: what deciding a message's route costs the gateway with a table of 1,000
- * prefix routes (and a default route), against a gateway without routes, in the same run; and a
- * 100,000-recipient batch routed in full. One JSON line.
+ * prefix routes (and a default route), against a gateway without routes, in the same run; a
+ * 100,000-recipient batch routed in full; and a price looked up in a list of 100,000 prefixes
+ * (the kannel bench's rate card). One JSON line.
  */
 export function benchRouting(): Promise<void> {
   const random = seeded(42);
@@ -82,6 +124,7 @@ export function benchRouting(): Promise<void> {
   }));
   const baseline = measure(new RouteTable([]), messages);
   const routed = measure(new RouteTable(prefixRoutes(count, random)), messages);
+  const priced = measurePrices(messages);
   const batchStarted = process.hrtime.bigint();
   const table = new RouteTable(prefixRoutes(count, seeded(7)));
   for (let i = 0; i < 100_000; i++) table.decide(messages[i]);
@@ -96,6 +139,7 @@ export function benchRouting(): Promise<void> {
       extraNsPerMessage: routed.nsPerMessage - baseline.nsPerMessage,
       ratio: Math.round((routed.nsPerMessage / Math.max(1, baseline.nsPerMessage)) * 10) / 10,
       batchOf100000Ms: Math.round(batchMs * 10) / 10,
+      priceList: { prefixes: PRICE_PREFIXES, ...priced },
     },
     [
       {
@@ -112,6 +156,12 @@ export function benchRouting(): Promise<void> {
             routed.cpuUsPerMessage,
             routed.nsPerMessage,
             Math.round(batchMs),
+          ],
+          [
+            `a price of a list of ${PRICE_PREFIXES.toLocaleString('en-US')} prefixes`,
+            priced.cpuUsPerMessage,
+            priced.nsPerMessage,
+            undefined,
           ],
         ],
       },
