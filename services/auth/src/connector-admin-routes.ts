@@ -105,11 +105,6 @@ function nameInPath(schema: typeof ConnectorNameSchema, req: Request) {
   return parsed.data;
 }
 
-/**
- * Under the admin router (admin token checked, JSON body read): connectors and MT routes
- * (docs/routing.md). Dispatchers and gateways read the tables within seconds of a change. A
- * connector's password is never returned.
- */
 /** The customer group of the account a route match names, for routes that serve groups. */
 async function groupOfAccount(db: Db, username: string | undefined): Promise<string | null> {
   if (username === undefined) return null;
@@ -118,6 +113,11 @@ async function groupOfAccount(db: Db, username: string | undefined): Promise<str
   return (await listCustomerGroups(db)).find((g) => g.id === account.group_id)?.name ?? null;
 }
 
+/**
+ * Under the admin router (admin token checked, JSON body read): connectors and MT routes
+ * (docs/routing.md). Dispatchers and gateways read the tables within seconds of a change. A
+ * connector's password is never returned.
+ */
 export function createConnectorAdminRoutes(
   db: Db,
   settings: ConnectorAdminSettings,
