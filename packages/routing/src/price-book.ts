@@ -1,6 +1,6 @@
 import { DEFAULT_PRICE_PREFIX } from '@smsgw/contracts';
 import { PollingLoop, type Db, type Logger } from '@smsgw/kit';
-import { loadPricing, pricingVersion, type PricingSnapshot } from '@smsgw/store';
+import { loadPricing, pricingVersion, type PricingScope, type PricingSnapshot } from '@smsgw/store';
 
 /** E.164 numbers have at most 15 digits, and so have prefixes. */
 const MAX_PREFIX = 15;
@@ -70,8 +70,8 @@ export class PriceBook {
     private readonly logger: Logger,
     private readonly options: {
       refreshMs: number;
-      /** `costs`: the connectors' cost lists alone, for a dispatcher. */
-      scope?: 'all' | 'costs';
+      /** `costs`: the connectors' cost lists, for a dispatcher; the lists that price accounts by default. */
+      scope?: PricingScope;
     },
   ) {
     this.loop = new PollingLoop(() => this.refresh(), logger, 'reloading the price lists');

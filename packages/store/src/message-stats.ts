@@ -57,8 +57,9 @@ export async function statsWatermark(db: Queryable): Promise<Date | undefined> {
  * Adds counted messages to their hours' rows, their accounts' hourly rows and their days' rows, in
  * one statement: `source`
  * names rows of (hour, account_id, connector, route, prefix, state, messages, parts, charged,
- * refunded, supplier_cost), grouped by them. The country is named once per group of the destinations' first three
- * digits (all a calling code can span), not once per message; an existing row is added to.
+ * refunded, supplier_cost), grouped by them. The country is named once per group of the
+ * destinations' first three digits (all a calling code can span), not once per message; an
+ * existing row is added to.
  */
 function addToStats(source: string): string {
   return `counted AS (
@@ -345,10 +346,7 @@ function hoursTable(f: StatsFilter): string {
     f.connector === undefined &&
     f.route === undefined &&
     f.country === undefined &&
-    (f.group === undefined ||
-      f.group === 'state' ||
-      f.group === 'account' ||
-      f.group === 'customer_group');
+    (f.group === undefined || f.group === 'state' || groupsByAccount(f.group));
   return byAccount ? 'message_stats_accounts' : 'message_stats';
 }
 
@@ -364,13 +362,7 @@ function hoursWhere(f: StatsFilter, from: Date, to: Date, params: unknown[]): st
  * hours at either end outside them are read off `message_stats`. Undefined when the hours serve.
  */
 function dailySpan(f: StatsFilter): { from: Date; to: Date } | undefined {
-  if (
-    f.period !== 'day' ||
-    f.accountId !== undefined ||
-    f.group === 'account' ||
-    f.group === 'customer_group'
-  )
-    return undefined;
+  if (f.period !== 'day' || f.accountId !== undefined || groupsByAccount(f.group)) return undefined;
   const from = Math.ceil(f.since.getTime() / DAY_MS) * DAY_MS;
   const to = Math.floor(f.until.getTime() / DAY_MS) * DAY_MS;
   return from < to ? { from: new Date(from), to: new Date(to) } : undefined;
@@ -381,6 +373,11 @@ function groupValue(group: StatsGroup | undefined): string {
   if (group === undefined || group === 'state') return 'NULL::text';
   if (group === 'customer_group') return `COALESCE(g.name, '')`;
   return group === 'account' ? `COALESCE(a.username, s.account_id::text)` : `s.${group}`;
+}
+
+/** Whether a group is read off each row's account (the daily rows have none). */
+function groupsByAccount(group: StatsGroup | undefined): boolean {
+  return group === 'account' || group === 'customer_group';
 }
 
 /** The names a group needs joined to the hourly rows `s`: an account's, or its group's now. */

@@ -265,6 +265,9 @@ export async function putConnectorCost(
   await notePricingChange(tx);
 }
 
+/** Which lists a price book holds: those that price accounts, or the connectors' cost lists. */
+export type PricingScope = 'prices' | 'costs';
+
 /**
  * What every price book holds: the versions in effect or to come, which list prices whom, and
  * which list gives each connector's costs.
@@ -279,14 +282,14 @@ export interface PricingSnapshot {
 }
 
 /**
- * The version each list that prices someone or costs a connector has in effect now, those that
- * begin later, their rows, each account a list prices (its own, else its group's), each account's
- * group and each connector's cost list. Read in one snapshot, so they agree.
+ * The version each list of the scope has in effect now, those that begin later, and their rows;
+ * for `prices` each account a list prices (its own, else its group's) and each account's group,
+ * for `costs` each connector's cost list. Read in one snapshot, so they agree.
  */
 export async function loadPricing(
   db: Db,
-  /** `costs`: the connectors' cost lists alone (a dispatcher prices nobody). */
-  scope: 'all' | 'costs' = 'all',
+  /** `prices`: the lists that price accounts, for acceptance; `costs`: the connectors' cost lists, for a dispatcher. */
+  scope: PricingScope = 'prices',
 ): Promise<PricingSnapshot> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
@@ -294,13 +297,15 @@ export async function loadPricing(
   });
 }
 
-async function readPricing(db: Queryable, scope: 'all' | 'costs'): Promise<PricingSnapshot> {
-  const sold = `SELECT price_list_id FROM accounts WHERE price_list_id IS NOT NULL
-                UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL
-                UNION `;
+async function readPricing(db: Queryable, scope: PricingScope): Promise<PricingSnapshot> {
+  const lists =
+    scope === 'costs'
+      ? 'SELECT price_list_id FROM connector_costs'
+      : `SELECT price_list_id FROM accounts WHERE price_list_id IS NOT NULL
+         UNION SELECT price_list_id FROM customer_groups WHERE price_list_id IS NOT NULL`;
   const versions = await db.query<PricingSnapshot['versions'][number]>(
     `SELECT v.id::text, v.list_id::text, v.effective_from FROM price_list_versions v
-      WHERE v.list_id IN (${scope === 'all' ? sold : ''}SELECT price_list_id FROM connector_costs)
+      WHERE v.list_id IN (${lists})
         AND (v.effective_from > now()
              OR v.effective_from = (SELECT max(w.effective_from) FROM price_list_versions w
                                      WHERE w.list_id = v.list_id AND w.effective_from <= now()))`,
@@ -337,9 +342,12 @@ async function readPricing(db: Queryable, scope: 'all' | 'costs'): Promise<Prici
           `SELECT a.id::text AS account_id, g.name AS "group"
              FROM accounts a JOIN customer_groups g ON g.id = a.group_id`,
         );
-  const connectors = await db.query<PricingSnapshot['connectors'][number]>(
-    'SELECT connector, price_list_id::text AS list_id FROM connector_costs',
-  );
+  const connectors =
+    scope === 'prices'
+      ? { rows: [] }
+      : await db.query<PricingSnapshot['connectors'][number]>(
+          'SELECT connector, price_list_id::text AS list_id FROM connector_costs',
+        );
   return {
     versions: versions.rows,
     rows: rows.rows,
